@@ -1,0 +1,99 @@
+"""What a backend is: the requests and body of one Google API, behind one interface.
+
+The lifecycle (retries, adoption after a lost answer, waiting, cancelling) lives once in lifecycle.py
+and drives any backend through this interface, so no logic is copied between APIs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from components.spec import Job
+
+#: The label every job carries so a job whose create answer was lost can be found again.
+JOB_LABEL = "pulumi-job"
+
+#: The states of the common vocabulary (ml v1's), used in outputs whatever the backend.
+ACTIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING"})
+FINISHED_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a job lives: project, region and (for tests and the emulator) an endpoint override."""
+
+    project: str
+    region: str
+    endpoint: str | None = None
+
+
+class Backend(ABC):
+    """One Google training API."""
+
+    name: ClassVar[str]
+    api: ClassVar[str]
+    version: ClassVar[str] = "v1"
+    #: Whether a 409 on create means "this id already exists" (ml v1: ids are the caller's).
+    conflict_means_exists: ClassVar[bool] = False
+    #: Whether labels can change in place (ml v1 jobs.patch); otherwise a label change replaces the job.
+    supports_label_update: ClassVar[bool] = True
+
+    @abstractmethod
+    def endpoint(self, target: Target) -> str:
+        """The API root for a target (the override wins)."""
+
+    @abstractmethod
+    def render(self, job: Job, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
+        """The create request body for a validated job."""
+
+    @abstractmethod
+    def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any: ...
+
+    @abstractmethod
+    def get_request(self, svc: Any, name: str) -> Any: ...
+
+    @abstractmethod
+    def cancel_request(self, svc: Any, name: str) -> Any: ...
+
+    def delete_request(self, svc: Any, name: str) -> Any | None:
+        """A request that removes a finished job's record, or None where the API keeps them."""
+        return None
+
+    @abstractmethod
+    def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
+        ...
+
+    @abstractmethod
+    def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
+        """A get or list request that finds the job made for `job_id`, if it exists."""
+
+    @abstractmethod
+    def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
+        """The job in a find_request answer, or None."""
+
+    @abstractmethod
+    def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
+        """The job's full resource name."""
+
+    @abstractmethod
+    def state(self, resource: dict[str, Any]) -> str:
+        """The job's state in the common vocabulary (QUEUED ... CANCELLED)."""
+
+    @abstractmethod
+    def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
+        """createTime, startTime, endTime, errorMessage, trainingOutput and consoleUrl."""
+
+    def is_ours(self, resource: dict[str, Any], body: dict[str, Any], job_id: str) -> bool:
+        """Whether an existing job is the one this body describes (adoption after a lost answer)."""
+        return (resource.get("labels") or {}).get(JOB_LABEL) == label_value(job_id)
+
+
+def label_value(job_id: str) -> str:
+    """A job id as a label value (lowercase, at most 63 characters)."""
+    return job_id.lower()[:63]
+
+
+def common_times(resource: dict[str, Any]) -> dict[str, Any]:
+    return {k: resource.get(k) for k in ("createTime", "startTime", "endTime")}

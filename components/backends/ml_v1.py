@@ -1,0 +1,77 @@
+"""AI Platform Training v1 (ml.googleapis.com): the seeds' API. Shut down by Google on 2025-01-31; kept
+for the emulator, for history, and for anyone holding an exemption."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from components.backends.base import Backend, Target, common_times
+from components.spec import Job, job_body
+
+ENDPOINT = "https://ml.googleapis.com/"
+
+
+class MlV1Backend(Backend):
+    name: ClassVar[str] = "ai-platform"
+    api: ClassVar[str] = "ml"
+    conflict_means_exists: ClassVar[bool] = True
+
+    def endpoint(self, target: Target) -> str:
+        return target.endpoint or ENDPOINT
+
+    def render(self, job: Job, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
+        body = {k: v for k, v in job_body(job).items() if k != "jobId"}
+        if labels:
+            body["labels"] = labels
+        return {"jobId": job_id, **body}
+
+    def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
+        return svc.projects().jobs().create(parent=f"projects/{target.project}", body=body)
+
+    def get_request(self, svc: Any, name: str) -> Any:
+        return svc.projects().jobs().get(name=name)
+
+    def cancel_request(self, svc: Any, name: str) -> Any:
+        return svc.projects().jobs().cancel(name=name, body={})
+
+    def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
+        body: dict[str, Any] = {"labels": labels}
+        if current.get("etag"):
+            body["etag"] = current["etag"]
+        return svc.projects().jobs().patch(name=name, updateMask="labels", body=body)
+
+    def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
+        return self.get_request(svc, self.name_of(target, job_id))
+
+    def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
+        return answer if answer.get("jobId") == job_id else None
+
+    def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
+        return f"projects/{target.project}/jobs/{job_id}"
+
+    def state(self, resource: dict[str, Any]) -> str:
+        return str(resource.get("state") or "STATE_UNSPECIFIED")
+
+    def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
+        job_id = resource.get("jobId", "")
+        return {
+            **common_times(resource),
+            "errorMessage": resource.get("errorMessage"),
+            "trainingOutput": resource.get("trainingOutput"),
+            "consoleUrl": f"https://console.cloud.google.com/ai-platform/jobs/{job_id}?project={target.project}",
+        }
+
+    def is_ours(self, resource: dict[str, Any], body: dict[str, Any], job_id: str) -> bool:
+        """Same id, our label, and the trainingInput we sent (every field we set, as we set it)."""
+        if not super().is_ours(resource, body, job_id):
+            return False
+        theirs = resource.get("trainingInput") or {}
+        return all(_same(v, theirs.get(k)) for k, v in body.get("trainingInput", {}).items())
+
+
+def _same(ours: Any, theirs: Any) -> bool:
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return all(_same(v, theirs.get(k)) for k, v in ours.items())
+    if isinstance(ours, list) and isinstance(theirs, list):
+        return len(ours) == len(theirs) and all(_same(a, b) for a, b in zip(ours, theirs, strict=True))
+    return str(ours) == str(theirs)
