@@ -75,3 +75,17 @@ def _same(ours: Any, theirs: Any) -> bool:
     if isinstance(ours, list) and isinstance(theirs, list):
         return len(ours) == len(theirs) and all(_same(a, b) for a, b in zip(ours, theirs, strict=True))
     return str(ours) == str(theirs)
+
+
+def project_config(project: str, endpoint: str | None = None) -> dict[str, Any]:
+    """projects.getConfig: the project's AI Platform service account and its Cloud TPU service account
+    (`config.tpuServiceAccount`), on the same cached client and retries as the jobs."""
+    from components.backends import transport
+
+    root = endpoint or ENDPOINT
+    answer: dict[str, Any] = transport.call(
+        lambda: transport.service("ml", "v1", root).projects().getConfig(name=f"projects/{project}"),
+        root,
+        "projects.getConfig",
+    )
+    return answer

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -130,7 +129,7 @@ def execute_once(request: Any, endpoint: str, method: str) -> Any:
         return request.execute(http=_http(endpoint), num_retries=0)
     except HttpError as error:
         raise _api_error(error, method) from None
-    except (ConnectionError, socket.timeout, TimeoutError) as error:
+    except (ConnectionError, TimeoutError) as error:
         raise TransportError(f"{method}: no answer from {endpoint}: {error!r}") from None
     except OSError as error:  # httplib2 raises plain OSErrors for refused and reset connections
         raise TransportError(f"{method}: no answer from {endpoint}: {error!r}") from None
