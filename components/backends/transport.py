@@ -102,12 +102,55 @@ def _http(endpoint: str) -> Any:
     cache: dict[str, Any] = _local.__dict__.setdefault("http", {})
     if endpoint not in cache:
         import google_auth_httplib2
-        import httplib2
+
 
         cache[endpoint] = google_auth_httplib2.AuthorizedHttp(
-            _credentials(endpoint), http=httplib2.Http(timeout=HTTP_TIMEOUT_SECONDS)
+            _credentials(endpoint), http=_SendOnceHttp(timeout=HTTP_TIMEOUT_SECONDS)
         )
     return cache[endpoint]
+
+
+def _send_once_http_class() -> type:
+    import http.client
+
+    import httplib2
+
+    class SendOnceConnection:
+        """A connection whose lost answer is a ConnectionResetError, which httplib2 raises rather than
+        re-sending (it re-sends silently after a BadStatusLine, to survive stale keep-alive sockets)."""
+
+        def __init__(self, conn: Any):
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def getresponse(self) -> Any:
+            try:
+                return self._conn.getresponse()
+            except (http.client.BadStatusLine, http.client.ResponseNotReady) as error:
+                raise ConnectionResetError(f"connection closed before the answer: {error!r}") from None
+
+    class SendOnceHttp(httplib2.Http):  # type: ignore[misc]
+        """httplib2.Http that never re-sends a POST: a create re-sent blindly is a second job on Vertex AI
+        (server-assigned ids). Our own retries reconcile a create before repeating it (lifecycle.py)."""
+
+        def _conn_request(self, conn: Any, request_uri: str, method: str, body: Any, headers: Any) -> Any:
+            if method == "POST":
+                conn = SendOnceConnection(conn)
+            return super()._conn_request(conn, request_uri, method, body, headers)
+
+    return SendOnceHttp
+
+
+def _SendOnceHttp(**kwargs: Any) -> Any:  # noqa: N802 - a lazily built class
+    global _send_once_class
+    if _send_once_class is None:
+        _send_once_class = _send_once_http_class()
+    return _send_once_class(**kwargs)
+
+
+_send_once_class: type | None = None
 
 
 def _api_error(error: Any, method: str) -> ApiError:

@@ -1,0 +1,343 @@
+"""The TrainingJob provider's methods called directly against the emulator over real HTTP, both backends.
+
+Pulumi's mocks never call a dynamic provider, so its lifecycle is pinned here: check, diff, create, read,
+update, delete, the fault paths (429/5xx, a create whose answer is lost) and the pickled provider.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import dill
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+
+from components.backends import transport
+from components.backends.lifecycle import JobConflict
+from components.emulator import Emulator
+from components.training_job import UNKNOWN, TrainingJobProvider
+
+ROOT = Path(__file__).resolve().parents[1]
+BACKENDS = ["ai-platform", "vertex"]
+CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
+
+
+def t4_job(count: int = 2, **labels: str) -> dict[str, Any]:
+    job: dict[str, Any] = {"trainingInput": {
+        "scaleTier": "CUSTOM",
+        "masterType": "n1-standard-8",
+        "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
+        "workerType": "n1-standard-8", "workerCount": "2",
+        "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
+        "region": "us-central1", "runtimeVersion": "2.11", "pythonVersion": "3.7",
+        "pythonModule": "trainer.task", "packageUris": ["gs://my-staging/trainer-abc.tar.gz"],
+        "jobDir": "gs://my-job-dir/jobs/resnet",
+    }}
+    if labels:
+        job["labels"] = labels
+    return job
+
+
+def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": job or t4_job(),
+            "waitForCompletion": False, "waitTimeoutSeconds": None, **extra}
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    return TrainingJobProvider()
+
+
+def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
+            ) -> dict[str, Any]:
+    result = provider.check(olds or {}, news)
+    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    return dict(result.inputs)
+
+
+def created(provider: TrainingJobProvider, backend: str, job: dict[str, Any] | None = None) -> tuple[str, dict]:
+    inputs = checked(provider, props(backend, job))
+    result = provider.create(inputs)
+    return result.id, dict(result.outs)
+
+
+# -- check -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_check_assigns_a_job_id_and_keeps_it_while_the_spec_is_unchanged(provider, backend) -> None:
+    first = checked(provider, props(backend))
+    assert first["jobId"].startswith("resnet_") and len(first["jobId"]) == len("resnet_") + 8
+    again = checked(provider, props(backend), olds=first)
+    assert again["jobId"] == first["jobId"]
+    reordered = props(backend, json.loads(json.dumps(t4_job()), object_pairs_hook=lambda kv: dict(reversed(kv))))
+    assert checked(provider, reordered, olds=first)["jobId"] == first["jobId"]
+    changed = checked(provider, props(backend, t4_job(count=4)), olds=first)
+    assert changed["jobId"] != first["jobId"]
+
+
+def test_check_keeps_the_id_on_a_label_change_only_where_labels_can_be_patched(provider) -> None:
+    ml = checked(provider, props("ai-platform"))
+    assert checked(provider, props("ai-platform", t4_job(team="a")), olds=ml)["jobId"] == ml["jobId"]
+    vertex = checked(provider, props("vertex"))
+    assert checked(provider, props("vertex", t4_job(team="a")), olds=vertex)["jobId"] != vertex["jobId"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_check_reports_every_problem_as_a_check_failure(provider, backend) -> None:
+    job = t4_job(count=3)
+    job["trainingInput"]["region"] = "us-east4"
+    job["trainingInput"]["jobDir"] = "/tmp/out"
+    failures = provider.check({}, props(backend, job)).failures
+    assert [(f.property, f.reason) for f in failures] == [
+        ("job.trainingInput.masterConfig.acceleratorConfig.count", "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"),
+        ("job.trainingInput.workerConfig.acceleratorConfig.count", "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"),
+        ("job.trainingInput.jobDir", "'/tmp/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH"),
+    ]
+
+
+def test_check_applies_vertex_only_limits(provider) -> None:
+    job = t4_job()
+    for cfg in ("masterConfig", "workerConfig"):
+        job["trainingInput"][cfg]["acceleratorConfig"]["type"] = "NVIDIA_TESLA_K80"
+    assert provider.check({}, props("ai-platform", job)).failures == []
+    failures = provider.check({}, props("vertex", job)).failures
+    assert [f.property for f in failures] == ["job.trainingInput.masterType", "job.trainingInput.workerType"]
+    assert "NVIDIA_TESLA_K80 is not offered by Vertex AI" in failures[0].reason
+
+
+def test_check_skips_values_unknown_at_preview_and_judges_the_rest(provider) -> None:
+    job = t4_job()
+    job["trainingInput"]["packageUris"] = UNKNOWN
+    job["trainingInput"]["jobDir"] = UNKNOWN
+    assert provider.check({}, props("ai-platform", job)).failures == []
+    job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = "3"
+    failures = provider.check({}, props("ai-platform", job)).failures
+    assert [f.property for f in failures] == ["job.trainingInput.masterConfig.acceleratorConfig.count"]
+
+
+def test_check_refuses_an_unknown_backend_and_a_missing_project(provider) -> None:
+    failures = provider.check({}, props("sagemaker", project="")).failures
+    assert [(f.property, f.reason) for f in failures] == [
+        ("backend", "'sagemaker'; allowed: ai-platform, vertex"),
+        ("project", "required: the Google Cloud project id"),
+    ]
+
+
+# -- diff --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diff_ignores_provider_float_and_order_noise(provider, backend) -> None:
+    olds = {**checked(provider, props(backend)), "__provider": "old-pickle", "state": "RUNNING"}
+    news = copy.deepcopy(olds)
+    news["__provider"] = "new-pickle"
+    news["job"]["trainingInput"]["workerCount"] = 2.0
+    news["job"]["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = 2
+    news["job"]["trainingInput"] = dict(reversed(list(news["job"]["trainingInput"].items())))
+    result = provider.diff("id", olds, news)
+    assert result.changes is False and result.replaces == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diff_replaces_on_any_spec_change_and_names_what_changed(provider, backend) -> None:
+    olds = checked(provider, props(backend))
+    news = checked(provider, props(backend, t4_job(count=4)), olds=olds)
+    result = provider.diff("id", olds, news)
+    assert result.changes is True
+    assert result.replaces == ["jobId", "job"]
+    assert result.delete_before_replace is False
+
+
+def test_diff_label_change_updates_in_place_on_ml_and_replaces_on_vertex(provider) -> None:
+    olds = checked(provider, props("ai-platform"))
+    news = checked(provider, props("ai-platform", t4_job(team="b")), olds=olds)
+    result = provider.diff("id", olds, news)
+    assert (result.changes, result.replaces) == (True, [])
+    vold = checked(provider, props("vertex"))
+    vnew = checked(provider, props("vertex", t4_job(team="b")), olds=vold)
+    assert provider.diff("id", vold, vnew).replaces == ["jobId", "job"]
+
+
+# -- create ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_create_sends_one_request_and_records_the_outputs(provider, emulator, backend) -> None:
+    id_, outs = created(provider, backend)
+    assert [r["method"] for r in emulator.state.requests()] == [CREATE[backend]]
+    assert outs["state"] == "QUEUED"
+    assert outs["resourceName"] == id_
+    assert outs["consoleUrl"].startswith("https://console.cloud.google.com/")
+    assert outs["createTime"]
+    (job,) = emulator.state.jobs()
+    body = job["job"]
+    labels = body["labels"]
+    assert labels["pulumi-job"] == outs["jobId"]
+    if backend == "ai-platform":
+        assert id_ == f"projects/my-proj/jobs/{outs['jobId']}"
+        assert body["trainingInput"]["masterConfig"]["acceleratorConfig"] == {"type": "NVIDIA_TESLA_T4", "count": "2"}
+    else:
+        assert id_.startswith("projects/my-proj/locations/us-central1/customJobs/")
+        pools = body["jobSpec"]["workerPoolSpecs"]
+        assert [p["replicaCount"] for p in pools] == ["1", "2"]
+        assert pools[0]["machineSpec"] == {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                                           "acceleratorCount": 2}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("status", [429, 500, 503])
+def test_create_retries_throttling_and_server_errors_without_a_second_job(provider, emulator, backend, status):
+    emulator.state.inject_faults(status=status, count=2, method=CREATE[backend])
+    created(provider, backend)
+    assert len(emulator.state.jobs()) == 1
+    assert len(emulator.state.requests(CREATE[backend])) == 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, backend) -> None:
+    emulator.state.drop_next_response(method=CREATE[backend])
+    id_, outs = created(provider, backend)
+    (job,) = emulator.state.jobs()
+    assert job["name"] == id_
+    assert len(emulator.state.requests(CREATE[backend])) == 1
+    assert outs["state"] == "QUEUED"
+
+
+def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator) -> None:
+    inputs = checked(provider, props("ai-platform"))
+    other = copy.deepcopy(inputs)
+    other["job"]["trainingInput"]["workerCount"] = "5"
+    provider.create(other)
+    with pytest.raises(JobConflict, match="already exists in project my-proj with a different spec"):
+        provider.create(inputs)
+    assert len(emulator.state.jobs()) == 1
+
+
+def test_an_id_already_holding_our_job_is_adopted(provider, emulator) -> None:
+    inputs = checked(provider, props("ai-platform"))
+    first = provider.create(inputs)
+    again = provider.create(inputs)
+    assert again.id == first.id and len(emulator.state.jobs()) == 1
+
+
+def test_errors_that_are_not_retryable_surface_with_googles_message(provider, emulator) -> None:
+    emulator.state.inject_faults(status=403, count=1, method="jobs.create")
+    with pytest.raises(transport.ApiError, match="HTTP 403"):
+        created(provider, "ai-platform")
+    assert emulator.state.jobs() == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_wait_for_completion_polls_until_the_job_finishes(provider, emulator, backend) -> None:
+    emulator.state.set_phase_seconds(0)
+    inputs = checked(provider, props(backend, waitForCompletion=True, waitTimeoutSeconds=30))
+    outs = provider.create(inputs).outs
+    assert outs["state"] == "SUCCEEDED"
+    assert outs["endTime"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_failed_job_is_recorded_with_its_error_message(provider, emulator, backend) -> None:
+    emulator.state.set_phase_seconds(0)
+    inputs = checked(provider, props(backend, t4_job(**{"emulator-outcome": "failed"}), waitForCompletion=True))
+    outs = provider.create(inputs).outs
+    assert outs["state"] == "FAILED"
+    assert outs["errorMessage"]
+
+
+# -- read, update, delete ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_read_reports_state_and_a_vanished_job_as_gone(provider, emulator, backend) -> None:
+    id_, outs = created(provider, backend)
+    emulator.state.set_phase_seconds(0)
+    read = provider.read(id_, outs)
+    assert read.id == id_
+    assert read.outs["state"] == "SUCCEEDED" and read.outs["endTime"]
+    assert read.outs["job"] == outs["job"]
+    assert len(emulator.state.requests(CREATE[backend].split(".")[0] + ".get")) == 1
+    gone = provider.read(id_.rsplit("/", 1)[0] + "/nope_123", outs)
+    assert gone.id == ""
+
+
+def test_update_patches_labels_and_returns_every_output(provider, emulator) -> None:
+    id_, outs = created(provider, "ai-platform")
+    news = checked(provider, props("ai-platform", t4_job(team="vision")), olds=outs)
+    result = provider.update(id_, outs, news)
+    assert result.outs["jobId"] == outs["jobId"]
+    for key in ("state", "consoleUrl", "createTime", "resourceName"):
+        assert result.outs[key], key
+    (job,) = emulator.state.jobs()
+    assert job["job"]["labels"] == {"team": "vision", "pulumi-job": outs["jobId"]}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_delete_cancels_a_running_job_with_two_requests(provider, emulator, backend) -> None:
+    id_, outs = created(provider, backend)
+    emulator.state.reset_log() if hasattr(emulator.state, "reset_log") else None
+    before = len(emulator.state.requests())
+    provider.delete(id_, outs)
+    calls = [r["method"].split(".")[1] for r in emulator.state.requests()[before:]]
+    assert calls == ["get", "cancel"]
+    (job,) = emulator.state.jobs()
+    assert job["job"]["state"] in ("CANCELLED", "JOB_STATE_CANCELLED")
+
+
+def test_delete_leaves_a_finished_ml_job_and_removes_a_finished_vertex_job(provider, emulator) -> None:
+    emulator.state.set_phase_seconds(0)
+    ml_id, ml_outs = created(provider, "ai-platform")
+    v_id, v_outs = created(provider, "vertex")
+    provider.delete(ml_id, ml_outs)
+    provider.delete(v_id, v_outs)
+    names = [j["name"] for j in emulator.state.jobs()]
+    assert names == [ml_id]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_delete_of_a_job_already_gone_is_fine(provider, emulator, backend) -> None:
+    id_, outs = created(provider, backend)
+    emulator.state.reset()
+    provider.delete(id_, outs)
+
+
+def test_endpoint_comes_from_stack_config_in_configure(emulator, monkeypatch) -> None:
+    from pulumi.dynamic import Config, ConfigureRequest
+
+    monkeypatch.delenv("GCP_TRAINING_JOBS_API_ENDPOINT", raising=False)
+    p = TrainingJobProvider()
+    p.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url}, "gcp-training-jobs")))
+    assert p.endpoint == emulator.url
+    p.create(checked(p, props("ai-platform")))
+    assert len(emulator.state.jobs()) == 1
+
+
+# -- the pickled provider ----------------------------------------------------------------------------
+
+def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_process(provider, emulator):
+    created(provider, "ai-platform")  # a used provider: clients and credentials exist in this process
+    blob = serialize_provider(provider)
+    raw = base64.b64decode(blob)
+    print(f"pickled provider: {len(raw)} bytes")
+    assert len(raw) < 4096
+    for needle in (b"Credentials", b"httplib2", b"token", b"Http", emulator.url.encode()):
+        assert needle not in raw, needle
+    assert dill.loads(raw).__class__ is TrainingJobProvider
+    script = (
+        "import base64, os, sys, dill\n"
+        "from components.training_job import TrainingJobProvider\n"
+        "p = dill.loads(base64.b64decode(sys.argv[1]))\n"
+        "inputs = p.check({}, {'name': 'fresh', 'project': 'my-proj', 'backend': 'vertex', 'job': "
+        f"{t4_job()!r}}}).inputs\n"
+        "print(p.create(inputs).outs['state'])\n"
+    )
+    env = {"GCP_TRAINING_JOBS_API_ENDPOINT": emulator.url, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", script, blob], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "QUEUED"
