@@ -1,0 +1,137 @@
+"""Request bodies: what each backend would send, checked against Google's own discovery documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.backends import render_body
+from components.documents import read_yaml
+from components.problems import SpecError
+from components.spec import load_job
+from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
+from tests.test_gpu_table import ALLOWED
+
+SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))
+
+
+def seed(name: str) -> Any:
+    return load_job(read_yaml(Path(__file__).parent / "fixtures" / "seeds" / f"{name}.yaml"),
+                    default_region="us-central1", partial=True)
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
+def test_seed_bodies_pass_the_ml_v1_schema(path: Path) -> None:
+    job = load_job(read_yaml(path), default_region="us-central1", partial=True)
+    body = render_body(job, "ai-platform", "seed_job")
+    assert body["jobId"] == "seed_job"
+    assert_ml_body_valid(body)
+
+
+@pytest.mark.parametrize(("machine", "gpu", "count"), ALLOWED[::7])
+def test_gpu_bodies_pass_both_schemas_with_int64_as_strings(machine: str, gpu: str, count: int) -> None:
+    job = load_job(gpu_job(machine, gpu, count, workerType=machine, workerCount=3))
+    ml = render_body(job, "ai-platform", "j")
+    assert_ml_body_valid(ml)
+    assert ml["trainingInput"]["masterConfig"]["acceleratorConfig"] == {"type": gpu, "count": str(count)}
+    assert ml["trainingInput"]["workerCount"] == "3"
+    if gpu == "NVIDIA_TESLA_K80":
+        with pytest.raises(SpecError, match="not offered by Vertex AI"):
+            render_body(job, "vertex", "j")
+        return
+    vertex = render_body(job, "vertex", "j")
+    assert_vertex_body_valid(vertex)
+    pools = vertex["jobSpec"]["workerPoolSpecs"]
+    assert [p["replicaCount"] for p in pools] == ["1", "3"]
+    assert pools[0]["machineSpec"] == {"machineType": machine, "acceleratorType": gpu, "acceleratorCount": count}
+
+
+def test_empty_fields_are_left_out_of_the_ml_body() -> None:
+    job = load_job({**gpu_job("n1-standard-8"), "labels": {}})
+    body = render_body(job, "ai-platform", "j")
+    assert "masterConfig" not in body["trainingInput"]
+    assert body["labels"] == {"pulumi-job": "j"}
+
+
+def test_vertex_seed_cluster_keeps_roles_replicas_and_accelerators() -> None:
+    body = render_body(seed("gpu_compute_engine"), "vertex", "prod")
+    assert_vertex_body_valid(body)
+    pools = body["jobSpec"]["workerPoolSpecs"]
+    assert [(p["machineSpec"].get("machineType"), p["replicaCount"], p["machineSpec"].get("acceleratorCount"))
+            for p in pools] == [("n1-highcpu-16", "1", 4), ("n1-highcpu-16", "9", 4), ("n1-highmem-8", "3", None)]
+    assert pools[0]["pythonPackageSpec"]["executorImageUri"] == \
+        "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest"
+    assert pools[2]["pythonPackageSpec"]["executorImageUri"] == \
+        "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-11:latest"
+
+
+def test_vertex_keeps_an_empty_pool_where_a_later_role_follows() -> None:
+    job = load_job(gpu_job("n1-standard-8", evaluatorType="n1-standard-4", evaluatorCount=1))
+    pools = render_body(job, "vertex", "j")["jobSpec"]["workerPoolSpecs"]
+    assert [bool(p) for p in pools] == [True, False, False, True]
+
+
+def test_vertex_legacy_types_become_their_compute_engine_equivalents() -> None:
+    job = load_job({"trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "complex_model_m_v100", "workerType": "large_model_v100",
+        "workerCount": 2, "parameterServerType": "large_model", "parameterServerCount": 1,
+        "region": "us-central1", "runtimeVersion": "2.9", "pythonModule": "t.task", "packageUris": ["gs://bkt/t"],
+    }})
+    pools = render_body(job, "vertex", "j")["jobSpec"]["workerPoolSpecs"]
+    assert [p["machineSpec"] for p in pools] == [
+        {"machineType": "n1-highcpu-16", "acceleratorType": "NVIDIA_TESLA_V100", "acceleratorCount": 4},
+        {"machineType": "n1-highmem-8", "acceleratorType": "NVIDIA_TESLA_V100", "acceleratorCount": 1},
+        {"machineType": "n1-highmem-8"},
+    ]
+
+
+def test_vertex_tpu_jobs_get_a_cloud_tpu_pool_with_8_cores() -> None:
+    for name in ("tpu_legacy_master", "tpu_compute_engine_master"):
+        body = render_body(seed(name), "vertex", "tpu")
+        assert_vertex_body_valid(body)
+        tpu = body["jobSpec"]["workerPoolSpecs"][1]
+        assert tpu["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2", "acceleratorCount": 8}
+        assert tpu["replicaCount"] == "1"
+    basic = render_body(load_job({"trainingInput": {"scaleTier": "BASIC_TPU"}}, default_region="us-central1",
+                                 partial=True), "vertex", "tpu")
+    assert [p["machineSpec"]["machineType"] for p in basic["jobSpec"]["workerPoolSpecs"]] == \
+        ["n1-standard-4", "cloud-tpu"]
+
+
+@pytest.mark.parametrize(("change", "path", "words"), [
+    ({"scaleTier": "STANDARD_1"}, "trainingInput.scaleTier", "no documented machine composition"),
+    ({"scaleTier": "BASIC_GPU"}, "trainingInput.scaleTier", "NVIDIA_TESLA_K80 is not offered by Vertex AI"),
+    ({"masterType": "complex_model_s"}, "trainingInput.masterType", "no documented Compute Engine equivalent"),
+    ({"runtimeVersion": "2.10"}, "trainingInput.runtimeVersion", "no prebuilt training container"),
+    ({"scheduling": {"priority": 3}}, "trainingInput.scheduling.priority", "no Vertex AI equivalent"),
+])
+def test_what_vertex_cannot_express_is_an_error_naming_the_field(change: dict, path: str, words: str) -> None:
+    data = gpu_job("n1-standard-8")
+    data["trainingInput"].update(change)
+    if change.get("scaleTier") not in (None, "CUSTOM"):
+        del data["trainingInput"]["masterType"]
+    if change.get("masterType") == "complex_model_s":
+        data["trainingInput"]["runtimeVersion"] = "1.15"
+    with pytest.raises(SpecError) as caught:
+        render_body(load_job(data), "vertex", "j")
+    (problem,) = caught.value.problems
+    assert problem.path == path and words in problem.message
+
+
+def test_vertex_carries_job_dir_scheduling_service_account_and_containers() -> None:
+    job = load_job({"trainingInput": {
+        "scaleTier": "BASIC", "region": "europe-west4", "jobDir": "gs://out-bkt/jobs/a",
+        "masterConfig": {"imageUri": "europe-docker.pkg.dev/p/r/trainer:1", "containerArgs": ["--epochs=2"]},
+        "scheduling": {"maxRunningTime": "7200s", "maxWaitTime": "600s"},
+        "serviceAccount": "trainer@my-proj.iam.gserviceaccount.com",
+    }})
+    body = render_body(job, "vertex", "j")
+    assert_vertex_body_valid(body)
+    spec = body["jobSpec"]
+    assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://out-bkt/jobs/a"}
+    assert spec["scheduling"] == {"timeout": "7200s", "maxWaitDuration": "600s"}
+    assert spec["serviceAccount"] == "trainer@my-proj.iam.gserviceaccount.com"
+    assert spec["workerPoolSpecs"][0]["containerSpec"] == {"imageUri": "europe-docker.pkg.dev/p/r/trainer:1",
+                                                           "args": ["--epochs=2"]}
