@@ -1,0 +1,80 @@
+"""Benchmark: HTTP requests and wall time per TrainingJob create, read and delete, against the emulator.
+
+Targets: create 1 request, read 1, delete of a running job 2 (get, cancel); no discovery fetch (static
+discovery); the googleapiclient service built once per process per API. Not a test: figures only.
+Run: python benchmarks/provider_bench.py [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from components.backends import transport  # noqa: E402
+from components.emulator import Emulator  # noqa: E402
+from components.training_job import TrainingJobProvider  # noqa: E402
+
+JOB = {"trainingInput": {
+    "scaleTier": "CUSTOM", "masterType": "n1-highcpu-16",
+    "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "4"}},
+    "workerType": "n1-highcpu-16", "workerCount": "9",
+    "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "4"}},
+    "parameterServerType": "n1-highmem-8", "parameterServerCount": "3",
+    "region": "us-central1", "runtimeVersion": "2.11", "pythonModule": "trainer.task",
+    "packageUris": ["gs://bench-bucket/trainer.tar.gz"],
+}}
+
+
+def measure(emulator: Emulator, action: Callable[[], Any]) -> tuple[float, list[str]]:
+    before = len(emulator.state.requests())
+    start = time.perf_counter()
+    action()
+    elapsed = time.perf_counter() - start
+    return elapsed, [r["method"] for r in emulator.state.requests()[before:]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=50)
+    n = parser.parse_args().jobs
+    with Emulator(port=0, phase_seconds=1e9) as emulator:
+        os.environ["GCP_TRAINING_JOBS_API_ENDPOINT"] = emulator.url
+        provider = TrainingJobProvider()
+        for backend in ("ai-platform", "vertex"):
+            times: dict[str, list[float]] = {"create": [], "read": [], "delete": []}
+            calls: dict[str, set[tuple[str, ...]]] = {"create": set(), "read": set(), "delete": set()}
+            for i in range(n):
+                inputs = provider.check({}, {"name": f"bench{i}", "project": "bench", "backend": backend,
+                                             "job": JOB}).inputs
+                box: dict[str, Any] = {}
+                t, m = measure(emulator, lambda inputs=inputs, box=box: box.update(r=provider.create(inputs)))
+                times["create"].append(t)
+                calls["create"].add(tuple(m))
+                result = box["r"]
+                t, m = measure(emulator, lambda result=result: provider.read(result.id, result.outs))
+                times["read"].append(t)
+                calls["read"].add(tuple(m))
+                t, m = measure(emulator, lambda result=result: provider.delete(result.id, result.outs))
+                times["delete"].append(t)
+                calls["delete"].add(tuple(m))
+            print(f"{backend} ({n} jobs, running when deleted):")
+            for op in ("create", "read", "delete"):
+                (seq,) = calls[op] if len(calls[op]) == 1 else (sorted(calls[op])[0],)
+                print(f"  {op:6} {len(seq)} request(s) {list(seq)}  median {statistics.median(times[op]) * 1e3:.2f} ms"
+                      f"  p95 {sorted(times[op])[int(0.95 * (n - 1))] * 1e3:.2f} ms")
+        discovery = [r for r in emulator.state.requests() if "discovery" in r["path"]]
+        print(f"discovery fetches: {len(discovery)}; googleapiclient services built in this process: "
+              f"{transport.build_count} (one per API)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Benchmark: judge 1,000 generated job specs in one process, then `validate` a folder of them.
+
+Prints specs per second in-process and the whole-process wall time of `python -m components validate` on
+the folder (target: under 2 s on a 2-core machine). Not a test: figures only.
+Run: python benchmarks/validate_bench.py [--count N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from components import catalog  # noqa: E402
+from components.problems import SpecError  # noqa: E402
+from components.spec import load_job  # noqa: E402
+
+
+def generated(count: int) -> list[dict[str, Any]]:
+    """Specs from the GPU table: every machine/GPU/count cell and its neighbours, cycled to `count`."""
+    cells = [(m, g, c) for m, row in catalog.GPU_COUNTS.items() for g, counts in row.items()
+             for c in (*counts, max(counts) + 1)]
+    regions = itertools.cycle(catalog.GPU_REGIONS)
+    specs = []
+    for i, (machine, gpu, n) in zip(range(count), itertools.cycle(cells), strict=False):
+        specs.append({"trainingInput": {
+            "scaleTier": "CUSTOM", "masterType": machine, "region": next(regions) if i % 3 else "us-central1",
+            "masterConfig": {"acceleratorConfig": {"type": gpu, "count": n}},
+            "workerType": machine, "workerCount": i % 10,
+            "runtimeVersion": "2.11", "pythonModule": "trainer.task",
+            "packageUris": ["gs://bench-bucket/trainer.tar.gz"],
+        }})
+    return specs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=1000)
+    count = parser.parse_args().count
+    specs = generated(count)
+
+    start = time.perf_counter()
+    valid = 0
+    for spec in specs:
+        try:
+            load_job(spec)
+            valid += 1
+        except SpecError:
+            pass
+    elapsed = time.perf_counter() - start
+    print(f"in-process: {count} specs ({valid} valid, {count - valid} invalid) in {elapsed:.3f} s "
+          f"= {count / elapsed:,.0f} specs/s")
+
+    with tempfile.TemporaryDirectory() as folder:
+        for i, spec in enumerate(specs):
+            Path(folder, f"job_{i:04d}.yaml").write_text(yaml.safe_dump(spec))
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "components", "validate", "-q", folder], cwd=ROOT,
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        problems = len(done.stdout.splitlines())
+    print(f"whole process: `python -m components validate -q` on a folder of {count} files: {wall:.2f} s "
+          f"(exit {done.returncode}, {problems} problem lines; target < 2 s)")
+
+
+if __name__ == "__main__":
+    main()
