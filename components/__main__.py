@@ -139,7 +139,24 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from components.plan import run_plan
 
-    return run_plan(args.stack, Path(args.stacks_dir), as_json=args.json)
+    try:
+        return run_plan(args.stack, Path(args.stacks_dir), as_json=args.json)
+    finally:
+        _close_event_loop()
+
+
+def _close_event_loop() -> None:
+    """Close the loop Pulumi's runtime left open: collected at interpreter exit instead, it can fail noisily
+    (an "Exception ignored" traceback on stderr) once its selector's file descriptor is gone."""
+    import asyncio
+    import contextlib
+    import warnings
+
+    with warnings.catch_warnings(), contextlib.suppress(RuntimeError):
+        warnings.simplefilter("ignore", DeprecationWarning)
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+        if not loop.is_running():
+            loop.close()
 
 
 def cmd_emulator(args: argparse.Namespace) -> int:

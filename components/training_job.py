@@ -9,7 +9,6 @@ The provider object is pickled into Pulumi state: it holds only the endpoint ove
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 from collections.abc import Iterator
@@ -20,12 +19,10 @@ import pulumi
 from pulumi.dynamic import (
     CheckFailure,
     CheckResult,
-    ConfigureRequest,
     CreateResult,
     DiffResult,
     ReadResult,
     Resource,
-    ResourceProvider,
     UpdateResult,
 )
 
@@ -33,12 +30,11 @@ from components.backends import JOB_LABEL, NAMES, get_backend, job_labels
 from components.backends.base import Target
 from components.backends.lifecycle import Jobs
 from components.problems import Problem, SpecError
+from components.provider_base import EndpointProvider
 from components.spec import Job, job_body, load_job, parse_job
 
 #: Pulumi's marker for a value not known until apply (pulumi.runtime.rpc.UNKNOWN).
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-#: Environment override of the API endpoint (tests, the emulator); stack config `apiEndpoint` wins.
-ENDPOINT_ENV = "GCP_TRAINING_JOBS_API_ENDPOINT"
 #: Inputs whose change forces a new job.
 REPLACING = ("project", "backend", "jobId")
 #: Outputs read back from the API.
@@ -122,7 +118,7 @@ class _Inputs:
             name=str(props.get("name", "")),
             project=str(props.get("project", "")),
             backend=str(props.get("backend", "")),
-            job=dict(props.get("job") or {}),
+            job=dict(job) if isinstance(job := props.get("job"), dict) else {},
             job_id=str(props.get("jobId", "")),
             wait=bool(props.get("waitForCompletion", False)),
             wait_timeout=float(props.get("waitTimeoutSeconds") or DEFAULT_WAIT_TIMEOUT),
@@ -133,24 +129,10 @@ class _Inputs:
         return str((self.job.get("trainingInput") or {}).get("region", ""))
 
 
-class TrainingJobProvider(ResourceProvider):
+class TrainingJobProvider(EndpointProvider):
     """CRUD for training jobs on the backend named in the inputs (ai-platform or vertex)."""
 
-    endpoint: str | None
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.endpoint = None
-
-    def configure(self, req: ConfigureRequest) -> None:
-        """Stack config `apiEndpoint` (or $GCP_TRAINING_JOBS_API_ENDPOINT) points every call elsewhere."""
-        configured = req.config.get("apiEndpoint")
-        self.endpoint = str(configured) if configured else os.environ.get(ENDPOINT_ENV) or None
-
     # -- helpers ---------------------------------------------------------------------------------
-
-    def _endpoint(self) -> str | None:
-        return getattr(self, "endpoint", None) or os.environ.get(ENDPOINT_ENV) or None
 
     def _jobs(self, inputs: _Inputs) -> Jobs:
         target = Target(inputs.project, inputs.region, self._endpoint())
@@ -175,7 +157,7 @@ class TrainingJobProvider(ResourceProvider):
             failures.append(CheckFailure("backend", f"{new.backend!r}; allowed: {', '.join(NAMES)}"))
         if not new.project:
             failures.append(CheckFailure("project", "required: the Google Cloud project id"))
-        unknown = list(_unknown_paths(new.job))
+        unknown = list(_unknown_paths(new.job)) or (["job"] if news.get("job") == UNKNOWN else [])
         job: Job | None = None
         try:
             job = load_job(_known_only(new.job))

@@ -96,9 +96,10 @@ def test_check_reports_every_problem_as_a_check_failure(provider, backend) -> No
     job["trainingInput"]["region"] = "us-east4"
     job["trainingInput"]["jobDir"] = "/tmp/out"
     failures = provider.check({}, props(backend, job)).failures
+    three = "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"
     assert [(f.property, f.reason) for f in failures] == [
-        ("job.trainingInput.masterConfig.acceleratorConfig.count", "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"),
-        ("job.trainingInput.workerConfig.acceleratorConfig.count", "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"),
+        ("job.trainingInput.masterConfig.acceleratorConfig.count", three),
+        ("job.trainingInput.workerConfig.acceleratorConfig.count", three),
         ("job.trainingInput.jobDir", "'/tmp/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH"),
     ]
 

@@ -1,0 +1,14 @@
+"""The Pulumi program: read the stack's settings (stacks/Pulumi.STACK.yaml), build what they describe.
+
+Everything lives in components/: settings.py validates the config (every problem at once, as a clean
+Pulumi error), stack.py registers the APIs, buckets, TPU grant, trainer packages and jobs and exports
+the outputs. `python -m components plan --stack NAME` runs this same file offline under Pulumi's mocks.
+"""
+
+from pathlib import Path
+
+from components.settings import from_pulumi_config
+from components.stack import build_stack
+
+settings = from_pulumi_config(root=Path(__file__).resolve().parent)
+build_stack(settings)

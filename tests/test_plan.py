@@ -1,0 +1,150 @@
+"""`python -m components plan --stack NAME`, run as a user runs it: a separate process, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def plan(*args: str, build_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}  # no config from outside
+    env.update({"GCP_TRAINING_JOBS_BUILD_DIR": str(build_dir),
+                # offline: a client that tried to reach Google (through any proxy-aware stack) would fail
+                "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+                "GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent"})
+    return subprocess.run([sys.executable, "-m", "components", "plan", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+    build = tmp_path_factory.mktemp("build")
+    runs = {"dev": ("--stack", "dev"), "staging": ("--stack", "staging"), "prod": ("--stack", "prod"),
+            "prod-json": ("--stack", "prod", "--json")}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = {name: pool.submit(plan, *args, build_dir=build) for name, args in runs.items()}
+    return {name: future.result() for name, future in done.items()}
+
+
+@pytest.mark.parametrize("name", ["dev", "staging", "prod", "prod-json"])
+def test_plans_of_the_repository_stacks_succeed(plans: dict[str, subprocess.CompletedProcess[str]],
+                                                 name: str) -> None:
+    result = plans[name]
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_dev_plan_shows_buckets_grant_package_and_the_tpu_job(
+        plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    out = plans["dev"].stdout
+    for line in (
+        "+ gcp:storage/bucket:Bucket  dev-job-dir",
+        "+ gcp:storage/bucket:Bucket  dev-packages",
+        "location: US-CENTRAL1",
+        "uniformBucketLevelAccess: true",
+        "publicAccessPrevention: enforced",
+        "versioning: enabled",
+        "lifecycle: delete objects older than 7 days",
+        "+ gcp:projects/iAMMember:IAMMember  tpu-service-agent-ml-service-agent",
+        "role: roles/ml.serviceAgent",
+        "member: serviceAccount:(from projects.getConfig at apply)",
+        "+ pulumi-python:dynamic/training:TpuServiceAccount  tpu-service-agent-lookup",
+        "+ pulumi-python:dynamic/training:TrainingJob  resnet",
+        "backend: ai-platform",
+        "scaleTier: BASIC_TPU",
+        "worker: cloud_tpu x1 + 8 TPU_V2 (BASIC_TPU tier)",
+        "runtime: 1.12, Python (default)",
+        "module: resnet.resnet_main",
+        "jobDir: gs://dev-job-dir/jobs/resnet",
+        "args: --data_dir=gs://cloud-tpu-test-datasets/fake_imagenet --model_dir=gs://dev-job-dir/jobs/resnet",
+        "after: apis, dev, tpu-service-agent, trainer-example",
+        "13 resources to create (9 custom resources, 4 components)",
+    ):
+        assert line in out, f"{line!r} not in:\n{out}"
+    assert "package: gs://dev-packages/trainers/example_trainer-" in out
+    assert "__provider" not in out
+
+
+def test_prod_plan_shows_the_seed_cluster(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    out = plans["prod"].stdout
+    for line in ("master: n1-highcpu-16 x1 + 4 NVIDIA_TESLA_T4", "worker: n1-highcpu-16 x9 + 4 NVIDIA_TESLA_T4",
+                 "parameterServer: n1-highmem-8 x3", "accelerators: 40 NVIDIA_TESLA_T4", "backend: vertex",
+                 "container: us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest (prebuilt)"):
+        assert line in out, f"{line!r} not in:\n{out}"
+    assert "IAMMember" not in out and "TpuServiceAccount" not in out
+
+
+def test_staging_plan_shows_the_t4_vm(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    out = plans["staging"].stdout
+    assert "master: n1-standard-8 x1 + 2 NVIDIA_TESLA_T4" in out
+    assert "runtime: 2.11, Python 3.7" in out and "scheduling: maxRunningTime=7200s" in out
+
+
+def test_json_plan_is_the_same_plan_as_data(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    document = json.loads(plans["prod-json"].stdout)
+    assert document["stack"] == "prod" and document["summary"] == {"resources": 9, "custom": 6, "components": 3}
+
+    def flat(nodes: list[dict]) -> list[dict]:
+        return [n for node in nodes for n in (node, *flat(node.get("children", [])))]
+
+    resources = flat(document["resources"])
+    assert len(resources) == 9
+    job = next(r for r in resources if r["type"].endswith("training:TrainingJob"))
+    assert job["details"]["worker"] == "n1-highcpu-16 x9 + 4 NVIDIA_TESLA_T4"
+    assert job["inputs"]["job"]["trainingInput"]["workerCount"] == "9"
+    assert "__provider" not in job["inputs"]
+    assert document["outputs"]["jobDirBucket"] == "prod-job-dir"
+
+
+def test_a_broken_stack_exits_1_naming_every_field_without_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.broken.yaml").write_text(textwrap.dedent("""\
+        config:
+          gcp:project: my-ml-test
+          gcp-training-jobs:backend: vertex
+          gcp-training-jobs:jobs:
+            gpu:
+              trainer: {path: trainers/example}
+              trainingInput:
+                scaleTier: CUSTOM
+                masterType: n1-standard-8
+                masterConfig: {acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 3}}
+                runtimeVersion: "2.11"
+                pythonModule: trainer.task
+                region: us-central1
+            k80:
+              trainer: {path: trainers/example}
+              trainingInput: {scaleTier: BASIC_GPU, runtimeVersion: "2.11", pythonModule: trainer.task}
+        """))
+    result = plan("--stack", "broken", "--stacks-dir", str(tmp_path), build_dir=tmp_path / "build")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    stack_file = tmp_path / "Pulumi.broken.yaml"
+    assert f"{stack_file}: gcp-training-jobs:jobs.gpu.trainingInput.masterConfig.acceleratorConfig.count: 3 " \
+        "NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4" in lines
+    assert any(line.startswith(f"{stack_file}: gcp-training-jobs:jobs.k80.trainingInput.scaleTier: NVIDIA_TESLA_K80 "
+                               "is not offered by Vertex AI") for line in lines), lines
+    assert "Traceback" not in result.stdout + result.stderr
+    assert not (tmp_path / "build").exists(), "nothing is built for an invalid stack"
+
+
+def test_a_missing_stack_exits_2_listing_the_stacks(tmp_path: Path) -> None:
+    result = plan("--stack", "qa", build_dir=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("stacks/Pulumi.qa.yaml: no such stack file; available stacks in stacks: ")
+    assert {"dev", "prod", "staging"} <= set(result.stderr.rsplit(": ", 1)[1].strip().split(", "))
+
+
+def test_unreadable_yaml_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.bad.yaml").write_text("config:\n  gcp:project: [unclosed\n")
+    result = plan("--stack", "bad", "--stacks-dir", str(tmp_path), build_dir=tmp_path)
+    assert result.returncode == 2 and "not valid YAML" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,448 @@
+"""Stack settings: what a stack file may say, and how every mistake in one is reported (all at once)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pulumi  # noqa: E402
+import pytest  # noqa: E402
+import yaml  # noqa: E402
+
+from components.plan import mocked_pulumi, pulumi_config  # noqa: E402
+from components.problems import SpecError  # noqa: E402
+from components.settings import (  # noqa: E402
+    NAMESPACE,
+    OBJECT_KEYS,
+    StackSettings,
+    from_pulumi_config,
+    load_stack_file,
+)
+
+STACKS = ROOT / "stacks"
+
+GOOD_JOB = {
+    "trainer": {"path": "trainers/example"},
+    "trainingInput": {
+        "scaleTier": "CUSTOM",
+        "masterType": "n1-standard-8",
+        "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1}},
+        "runtimeVersion": "2.11",
+        "pythonVersion": "3.7",
+        "pythonModule": "trainer.task",
+    },
+}
+
+
+def write_stack(tmp_path: Path, config: dict[str, Any] | str, name: str = "t") -> Path:
+    """A stack file in tmp_path (a mapping is dumped; text is written as it is)."""
+    path = tmp_path / f"Pulumi.{name}.yaml"
+    if isinstance(config, str):
+        path.write_text(textwrap.dedent(config), encoding="utf-8")
+    else:
+        path.write_text(yaml.safe_dump({"config": config}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def stack(config: dict[str, Any]) -> dict[str, Any]:
+    return {"gcp:project": "my-ml-test", **config}
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        load_stack_file(path, root=ROOT)
+    return [str(p) for p in caught.value.problems]
+
+
+# --- The repository's stacks -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+def test_repository_stacks_load(name: str) -> None:
+    settings = load_stack_file(STACKS / f"Pulumi.{name}.yaml")
+    assert settings.project == f"my-ml-{name}"
+    assert settings.region == "us-central1"
+    assert settings.jobs, "every stack runs a job"
+    for job in settings.jobs.values():
+        assert job.trainer is not None and job.trainer.path == "trainers/example"
+        assert job.job.training_input.region == "us-central1"
+
+
+def test_dev_is_the_seed_tpu_job_on_ai_platform_with_the_grant() -> None:
+    settings = load_stack_file(STACKS / "Pulumi.dev.yaml")
+    ti = settings.jobs["resnet"].job.training_input
+    assert settings.backend == "ai-platform"
+    assert (ti.scale_tier, ti.runtime_version, ti.python_module) == ("BASIC_TPU", "1.12", "resnet.resnet_main")
+    assert ti.args == ["--data_dir=gs://cloud-tpu-test-datasets/fake_imagenet", "--model_dir=${jobDir}"]
+    assert settings.has_tpu_job and settings.grants_tpu_access
+
+
+def test_staging_and_prod_run_t4_gpus_on_vertex_without_a_tpu_grant() -> None:
+    staging = load_stack_file(STACKS / "Pulumi.staging.yaml")
+    prod = load_stack_file(STACKS / "Pulumi.prod.yaml")
+    assert staging.backend == prod.backend == "vertex"
+    assert not staging.grants_tpu_access and not prod.grants_tpu_access
+    cluster = prod.jobs["distributed"].job.training_input
+    assert (cluster.master_type, cluster.worker_count, cluster.parameter_server_count) == ("n1-highcpu-16", 9, 3)
+    assert cluster.worker_config.accelerator_config.count == 4
+
+
+def test_stack_labels_go_on_every_job_under_its_own() -> None:
+    settings = load_stack_file(STACKS / "Pulumi.staging.yaml")
+    assert settings.jobs["t4-trial"].job.labels == {"env": "staging", "team": "ml-platform", "purpose": "trial"}
+
+
+# --- Defaults and fallbacks -----------------------------------------------------------------------------
+
+
+def test_defaults(tmp_path: Path) -> None:
+    settings = load_stack_file(write_stack(tmp_path, stack({})), root=ROOT)
+    assert settings.backend == "vertex" and settings.region == "us-central1" and settings.enable_apis
+    assert settings.buckets.staging is None and settings.buckets.job_dir is None
+    assert settings.buckets.staging_retention_days == 30 and settings.buckets.force_destroy is False
+    assert settings.tpu_access.grant == "auto" and not settings.grants_tpu_access
+    assert settings.bucket_location == "US-CENTRAL1"
+    assert settings.jobs == {}
+
+
+def test_region_and_project_fall_back_to_the_gcp_provider_keys(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, {"gcp:project": "other-project", "gcp:region": "europe-west4",
+                                  f"{NAMESPACE}:jobs": {"gpu": GOOD_JOB}})
+    settings = load_stack_file(path, root=ROOT)
+    assert (settings.project, settings.region) == ("other-project", "europe-west4")
+    assert settings.jobs["gpu"].job.training_input.region == "europe-west4"
+    ours = write_stack(tmp_path, {"gcp:project": "other-project", f"{NAMESPACE}:project": "mine-project",
+                                  "gcp:region": "europe-west4", f"{NAMESPACE}:region": "us-east1"}, "u")
+    settings = load_stack_file(ours, root=ROOT)
+    assert (settings.project, settings.region) == ("mine-project", "us-east1")
+
+
+@pytest.mark.parametrize(("grant", "backend", "tpu", "expected"), [
+    ("auto", "ai-platform", True, True),
+    ("auto", "ai-platform", False, False),
+    ("auto", "vertex", False, False),
+    (False, "ai-platform", True, False),
+    (True, "ai-platform", False, True),
+])
+def test_tpu_grant(tmp_path: Path, grant: Any, backend: str, tpu: bool, expected: bool) -> None:
+    job = {"trainer": {"path": "trainers/example"}, "trainingInput": {
+        "scaleTier": "BASIC_TPU" if tpu else "BASIC", "runtimeVersion": "1.12" if tpu else "1.15",
+        "pythonModule": "trainer.task"}}
+    path = write_stack(tmp_path, stack({f"{NAMESPACE}:backend": backend, f"{NAMESPACE}:tpuAccess": {"grant": grant},
+                                        f"{NAMESPACE}:jobs": {"job": job}}))
+    assert load_stack_file(path, root=ROOT).grants_tpu_access is expected
+
+
+# --- Every mistake named: file, key, value ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("config", "key", "value"), [
+    ({f"{NAMESPACE}:backend": "vertx"}, f"{NAMESPACE}:backend", "'vertx'"),
+    ({f"{NAMESPACE}:region": "mars-central1"}, f"{NAMESPACE}:region", "'mars-central1'"),
+    ({"gcp:region": "mars-central1"}, "gcp:region", "'mars-central1'"),
+    ({f"{NAMESPACE}:project": "X"}, f"{NAMESPACE}:project", "'X'"),
+    ({f"{NAMESPACE}:apiEndpoint": "localhost:8085"}, f"{NAMESPACE}:apiEndpoint", "'localhost:8085'"),
+    ({f"{NAMESPACE}:enableApis": "perhaps"}, f"{NAMESPACE}:enableApis", "'perhaps'"),
+    ({f"{NAMESPACE}:labels": {"Team": "ml"}}, f"{NAMESPACE}:labels.Team", "'Team'"),
+    ({f"{NAMESPACE}:buckets": {"staging": "gs://my-bucket"}}, f"{NAMESPACE}:buckets.staging", "'gs://my-bucket'"),
+    ({f"{NAMESPACE}:buckets": {"jobDir": "A"}}, f"{NAMESPACE}:buckets.jobDir", "'A'"),
+    ({f"{NAMESPACE}:buckets": {"stagingRetentionDays": -1}}, f"{NAMESPACE}:buckets.stagingRetentionDays", "-1"),
+    ({f"{NAMESPACE}:tpuAccess": {"grant": "maybe"}}, f"{NAMESPACE}:tpuAccess.grant", "'maybe'"),
+    ({f"{NAMESPACE}:tpuAccess": {"serviceAccount": "me@example.com"}}, f"{NAMESPACE}:tpuAccess.serviceAccount",
+     "'me@example.com'"),
+    ({f"{NAMESPACE}:jobs": {"gpu": {**GOOD_JOB, "waitTimeoutSeconds": 0}}},
+     f"{NAMESPACE}:jobs.gpu.waitTimeoutSeconds", "0"),
+    ({f"{NAMESPACE}:jobs": {"gpu": {**GOOD_JOB, "trainer": {"path": "trainers/missing"}}}},
+     f"{NAMESPACE}:jobs.gpu.trainer.path", "'trainers/missing'"),
+])
+def test_each_bad_value_names_file_key_and_value(tmp_path: Path, config: dict[str, Any], key: str,
+                                                  value: str) -> None:
+    path = write_stack(tmp_path, stack(config) if "gcp:project" not in config else config)
+    lines = problems_of(path)
+    assert any(line.startswith(f"{path}: {key}: ") and value in line for line in lines), lines
+
+
+def test_job_spec_problems_are_rooted_at_the_job(tmp_path: Path) -> None:
+    job = {**GOOD_JOB, "trainingInput": {**GOOD_JOB["trainingInput"],
+                                         "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4",
+                                                                                "count": 3}}}}
+    path = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"gpu": job}}))
+    assert problems_of(path) == [f"{path}: {NAMESPACE}:jobs.gpu.trainingInput.masterConfig.acceleratorConfig.count: "
+                                 "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"]
+
+
+def test_vertex_only_problems_are_reported_on_vertex_stacks(tmp_path: Path) -> None:
+    tpu = {"trainer": {"path": "trainers/example"},
+           "trainingInput": {"scaleTier": "BASIC_TPU", "runtimeVersion": "1.12", "pythonModule": "trainer.task"}}
+    vertex = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"tpu": tpu}}))
+    lines = problems_of(vertex)
+    assert any(f"{NAMESPACE}:jobs.tpu.trainingInput.runtimeVersion: 1.12: Vertex AI has no prebuilt TPU container"
+               in line for line in lines), lines
+    ai_platform = write_stack(tmp_path, stack({f"{NAMESPACE}:backend": "ai-platform",
+                                               f"{NAMESPACE}:jobs": {"tpu": tpu}}), "u")
+    assert load_stack_file(ai_platform, root=ROOT).jobs["tpu"].job.training_input.scale_tier == "BASIC_TPU"
+
+
+def test_all_problems_of_a_stack_are_reported_at_once(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        config:
+          {NAMESPACE}:backend: vertx
+          {NAMESPACE}:buckets:
+            stagingRetentionDays: many
+          {NAMESPACE}:jobs:
+            Bad_Name:
+              trainer: {{path: trainers/example}}
+              trainingInput: {{pythonModule: trainer.task, runtimeVersion: "2.11"}}
+            gpu:
+              trainer: {{path: trainers/nope}}
+              waitForCompletion: sure
+              trainingInput:
+                scaleTier: CUSTOM
+                masterType: n1-standard-8
+                masterConfig: {{acceleratorConfig: {{type: NVIDIA_TESLA_T4, count: 3}}}}
+                pythonModule: trainer.task
+                runtimeVersion: "2.11"
+            typo:
+              trainer: {{path: trainers/example}}
+              trainingInput: {{pythonModule: trainer.task, runtimeVersion: "2.11", regoin: us-central1}}
+        """)
+    text = "\n".join(problems_of(path))
+    for expected in (
+        f"{NAMESPACE}:backend: 'vertx'",
+        f"{NAMESPACE}:project: required",
+        f"{NAMESPACE}:buckets.stagingRetentionDays: 'many'",
+        f"{NAMESPACE}:jobs: 'Bad_Name' is not a valid job name",
+        f"{NAMESPACE}:jobs.gpu.trainer.path: 'trainers/nope'",
+        f"{NAMESPACE}:jobs.gpu.waitForCompletion: 'sure'",
+        f"{NAMESPACE}:jobs.gpu.trainingInput.masterConfig.acceleratorConfig.count: 3",
+        f"{NAMESPACE}:jobs.typo.trainingInput.regoin: unknown field 'regoin' (did you mean region?)",
+    ):
+        assert expected in text, f"{expected!r} missing from:\n{text}"
+    assert all(line.startswith(f"{path}: ") for line in text.splitlines())
+
+
+@pytest.mark.parametrize(("where", "wrong", "suggested"), [
+    ("top", "bucket", "buckets"),
+    ("buckets", "stagingRetentionDay", "stagingRetentionDays"),
+    ("tpuAccess", "serviceAcount", "serviceAccount"),
+    ("job", "waitForCompletions", "waitForCompletion"),
+])
+def test_unknown_keys_get_the_closest_known_one(tmp_path: Path, where: str, wrong: str, suggested: str) -> None:
+    if where == "top":
+        config = stack({f"{NAMESPACE}:{wrong}": {}})
+    elif where == "job":
+        config = stack({f"{NAMESPACE}:jobs": {"gpu": {**GOOD_JOB, wrong: True}}})
+    else:
+        config = stack({f"{NAMESPACE}:{where}": {wrong: 1}})
+    lines = problems_of(write_stack(tmp_path, config))
+    assert any(f"unknown field {wrong!r} (did you mean {suggested}?)" in line for line in lines), lines
+
+
+def test_unknown_file_keys_and_unnamespaced_keys(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, """\
+        confg: {}
+        config:
+          gcp:project: my-ml-test
+          backend: vertex
+        """)
+    text = "\n".join(problems_of(path))
+    assert "confg: unknown stack file key (did you mean config?)" in text
+    assert "backend: config keys are namespaced; did you mean gcp-training-jobs:backend?" in text
+
+
+def test_job_names_must_be_resource_and_job_id_material(tmp_path: Path) -> None:
+    for bad in ("1st", "GPU", "with space", "x" * 55):
+        lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {bad: GOOD_JOB}})))
+        assert any(f"{bad!r} is not a valid job name" in line for line in lines), (bad, lines)
+    ok = load_stack_file(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"gpu_2-b": GOOD_JOB}})), root=ROOT)
+    assert list(ok.jobs) == ["gpu_2-b"]
+
+
+def test_trainer_must_hold_the_module_and_not_go_with_an_image(tmp_path: Path) -> None:
+    typo = {**GOOD_JOB, "trainingInput": {**GOOD_JOB["trainingInput"], "pythonModule": "trainer.tsk"}}
+    image = {"trainer": {"path": "trainers/example"}, "trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+        "masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1"}}}
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"typo": typo, "image": image}})))
+    text = "\n".join(lines)
+    assert f"{NAMESPACE}:jobs.typo.trainingInput.pythonModule: 'trainer.tsk' is not a module of trainer " \
+        "trainers/example" in text
+    assert f"{NAMESPACE}:jobs.image.trainer: is set with trainingInput.masterConfig.imageUri" in text
+
+
+def test_code_comes_from_a_trainer_package_uris_or_an_image(tmp_path: Path) -> None:
+    given = {"trainingInput": {**GOOD_JOB["trainingInput"], "packageUris": ["gs://bucket/trainer-1.0.tar.gz"]}}
+    image = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+                               "masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1"}}}
+    settings = load_stack_file(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"given": given,
+                                                                                  "image": image}})), root=ROOT)
+    assert settings.jobs["given"].trainer is None and settings.trainer_folders() == {}
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"none": {
+        "trainingInput": {k: v for k, v in GOOD_JOB["trainingInput"].items()}}}}), "u"))
+    assert any(f"{NAMESPACE}:jobs.none.trainingInput.packageUris: required" in line for line in lines), lines
+
+
+def test_a_package_folder_without_setup_is_a_trainer(tmp_path: Path) -> None:
+    job = {**GOOD_JOB, "trainer": {"path": "trainers/example/trainer"}}
+    settings = load_stack_file(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"bare": job}})), root=ROOT)
+    assert settings.jobs["bare"].trainer.path == "trainers/example/trainer"
+    not_code = {**GOOD_JOB, "trainer": {"path": "stacks"}}
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"bare": not_code}}), "u"))
+    assert any("trainer.path: 'stacks': has neither setup.py, pyproject.toml nor __init__.py" in line
+               for line in lines), lines
+
+
+# --- Decimals and secrets ----------------------------------------------------------------------------------
+
+
+def test_quoted_decimal_versions_are_kept_as_written(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:backend: ai-platform
+          {NAMESPACE}:jobs:
+            old:
+              trainer: {{path: trainers/example}}
+              trainingInput:
+                scaleTier: BASIC_GPU
+                runtimeVersion: "1.10"
+                pythonVersion: "3.5"
+                pythonModule: trainer.task
+        """)
+    assert load_stack_file(path, root=ROOT).jobs["old"].job.training_input.runtime_version == "1.10"
+
+
+def test_unquoted_decimals_pulumi_would_change_are_refused_with_the_text_kept(tmp_path: Path) -> None:
+    """Pulumi reads `1.10` inside an object value as the number 1.1: validate must not pass what up changes."""
+    path = write_stack(tmp_path, f"""\
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:backend: ai-platform
+          {NAMESPACE}:jobs:
+            old:
+              trainer: {{path: trainers/example}}
+              trainingInput:
+                scaleTier: BASIC_GPU
+                runtimeVersion: 1.10
+                pythonVersion: 3.5
+                pythonModule: trainer.task
+        """)
+    assert problems_of(path) == [f'{path}: {NAMESPACE}:jobs.old.trainingInput.runtimeVersion: 1.10 unquoted: Pulumi '
+                                 'reads it as the number 1.1; write it in quotes: "1.10"']
+
+
+def test_unquoted_decimals_are_refused_at_the_top_level_and_in_labels_and_args(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:region: 1.10
+          {NAMESPACE}:labels: {{release: 2.10}}
+          {NAMESPACE}:jobs:
+            gpu:
+              trainer: {{path: trainers/example}}
+              trainingInput: {{scaleTier: BASIC, runtimeVersion: "2.11", pythonModule: trainer.task, args: [0.50]}}
+        """)
+    text = "\n".join(problems_of(path))
+    for where, written, read in ((f"{NAMESPACE}:region", "1.10", "1.1"), (f"{NAMESPACE}:labels.release", "2.10", "2.1"),
+                                 (f"{NAMESPACE}:jobs.gpu.trainingInput.args[0]", "0.50", "0.5")):
+        assert f"{where}: {written} unquoted: Pulumi reads it as the number {read}" in text, text
+
+
+def test_unquoted_decimals_pulumi_keeps_are_fine(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:jobs:
+            gpu:
+              trainer: {{path: trainers/example}}
+              trainingInput: {{scaleTier: BASIC, runtimeVersion: 2.11, pythonVersion: 3.7,
+                               pythonModule: trainer.task}}
+        """)
+    ti = load_stack_file(path, root=ROOT).jobs["gpu"].job.training_input
+    assert (ti.runtime_version, ti.python_version) == ("2.11", "3.7")
+
+
+def test_encrypted_values_are_opaque_not_errors(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        encryptionsalt: v1:abc:def
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:apiEndpoint:
+            secure: v1:AAAA:BBBB
+          {NAMESPACE}:jobs:
+            gpu:
+              trainer: {{path: trainers/example}}
+              trainingInput:
+                scaleTier: BASIC
+                runtimeVersion: "2.11"
+                pythonModule: trainer.task
+                args:
+                  - --token
+                  - secure: v1:CCCC:DDDD
+        """)
+    settings = load_stack_file(path, root=ROOT)
+    assert settings.jobs["gpu"].job.training_input.args == ["--token", "[secret]"]
+    assert settings.secret_keys == {"apiEndpoint", "jobs"}
+
+
+# --- Inside a Pulumi program --------------------------------------------------------------------------------
+
+
+def program_settings(config: dict[str, str], stack_name: str = "t") -> StackSettings:
+    with mocked_pulumi(stack_name, config):
+        return from_pulumi_config(root=ROOT)
+
+
+@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+def test_pulumi_config_gives_the_same_settings_as_the_stack_file(name: str) -> None:
+    path = STACKS / f"Pulumi.{name}.yaml"
+    config, _ = pulumi_config(yaml.safe_load(path.read_text()))
+    offline, inside = load_stack_file(path), program_settings(config, name)
+    assert inside.model_dump() == offline.model_dump()
+    assert {n: j.job for n, j in inside.jobs.items()} == {n: j.job for n, j in offline.jobs.items()}
+
+
+def test_pulumi_numbers_in_version_fields_become_text() -> None:
+    """Pulumi passes object values as JSON: `runtimeVersion: 2.11` arrives as the number 2.11."""
+    jobs = {"gpu": {**GOOD_JOB, "trainingInput": {**GOOD_JOB["trainingInput"], "runtimeVersion": 2.11,
+                                                   "pythonVersion": 3.7}}}
+    settings = program_settings({"gcp:project": "my-ml-test", f"{NAMESPACE}:jobs": json.dumps(jobs),
+                                 f"{NAMESPACE}:region": ""})
+    ti = settings.jobs["gpu"].job.training_input
+    assert (ti.runtime_version, ti.python_version, settings.region) == ("2.11", "3.7", "us-central1")
+
+
+def test_bad_pulumi_config_is_one_clean_error_listing_every_problem() -> None:
+    with pytest.raises(pulumi.RunError) as caught:
+        program_settings({f"{NAMESPACE}:backend": "vertx", f"{NAMESPACE}:buckets": '{"forceDestroy": "maybe"}',
+                          f"{NAMESPACE}:labels": "not json"})
+    message = str(caught.value)
+    assert message.startswith("invalid configuration of stack 't' (4 problems):")
+    for expected in (f"{NAMESPACE}:backend: 'vertx'", f"{NAMESPACE}:project: required",
+                     f"{NAMESPACE}:buckets.forceDestroy: 'maybe'", f"{NAMESPACE}:labels: 'not json'"):
+        assert expected in message, message
+    assert len(caught.value.problems) == 4  # type: ignore[attr-defined]
+
+
+# --- Pulumi.yaml declares exactly what the settings read ----------------------------------------------------
+
+
+def test_project_file_declares_every_key_with_a_default_the_settings_accept() -> None:
+    declared = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["config"]
+    fields = {info.alias or name for name, info in StackSettings.model_fields.items()}
+    assert {key.split(":", 1)[1] for key in declared} == fields
+    for key, declaration in declared.items():
+        assert "description" in declaration and "default" in declaration, key  # else required in every stack
+        if key.split(":", 1)[1] in OBJECT_KEYS:
+            assert "type" not in declaration, "Pulumi's config types are string, integer, boolean, array"
+    config, _ = pulumi_config({"config": {"gcp:project": "my-ml-test"}})
+    settings = program_settings(config)
+    assert (settings.backend, settings.region, settings.enable_apis, settings.api_endpoint) == \
+        ("vertex", "us-central1", True, None)

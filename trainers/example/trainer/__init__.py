@@ -1,0 +1,1 @@
+"""Example trainer: `python -m trainer.task --job-dir gs://BUCKET/jobs/NAME [...]`."""
