@@ -146,17 +146,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _close_event_loop() -> None:
-    """Close the loop Pulumi's runtime left open: collected at interpreter exit instead, it can fail noisily
-    (an "Exception ignored" traceback on stderr) once its selector's file descriptor is gone."""
+    """Close the loops Pulumi's runtime left open: collected at interpreter exit instead, they can fail
+    noisily (an "Exception ignored" traceback on stderr) once their selectors' file descriptors are gone."""
     import asyncio
-    import contextlib
-    import warnings
+    import gc
 
-    with warnings.catch_warnings(), contextlib.suppress(RuntimeError):
-        warnings.simplefilter("ignore", DeprecationWarning)
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-        if not loop.is_running():
-            loop.close()
+    for obj in gc.get_objects():
+        if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_running() and not obj.is_closed():
+            obj.close()
 
 
 def cmd_emulator(args: argparse.Namespace) -> int:
