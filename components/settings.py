@@ -21,21 +21,18 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from components import catalog
 from components.documents import read_yaml
 from components.problems import Problem, SpecError, allowed, from_validation_error
-from components.spec import Job, TrainingInput
+from components.spec import Job, TrainingInput, WireModel
 
 #: The project's config namespace (the `name:` of Pulumi.yaml).
 NAMESPACE = "gcp-training-jobs"
@@ -108,15 +105,9 @@ Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 
 
-class SettingsModel(BaseModel):
-    """Base of the settings tree: camelCase keys as written in stack files, unknown keys refused."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-    )
+class SettingsModel(WireModel):
+    """Base of the settings tree: camelCase keys as written in stack files, unknown keys refused (the same
+    conventions as the job spec's models)."""
 
 
 # --- The tree -----------------------------------------------------------------------------------
