@@ -26,7 +26,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from components.backends import JOB_LABEL, NAMES, get_backend, job_labels
+from components.backends import NAMES, get_backend, job_labels
 from components.backends.base import Target
 from components.backends.lifecycle import Jobs
 from components.problems import Problem, SpecError
@@ -241,9 +241,7 @@ class TrainingJobProvider(EndpointProvider):
         jobs = self._jobs(new)
         resource: dict[str, Any] | None
         if canonical(old.job.get("labels")) != canonical(new.job.get("labels")):
-            labels = {**(new.job.get("labels") or {}), JOB_LABEL: job_labels(parse_job(new.job),
-                                                                            new.job_id)[JOB_LABEL]}
-            resource = jobs.relabel(id_, labels)
+            resource = jobs.relabel(id_, job_labels(parse_job(new.job), new.job_id))
         else:
             resource = jobs.get(id_)
         outputs = self._outputs(jobs, resource) if resource else {k: olds.get(k) for k in OUTPUT_KEYS}

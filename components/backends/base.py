@@ -39,6 +39,8 @@ class Backend(ABC):
     conflict_means_exists: ClassVar[bool] = False
     #: Whether labels can change in place (ml v1 jobs.patch); otherwise a label change replaces the job.
     supports_label_update: ClassVar[bool] = True
+    #: Whether a finished job's record is removed on delete (Vertex AI); ml v1 has no delete and keeps it.
+    deletes_finished_jobs: ClassVar[bool] = False
 
     @abstractmethod
     def endpoint(self, target: Target) -> str:
@@ -57,9 +59,9 @@ class Backend(ABC):
     @abstractmethod
     def cancel_request(self, svc: Any, name: str) -> Any: ...
 
-    def delete_request(self, svc: Any, name: str) -> Any | None:
-        """A request that removes a finished job's record, or None where the API keeps them."""
-        return None
+    def delete_request(self, svc: Any, name: str) -> Any:
+        """A request that removes a finished job's record (only where `deletes_finished_jobs`)."""
+        raise NotImplementedError(f"{self.name} keeps finished jobs")
 
     @abstractmethod
     def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:

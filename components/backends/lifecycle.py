@@ -153,7 +153,7 @@ class Jobs:
                     raise
             self.log(f"cancelled {name} (was {state})")
             return "cancelled"
-        if state in FINISHED_STATES and self.backend.delete_request(self.svc, name) is not None:
+        if state in FINISHED_STATES and self.backend.deletes_finished_jobs:
             try:
                 self._call("delete", lambda s: self.backend.delete_request(s, name))
             except ApiError as error:

@@ -91,7 +91,7 @@ def _host(ti: TrainingInput) -> str:
     return catalog.VERTEX_CONTAINER_HOSTS.get((ti.region or "us").split("-")[0], "us-docker.pkg.dev")
 
 
-def _executor_image(ti: TrainingInput, gpu: bool, path: str, problems: list[Problem]) -> str | None:
+def _executor_image(ti: TrainingInput, gpu: bool, problems: list[Problem]) -> str | None:
     runtime = ti.runtime_version or catalog.VERTEX_DEFAULT_RUNTIME
     tag = catalog.VERTEX_TF_CONTAINERS.get(runtime)
     if tag is None:
@@ -135,7 +135,7 @@ def _pool(machine: Machine, ti: TrainingInput, problems: list[Problem]) -> dict[
         pool["containerSpec"] = container
     else:
         if machine.machine_type != catalog.VERTEX_TPU_MACHINE:
-            executor = _executor_image(ti, bool(machine.accelerator_type), machine.path, problems)
+            executor = _executor_image(ti, bool(machine.accelerator_type), problems)
         elif ti.runtime_version is None:
             executor = f"{_host(ti)}/vertex-ai/training/{catalog.VERTEX_DEFAULT_TPU_IMAGE}:latest"
         else:
@@ -198,6 +198,7 @@ class VertexBackend(Backend):
     name: ClassVar[str] = "vertex"
     api: ClassVar[str] = "aiplatform"
     supports_label_update: ClassVar[bool] = False
+    deletes_finished_jobs: ClassVar[bool] = True
 
     def endpoint(self, target: Target) -> str:
         return target.endpoint or f"https://{target.region}-aiplatform.googleapis.com/"
