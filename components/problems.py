@@ -56,6 +56,12 @@ def allowed(values: Iterable[object]) -> str:
     return ", ".join(str(v) for v in values) or "none"
 
 
+def suggestion(key: str, known: Iterable[str]) -> str:
+    """` (did you mean X?)` for the closest known name, or nothing when none is close."""
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def _field_names(model: type[BaseModel]) -> dict[str, str]:
     """Wire name (alias) and Python name of every field -> the wire name."""
     names: dict[str, str] = {}
@@ -125,9 +131,7 @@ def from_validation_error(error: ValidationError, model: type[BaseModel]) -> lis
             parent = _model_at(model, loc[:-1])
             key = str(loc[-1])
             known = sorted({info.alias or n for n, info in parent.model_fields.items()}) if parent else []
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            message = f"unknown field {key!r}{hint}; allowed: {allowed(known)}"
+            message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
         elif kind == "missing":
             message = "required field is missing"
         else:

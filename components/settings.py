@@ -30,8 +30,9 @@ from pydantic import (
 )
 
 from components import catalog
+from components.backends.base import JOB_NAME_MAX
 from components.documents import read_yaml
-from components.problems import Problem, SpecError, allowed, from_validation_error
+from components.problems import Problem, SpecError, allowed, from_validation_error, suggestion
 from components.spec import Job, TrainingInput, WireModel
 
 #: The project's config namespace (the `name:` of Pulumi.yaml).
@@ -50,8 +51,6 @@ GCP_KEYS = ("gcp:project", "gcp:region")
 
 #: A job's name is its Pulumi resource name, the stem of its job id and the folder of its job dir.
 JOB_NAME = re.compile(r"[a-z][a-z0-9_-]*")
-#: training_job.new_job_id keeps 54 characters of the name before its random suffix.
-MAX_JOB_NAME = 54
 PROJECT_ID = re.compile(r"(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]")
 BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{1,61}[a-z0-9]")
 GOOGLE_SERVICE_ACCOUNT = re.compile(r"[^@\s]+@[a-z0-9.-]+\.gserviceaccount\.com")
@@ -299,7 +298,7 @@ def load_stack_file(path: Path, data: Any | None = None, *, root: Path | None = 
         data = {}
     if not isinstance(data, dict):
         raise SpecError([Problem("", f"expected a mapping with a config: key, got {type(data).__name__}", file)])
-    problems = [Problem(str(key), f"unknown stack file key{_hint(str(key), STACK_FILE_KEYS)}; allowed: "
+    problems = [Problem(str(key), f"unknown stack file key{suggestion(str(key), STACK_FILE_KEYS)}; allowed: "
                         f"{allowed(STACK_FILE_KEYS)}", file) for key in data if key not in STACK_FILE_KEYS]
     config = data.get("config") or {}
     if not isinstance(config, dict):
@@ -488,13 +487,6 @@ def _opaque(value: Any) -> Any:
     return value
 
 
-def _hint(key: str, known: Any) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 # --- Judging --------------------------------------------------------------------------------------
 
 
@@ -606,9 +598,9 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
 
     prefix = f"{NAMESPACE}:jobs.{name}"
     problems: list[Problem] = []
-    if not JOB_NAME.fullmatch(name) or len(name) > MAX_JOB_NAME:
+    if not JOB_NAME.fullmatch(name) or len(name) > JOB_NAME_MAX:
         problems.append(Problem(f"{NAMESPACE}:jobs", f"{name!r} is not a valid job name; allowed: lowercase "
-                                f"letters, digits, - and _, starting with a letter, at most {MAX_JOB_NAME} "
+                                f"letters, digits, - and _, starting with a letter, at most {JOB_NAME_MAX} "
                                 "characters (it names the Pulumi resource, the job id and the job dir)"))
     if not isinstance(raw, dict):
         problems.append(Problem(prefix, f"expected a mapping with trainingInput, got {type(raw).__name__}"))

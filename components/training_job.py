@@ -27,7 +27,7 @@ from pulumi.dynamic import (
 )
 
 from components.backends import NAMES, get_backend, job_labels
-from components.backends.base import Target
+from components.backends.base import JOB_ID_SUFFIX_HEX, JOB_NAME_MAX, Target
 from components.backends.lifecycle import Jobs
 from components.problems import Problem, SpecError
 from components.provider_base import EndpointProvider
@@ -99,7 +99,7 @@ def new_job_id(name: str) -> str:
     stem = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "job"
     if not stem[0].isalpha():
         stem = f"job_{stem}"
-    return f"{stem[:54]}_{secrets.token_hex(4)}"
+    return f"{stem[:JOB_NAME_MAX]}_{secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
 
 
 @dataclass

@@ -92,6 +92,12 @@ class Backend(ABC):
         return (resource.get("labels") or {}).get(JOB_LABEL) == label_value(job_id)
 
 
+#: Random hex digits after a job's name in its id (ids can never be reused, even after a job ends).
+JOB_ID_SUFFIX_HEX = 8
+#: The longest name whose job id (name + "_" + suffix) still fits a label value (63 characters).
+JOB_NAME_MAX = 63 - 1 - JOB_ID_SUFFIX_HEX
+
+
 def label_value(job_id: str) -> str:
     """A job id as a label value (lowercase, at most 63 characters)."""
     return job_id.lower()[:63]
