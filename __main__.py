@@ -7,8 +7,8 @@ the outputs. `python -m components plan --stack NAME` runs this same file offlin
 
 from pathlib import Path
 
-from components.settings import from_pulumi_config
-from components.stack import build_stack
+from components.resources.settings import from_pulumi_config
+from components.resources.stack import build_stack
 
 settings = from_pulumi_config(root=Path(__file__).resolve().parent)
 build_stack(settings)

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from components.backends import transport  # noqa: E402
 from components.emulator import Emulator  # noqa: E402
-from components.training_job import TrainingJobProvider  # noqa: E402
+from components.resources.training_job import TrainingJobProvider  # noqa: E402
 
 JOB = {"trainingInput": {
     "scaleTier": "CUSTOM", "masterType": "n1-highcpu-16",

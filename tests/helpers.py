@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.discovery import validate_body
+from components.emulator.discovery import validate_body
 
 
 def gpu_job(machine: str, gpu: str | None = None, count: int | None = None, *, region: str = "us-central1",

@@ -28,8 +28,7 @@ if str(ROOT) not in sys.path:
 import pytest  # noqa: E402
 from googleapiclient.errors import HttpError  # noqa: E402
 
-from components import discovery  # noqa: E402
-from components.emulator import Emulator, project_number  # noqa: E402
+from components.emulator import Emulator, discovery, project_number  # noqa: E402
 
 pytest.register_assert_rewrite("tests.conftest_emulator")  # it is also loaded as a plugin below
 from tests.conftest_emulator import build_client  # noqa: E402

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.problems import SpecError
-from components.spec import load_job
+from components.jobspec.errors import SpecError
+from components.jobspec.load import load_job
 from tests.helpers import gpu_job
 
 K80, P4, P100, T4, V100, A100 = (

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components import catalog
-from components.backends import render_body
-from components.problems import SpecError
-from components.spec import load_job
+from components.jobspec import catalog
+from components.jobspec.errors import SpecError
+from components.jobspec.load import load_job
+from components.jobspec.render import render_body
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(allow_nan=True),

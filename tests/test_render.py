@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from components.backends import render_body
-from components.documents import read_yaml
-from components.problems import SpecError
-from components.spec import load_job
+from components.jobspec.documents import read_yaml
+from components.jobspec.errors import SpecError
+from components.jobspec.load import load_job
+from components.jobspec.render import render_body
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 from tests.test_gpu_table import ALLOWED
 

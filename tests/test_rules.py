@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from components.documents import read_yaml
-from components.problems import SpecError
-from components.spec import load_job
+from components.jobspec.documents import read_yaml
+from components.jobspec.errors import SpecError
+from components.jobspec.load import load_job
 from tests.helpers import gpu_job
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))

@@ -16,15 +16,11 @@ import pulumi  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 
-from components.plan import mocked_pulumi, pulumi_config  # noqa: E402
-from components.problems import SpecError  # noqa: E402
-from components.settings import (  # noqa: E402
-    NAMESPACE,
-    OBJECT_KEYS,
-    StackSettings,
-    from_pulumi_config,
-    load_stack_file,
-)
+from components.cli.plan import mocked_pulumi, pulumi_config  # noqa: E402
+from components.jobspec.errors import SpecError  # noqa: E402
+from components.jobspec.names import NAMESPACE  # noqa: E402
+from components.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402
+from components.resources.settings.decimals import OBJECT_KEYS  # noqa: E402
 
 STACKS = ROOT / "stacks"
 

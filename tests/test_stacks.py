@@ -1,6 +1,6 @@
 """The real __main__.py run per stack under Pulumi's mocks: what each stack registers, and in what order.
 
-Mocks never call providers (DESIGN.md): the TPU service account lookup's provider is tested directly at
+Mocks never call providers: the TPU service account lookup's provider is tested directly at
 the end, against the loopback emulator over real HTTP.
 """
 
@@ -23,12 +23,13 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from pulumi.dynamic import ConfigureRequest  # noqa: E402
 
+from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
-from components.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
-from components.settings import NAMESPACE, load_stack_file  # noqa: E402
-from components.stack import build_stack  # noqa: E402
-from components.tpu_access import ROLE, TpuServiceAccountProvider  # noqa: E402
-from components.trainer_package import BUILD_DIR_ENV  # noqa: E402
+from components.jobspec.names import NAMESPACE  # noqa: E402
+from components.resources.settings import load_stack_file  # noqa: E402
+from components.resources.stack import build_stack  # noqa: E402
+from components.resources.tpu_access import ROLE, TpuServiceAccountProvider  # noqa: E402
+from components.resources.trainer_package import BUILD_DIR_ENV  # noqa: E402
 
 STACKS = ROOT / "stacks"
 BUCKET = "gcp:storage/bucket:Bucket"

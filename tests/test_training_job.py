@@ -21,7 +21,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from components.backends import transport
 from components.backends.lifecycle import JobConflict
 from components.emulator import Emulator
-from components.training_job import UNKNOWN, TrainingJobProvider
+from components.resources.training_job import UNKNOWN, TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ["ai-platform", "vertex"]
@@ -331,7 +331,7 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
     assert dill.loads(raw).__class__ is TrainingJobProvider
     script = (
         "import base64, os, sys, dill\n"
-        "from components.training_job import TrainingJobProvider\n"
+        "from components.resources.training_job import TrainingJobProvider\n"
         "p = dill.loads(base64.b64decode(sys.argv[1]))\n"
         "inputs = p.check({}, {'name': 'fresh', 'project': 'my-proj', 'backend': 'vertex', 'job': "
         f"{t4_job()!r}}}).inputs\n"

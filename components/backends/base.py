@@ -10,10 +10,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from components.spec import Job
-
-#: The label every job carries so a job whose create answer was lost can be found again.
-JOB_LABEL = "pulumi-job"
+from components.jobspec.models import Job
+from components.jobspec.names import JOB_LABEL, label_value
+from components.jobspec.render import BODIES
 
 #: The states of the common vocabulary (ml v1's), used in outputs whatever the backend.
 ACTIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING"})
@@ -46,9 +45,9 @@ class Backend(ABC):
     def endpoint(self, target: Target) -> str:
         """The API root for a target (the override wins)."""
 
-    @abstractmethod
     def render(self, job: Job, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
-        """The create request body for a validated job."""
+        """The create request body for a validated job (the pure renderer of this API)."""
+        return BODIES[self.name](job, job_id, labels)
 
     @abstractmethod
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any: ...
@@ -91,16 +90,6 @@ class Backend(ABC):
         """Whether an existing job is the one this body describes (adoption after a lost answer)."""
         return (resource.get("labels") or {}).get(JOB_LABEL) == label_value(job_id)
 
-
-#: Random hex digits after a job's name in its id (ids can never be reused, even after a job ends).
-JOB_ID_SUFFIX_HEX = 8
-#: The longest name whose job id (name + "_" + suffix) still fits a label value (63 characters).
-JOB_NAME_MAX = 63 - 1 - JOB_ID_SUFFIX_HEX
-
-
-def label_value(job_id: str) -> str:
-    """A job id as a label value (lowercase, at most 63 characters)."""
-    return job_id.lower()[:63]
 
 
 def common_times(resource: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from components.backends.base import Backend, Target, common_times
-from components.spec import Job, job_body
 
 ENDPOINT = "https://ml.googleapis.com/"
 
@@ -18,12 +17,6 @@ class MlV1Backend(Backend):
 
     def endpoint(self, target: Target) -> str:
         return target.endpoint or ENDPOINT
-
-    def render(self, job: Job, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
-        body = {k: v for k, v in job_body(job).items() if k != "jobId"}
-        if labels:
-            body["labels"] = labels
-        return {"jobId": job_id, **body}
 
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
         return svc.projects().jobs().create(parent=f"projects/{target.project}", body=body)

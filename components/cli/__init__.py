@@ -1,0 +1,1 @@
+"""The command line: validate, render and plan (and the entry point of the emulator)."""

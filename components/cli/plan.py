@@ -1,0 +1,562 @@
+"""`python -m components plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
+
+It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
+top-level `__main__.py` with `runpy` under Pulumi's mocks (no engine, CLI, network or credentials), the
+stack file's config set as the Pulumi CLI would pass it, and prints every resource the program
+registers with the inputs a reviewer checks (or `--json`). Values only Google knows (auto-named bucket
+suffixes, the TPU service account, job ids) are marked as such. Exit 2: no such stack, unreadable file.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from components.jobspec.documents import read_yaml
+from components.jobspec.errors import SpecError, UnreadableError
+from components.jobspec.names import NAMESPACE
+from components.resources.settings import OPAQUE, find_project_root, load_stack_file
+
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+#: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
+AT_APPLY = "(known after apply)"
+TPU_ACCOUNT_AT_APPLY = "(from projects.getConfig at apply)"
+DYNAMIC_PREFIX = "pulumi-python:dynamic/"
+#: Display order of top-level components.
+ORDER = ("ProjectServices", "TrainingBuckets", "TpuServiceAgent", "TrainerPackage", "TrainingJob")
+
+
+# --- Running the program under mocks ---------------------------------------------------------------
+
+
+@dataclass
+class Registration:
+    """One resource the program registered, as the engine would have received it."""
+
+    type: str
+    name: str
+    urn: str
+    parent: str
+    custom: bool
+    inputs: dict[str, Any]
+    dependencies: list[str]
+    secrets: list[str] = field(default_factory=list)
+    """Inputs marked secret (their values are shown unwrapped here: they hold no decrypted data offline)."""
+
+
+@dataclass
+class Recording:
+    """Everything one run of the program registered and exported."""
+
+    resources: list[Registration] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, suffix: str) -> list[Registration]:
+        return [r for r in self.resources if r.type == suffix or r.type.endswith(suffix)]
+
+    def by_urn(self) -> dict[str, Registration]:
+        return {r.urn: r for r in self.resources}
+
+
+def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Plausible outputs: the inputs, plus what the provider would compute."""
+    outputs = {k: v for k, v in inputs.items() if k != "__provider"}
+    if typ == "gcp:storage/bucket:Bucket":
+        outputs.setdefault("name", name)  # real names get a random suffix (Pulumi's auto-naming)
+        outputs["url"] = f"gs://{outputs['name']}"
+    elif typ.endswith("training:TpuServiceAccount"):
+        outputs["serviceAccount"] = TPU_ACCOUNT_AT_APPLY
+    elif typ.endswith("training:TrainingJob"):
+        outputs.update({"jobId": AT_APPLY, "state": AT_APPLY, "consoleUrl": AT_APPLY, "resourceName": AT_APPLY})
+    return outputs
+
+
+def _make_mocks() -> Any:
+    import pulumi
+    from pulumi.runtime import mocks
+
+    class PlanMocks(pulumi.runtime.Mocks):
+        def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+            return f"{args.name}-id", _mock_outputs(args.typ, args.name, args.inputs)
+
+        def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], None]:
+            return {}, None
+
+    class RecordingMonitor(mocks.MockMonitor):
+        """The mock monitor, also keeping each registration's parent and dependencies."""
+
+        def __init__(self, mocks_: Any) -> None:
+            super().__init__(mocks_)
+            self.recording = Recording()
+            self._lock = threading.Lock()
+
+        def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method's name
+            from pulumi.runtime import rpc
+            from pulumi.runtime.sync_await import _sync_await
+
+            answer = super().RegisterResource(request)
+            if request.type != "pulumi:pulumi:Stack":
+                inputs = _sync_await(_deserialize(rpc, request.object))
+                secrets = sorted(k for k, v in inputs.items() if rpc.is_rpc_secret(v) and not k.startswith("__"))
+                inputs = {k: _unwrap_secrets(rpc, v) for k, v in inputs.items()}
+                with self._lock:
+                    self.recording.resources.append(Registration(
+                        request.type, request.name, answer.urn, request.parent, bool(request.custom),
+                        inputs, list(request.dependencies), secrets))
+            return answer
+
+    mocks_ = PlanMocks()
+    return mocks_, RecordingMonitor(mocks_)
+
+
+async def _deserialize(rpc: Any, struct: Any) -> dict[str, Any]:
+    return dict(rpc.deserialize_properties(struct))
+
+
+def _unwrap_secrets(rpc: Any, value: Any) -> Any:
+    value = rpc.unwrap_rpc_secret(value)
+    if isinstance(value, dict):
+        return {k: _unwrap_secrets(rpc, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unwrap_secrets(rpc, v) for v in value]
+    return value
+
+
+@contextmanager
+def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | None = None) -> Iterator[Any]:
+    """Pulumi's mocks with a recording monitor and the given config; the runtime restored after.
+
+    Yields the monitor; its `.recording` fills as the program registers resources.
+    """
+    from pulumi.runtime import config as runtime_config
+    from pulumi.runtime import mocks
+    from pulumi.runtime import settings as runtime_settings
+
+    saved_settings = runtime_settings.SETTINGS
+    saved_root = runtime_settings.ROOT.get()
+    saved_config = dict(runtime_config.CONFIG.get())
+    saved_secrets = set(runtime_config._SECRET_KEYS.get())
+    runtime_settings.ROOT.set(None)
+    mocks_, monitor = _make_mocks()
+    mocks.set_mocks(mocks_, project=NAMESPACE, stack=stack, preview=True, monitor=monitor)
+    runtime_config.set_all_config(config, secret_keys or [])
+    try:
+        yield monitor
+    finally:
+        runtime_settings.configure(saved_settings)
+        runtime_settings.ROOT.set(saved_root)
+        runtime_config.set_all_config(saved_config, list(saved_secrets))
+
+
+def run_program(stack: str, config: dict[str, str], secret_keys: list[str] | None = None,
+                main: Path | None = None) -> Recording:
+    """Run the Pulumi program (default: the project's `__main__.py`) under mocks; what it registered."""
+    import pulumi
+    from pulumi.runtime import settings as runtime_settings
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    program = main or _project_root() / "__main__.py"
+    with mocked_pulumi(stack, config, secret_keys) as monitor:
+        _sync_await(run_pulumi_func(lambda: _run_path(program)))
+        root = runtime_settings.get_root_resource()
+        exported = dict(getattr(root, "outputs", {}) or {})
+        monitor.recording.outputs = _sync_await(pulumi.Output.from_input(exported).future()) or {}
+        return monitor.recording
+
+
+def _project_root() -> Path:
+    """The Pulumi project the plan runs: the nearest Pulumi.yaml at or above the working directory."""
+    return find_project_root(Path.cwd()) or Path.cwd()
+
+
+def _run_path(program: Path) -> None:
+    runpy.run_path(str(program), run_name="__main__")
+
+
+# --- Config as the Pulumi CLI passes it ----------------------------------------------------------------
+
+
+def pulumi_config(data: Any, root: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """The stack file's config as the program would receive it: every value a string, objects as JSON,
+    the project's declared defaults (Pulumi.yaml) for keys the stack leaves out, encrypted values opaque."""
+    from components.resources.settings.secrets import opaque, secure_keys
+
+    config = dict((data or {}).get("config") or {}) if isinstance(data, dict) else {}
+    secret = [f"{NAMESPACE}:{key}" for key in secure_keys(config)]
+    secret += [str(k) for k, v in config.items() if isinstance(v, dict) and set(v) == {"secure"}]
+    for key, default in _project_defaults(root or _project_root()).items():
+        config.setdefault(key, default)
+    return {str(k): _as_config_text(opaque(v)) for k, v in config.items()}, sorted(set(secret))
+
+
+def _project_defaults(root: Path) -> dict[str, Any]:
+    try:
+        project = read_yaml(root / "Pulumi.yaml")
+    except UnreadableError:
+        return {}
+    declared = project.get("config") if isinstance(project, dict) else None
+    defaults: dict[str, Any] = {}
+    for key, declaration in (declared or {}).items():
+        full = key if ":" in str(key) else f"{NAMESPACE}:{key}"
+        if isinstance(declaration, dict) and "default" in declaration:
+            defaults[full] = declaration["default"]
+        elif isinstance(declaration, dict) and "value" in declaration:
+            defaults[full] = declaration["value"]
+    return defaults
+
+
+def _as_config_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return "" if value is None else str(value)
+
+
+# --- Describing what would be made ---------------------------------------------------------------------
+
+
+def _short_type(typ: str) -> str:
+    return typ.rsplit(":", 1)[-1]
+
+
+def _yes(value: Any) -> str:
+    return "true" if value else "false"
+
+
+def _num(value: Any) -> str:
+    """Pulumi hands numbers over as floats: 30.0 reads 30."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _labels(value: Any) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted((value or {}).items())) or "none"
+
+
+def _describe_bucket(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
+    rules = []
+    for rule in inputs.get("lifecycleRules") or []:
+        condition = rule.get("condition") or {}
+        action = (rule.get("action") or {}).get("type", "?").lower()
+        if condition.get("daysSinceNoncurrentTime"):
+            rules.append(f"{action} noncurrent versions after {_num(condition['daysSinceNoncurrentTime'])} days")
+        elif condition.get("age"):
+            rules.append(f"{action} objects older than {_num(condition['age'])} days")
+        else:
+            rules.append(f"{action} when {json.dumps(condition, sort_keys=True)}")
+    versioning = (inputs.get("versioning") or {}).get("enabled")
+    return [
+        ("name", f"{inputs.get('name') or name} (+ a random suffix at apply)"),
+        ("location", str(inputs.get("location"))),
+        ("uniformBucketLevelAccess", _yes(inputs.get("uniformBucketLevelAccess"))),
+        ("publicAccessPrevention", str(inputs.get("publicAccessPrevention"))),
+        ("versioning", "enabled" if versioning else "disabled"),
+        ("lifecycle", "; ".join(rules) or "none"),
+        ("forceDestroy", _yes(inputs.get("forceDestroy"))),
+        ("labels", _labels(inputs.get("labels"))),
+    ]
+
+
+def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    source = inputs.get("source")
+    path = getattr(source, "path", None) or str(source)
+    size = ""
+    file = Path(path)  # relative to the working directory, as Pulumi reads file assets
+    if file.is_file():
+        size = f" ({file.stat().st_size:,} bytes)"
+    return [("bucket", str(inputs.get("bucket"))), ("name", str(inputs.get("name"))),
+            ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
+
+
+def _task_lines(job: dict[str, Any]) -> list[tuple[str, str]]:
+    """One line per task role with machines, replica count and accelerators; then the accelerators in all."""
+    from components.jobspec import catalog
+    from components.jobspec.models import parse_job
+    from components.jobspec.rules import scale_tier, tasks
+
+    try:
+        ti = parse_job(job).training_input
+    except SpecError:
+        return [("trainingInput", json.dumps(job.get("trainingInput"), sort_keys=True))]
+    tier = scale_tier(ti)
+    lines: list[tuple[str, str]] = [("scaleTier", tier)]
+    totals: dict[str, int] = {}
+
+    def add(role: str, machine: str, count: int, acc_type: str | None, acc_count: int | None,
+            note: str = "") -> None:
+        text = f"{machine} x{count}"
+        if acc_type and acc_count:
+            text += f" + {acc_count} {acc_type}"
+            totals[acc_type] = totals.get(acc_type, 0) + acc_count * count
+        lines.append((role, text + note))
+
+    if tier in catalog.TIER_MASTER:
+        builtin = catalog.TIER_GPUS.get(tier)
+        add("master", catalog.TIER_MASTER[tier], 1, builtin[0] if builtin else None,
+            builtin[1] if builtin else None, f" ({tier} tier)")
+        if tier == "BASIC_TPU":
+            add("worker", catalog.CLOUD_TPU, 1, catalog.TPU_V2, catalog.TPU_CORES, " (BASIC_TPU tier)")
+    elif tier == "CUSTOM":
+        for task in tasks(ti):
+            if not task.runs or task.machine_type is None:
+                continue
+            acc = task.accelerator
+            builtin = catalog.LEGACY_GPUS.get(task.machine_type)
+            if builtin:
+                add(task.role, task.machine_type, task.count or 1, builtin[0], builtin[1], " (built in)")
+            elif task.is_tpu:
+                add(task.role, task.machine_type, task.count or 1, (acc.type if acc else None) or catalog.TPU_V2,
+                    catalog.TPU_CORES)
+            else:
+                add(task.role, task.machine_type, task.count or 1, acc.type if acc else None,
+                    acc.count if acc else None)
+    else:
+        lines.append(("cluster", f"{tier} tier (machines chosen by the service)"))
+    if totals:
+        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in sorted(totals.items()))))
+    return lines
+
+
+def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
+    job = inputs.get("job") or {}
+    ti = job.get("trainingInput") or {}
+    master = ti.get("masterConfig") or {}
+    backend = str(inputs.get("backend"))
+    lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
+    lines += _task_lines(job)
+    if master.get("imageUri"):
+        lines.append(("image", master["imageUri"]))
+    else:
+        runtime = ti.get("runtimeVersion") or "(default)"
+        lines.append(("runtime", f"{runtime}, Python {ti.get('pythonVersion') or '(default)'}"))
+        lines.append(("package", ", ".join(ti.get("packageUris") or []) or "none"))
+        lines.append(("module", str(ti.get("pythonModule"))))
+        if backend == "vertex":
+            lines.append(("container", _vertex_executor(job, name)))
+    if ti.get("args"):
+        lines.append(("args", " ".join(ti["args"])))
+    lines.append(("jobDir", str(ti.get("jobDir"))))
+    if ti.get("scheduling"):
+        lines.append(("scheduling", ", ".join(f"{k}={v}" for k, v in sorted(ti["scheduling"].items()))))
+    lines.append(("labels", _labels(job.get("labels"))))
+    wait = inputs.get("waitForCompletion")
+    timeout = inputs.get("waitTimeoutSeconds")
+    lines.append(("waitForCompletion", _yes(wait) + (f" (at most {timeout:g} s)" if wait and timeout else "")))
+    return lines
+
+
+def _vertex_executor(job: dict[str, Any], name: str) -> str:
+    """The prebuilt container Vertex AI would run the package in (pool 0)."""
+    from components.jobspec.models import parse_job
+    from components.jobspec.render import render_body
+
+    try:
+        body = render_body(parse_job(job), "vertex", name.replace("-", "_"))
+    except SpecError as error:
+        return f"(none: {error.problems[0].message})"
+    pools = body["jobSpec"]["workerPoolSpecs"]
+    return str(pools[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
+
+
+def describe(reg: Registration) -> list[tuple[str, str]]:
+    """The inputs of a registration worth reading in a review, as (key, text) lines."""
+    inputs = reg.inputs
+    if reg.type == "gcp:storage/bucket:Bucket":
+        return _describe_bucket(inputs, reg.name)
+    if reg.type == "gcp:storage/bucketObject:BucketObject":
+        return _describe_object(inputs)
+    if reg.type == "gcp:projects/service:Service":
+        return [("service", str(inputs.get("service"))), ("disableOnDestroy", _yes(inputs.get("disableOnDestroy"))),
+                ("disableDependentServices", _yes(inputs.get("disableDependentServices")))]
+    if reg.type == "gcp:projects/iAMMember:IAMMember":
+        return [("project", str(inputs.get("project"))), ("role", str(inputs.get("role"))),
+                ("member", str(inputs.get("member")))]
+    if reg.type.endswith("training:TpuServiceAccount"):
+        return [("project", str(inputs.get("project"))),
+                ("lookup", "projects.getConfig -> config.tpuServiceAccount (at apply)")]
+    if reg.type.endswith("training:TrainingJob"):
+        return _describe_job(inputs, reg.name)
+    return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
+
+
+@dataclass
+class Node:
+    reg: Registration
+    children: list[Node] = field(default_factory=list)
+
+
+def _tree(recording: Recording) -> list[Node]:
+    nodes = {r.urn: Node(r) for r in recording.resources}
+    roots: list[Node] = []
+    for node in nodes.values():
+        parent = nodes.get(node.reg.parent)
+        (parent.children if parent else roots).append(node)
+
+    def key(node: Node) -> tuple[int, str]:
+        short = _short_type(node.reg.type)
+        return (ORDER.index(short) if short in ORDER else len(ORDER), node.reg.name)
+
+    def sort(level: list[Node]) -> list[Node]:
+        for node in level:
+            node.children = sort(node.children)
+        return sorted(level, key=key)
+
+    return sort(roots)
+
+
+def _top_level_names(recording: Recording) -> Callable[[list[str]], list[str]]:
+    """Dependencies (URNs) as the names of the top-level components (or resources) they belong to."""
+    by_urn = recording.by_urn()
+
+    def top(urn: str) -> str:
+        reg = by_urn.get(urn)
+        while reg is not None and reg.parent in by_urn:
+            reg = by_urn[reg.parent]
+        return reg.name if reg else urn.rsplit("::", 1)[-1]
+
+    return lambda urns: sorted({top(u) for u in urns})
+
+
+def plan_document(stack: str, file: Path, recording: Recording) -> dict[str, Any]:
+    """The plan as data (what --json prints; the text form is rendered from it)."""
+    names = _top_level_names(recording)
+
+    def node_doc(node: Node) -> dict[str, Any]:
+        reg = node.reg
+        doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
+        if reg.custom:
+            doc["details"] = dict(describe(reg))
+            if reg.secrets:
+                doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
+            doc["inputs"] = _plain({k: v for k, v in reg.inputs.items() if not k.startswith("__")})
+        if reg.dependencies:
+            doc["dependsOn"] = names(reg.dependencies)
+        if node.children:
+            doc["children"] = [node_doc(child) for child in node.children]
+        return doc
+
+    custom = sum(1 for r in recording.resources if r.custom)
+    return {
+        "stack": stack,
+        "file": str(file),
+        "resources": [node_doc(node) for node in _tree(recording)],
+        "outputs": recording.outputs,
+        "summary": {"resources": len(recording.resources), "custom": custom,
+                    "components": len(recording.resources) - custom},
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Inputs as JSON data: assets as their paths."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "path") and type(value).__name__.endswith("Asset"):
+        return {"fileAsset": str(value.path)}
+    return value
+
+
+def render_text(document: dict[str, Any]) -> str:
+    out: list[str] = [f"Plan for stack {document['stack']} ({document['file']}), offline under Pulumi's mocks:", ""]
+
+    def block(doc: dict[str, Any], depth: int) -> None:
+        pad = "    " * depth
+        kind = "" if doc["custom"] else "  (component)"
+        out.append(f"{pad}+ {doc['type']}  {doc['name']}{kind}")
+        for key, text in (doc.get("details") or {}).items():
+            out.append(f"{pad}      {key}: {text}")
+        if doc.get("dependsOn") and depth == 0:
+            out.append(f"{pad}      after: {', '.join(doc['dependsOn'])}")
+        for child in doc.get("children", []):
+            block(child, depth + 1)
+
+    for doc in document["resources"]:
+        block(doc, 0)
+        out.append("")
+    out.append("Outputs:")
+    out += [f"    {line}" for line in _output_lines(document["outputs"])]
+    summary = document["summary"]
+    custom, components = _count(summary["custom"], "custom resource"), _count(summary["components"], "component")
+    out += ["", f"{_count(summary['resources'], 'resource')} to create ({custom}, {components})"]
+    return "\n".join(out)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _output_lines(value: Any, depth: int = 0) -> Iterator[str]:
+    for key in sorted(value):
+        item = value[key]
+        if isinstance(item, dict) and item:
+            yield "    " * depth + f"{key}:"
+            yield from _output_lines(item, depth + 1)
+        else:
+            yield "    " * depth + f"{key}: {item if item is not None else AT_APPLY}"
+
+
+# --- The command -----------------------------------------------------------------------------------------
+
+
+def _stack_path(stacks_dir: Path, stack: str) -> Path | None:
+    for suffix in (".yaml", ".yml"):
+        path = stacks_dir / f"Pulumi.{stack}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def _available(stacks_dir: Path) -> list[str]:
+    from components.jobspec.documents import STACK_FILE
+
+    if not stacks_dir.is_dir():
+        return []
+    found = (STACK_FILE.fullmatch(p.name) for p in sorted(stacks_dir.iterdir()))
+    return [m.group(1) for m in found if m]
+
+
+def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
+    """Judge, run and print the plan of one stack; the exit code (0 ok, 1 invalid, 2 unreadable)."""
+    path = _stack_path(stacks_dir, stack)
+    if path is None:
+        stacks = _available(stacks_dir)
+        print(f"{stacks_dir / f'Pulumi.{stack}.yaml'}: no such stack file; available stacks in {stacks_dir}: "
+              f"{', '.join(stacks) or 'none'}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    root = find_project_root(path.resolve().parent) or Path.cwd()
+    try:
+        data = read_yaml(path)
+        load_stack_file(path, data=data, root=root)
+    except UnreadableError as error:
+        print(error, file=sys.stderr)
+        return EXIT_UNREADABLE
+    except SpecError as error:
+        for problem in error.problems:
+            print(problem.within(file=str(path)))
+        return EXIT_INVALID
+    config, secret_keys = pulumi_config(data, root)
+    try:
+        recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
+    except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
+        print(f"{path}: the program failed: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    document = plan_document(stack, path, recording)
+    if as_json:
+        json.dump(document, sys.stdout, indent=2, default=str)
+        print()
+    else:
+        print(render_text(document))
+    return EXIT_OK
+
+
+__all__ = ["OPAQUE", "Recording", "Registration", "mocked_pulumi", "plan_document", "pulumi_config",
+           "render_text", "run_plan", "run_program"]

@@ -1,0 +1,95 @@
+"""`validate PATH...`: judge job configs and stack files; one problem a line; exit 0, 1 or 2."""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from components.cli.gcloud_flags import load_config
+from components.jobspec.documents import Document, expand, load
+from components.jobspec.errors import SpecError, UnreadableError
+from components.jobspec.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
+from components.jobspec.problems import Problem, printable
+
+
+def _job_problems(doc: Document, args: argparse.Namespace) -> list[Problem]:
+    from components.jobspec.render import render_body  # only when asked: validate starts light
+
+    try:
+        job = load_config(doc, args)
+        if args.backend == VERTEX:
+            render_body(job, "vertex", "validate")
+    except SpecError as error:
+        return [p.within(file=str(doc.path)) for p in error.problems]
+    return []
+
+
+def _stack_problems(doc: Document) -> list[Problem]:
+    from components.resources.settings import load_stack_file  # only for stack files
+
+    try:
+        load_stack_file(doc.path, data=doc.data)
+    except SpecError as error:
+        return [p.within(file=str(doc.path)) for p in error.problems]
+    return []
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What validate says of one file: lines for stdout, lines for stderr, and how it ended."""
+
+    out: tuple[str, ...]
+    err: tuple[str, ...] = ()
+    invalid: bool = False
+    unreadable: bool = False
+
+
+def judge_file(path: Path, args: argparse.Namespace) -> Verdict:
+    try:
+        doc = load(path)
+    except UnreadableError as error:
+        return Verdict((), (printable(str(error)),), unreadable=True)
+    problems = _stack_problems(doc) if doc.kind == "stack" else _job_problems(doc, args)
+    if problems:
+        return Verdict(tuple(str(p) for p in problems), invalid=True)
+    return Verdict(() if args.quiet else (printable(f"{path}: ok ({doc.kind})"),))
+
+
+#: Below this many files one process is faster than starting workers.
+PARALLEL_FROM = 200
+
+
+def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
+    """Each file's verdict, in order; judged in worker processes (forked: nothing re-imported) when many."""
+    workers = min(os.cpu_count() or 1, len(files) // (PARALLEL_FROM // 2))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from (judge_file(path, args) for path in files)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield from pool.map(partial(judge_file, args=args), files, chunksize=max(1, len(files) // (workers * 4)))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    invalid = unreadable = False
+    files = list(expand(args.paths))
+    if not files:
+        print(f"no YAML files found in {', '.join(args.paths)}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    for verdict in _verdicts(files, args):
+        for line in verdict.out:
+            print(line)
+        for line in verdict.err:
+            print(line, file=sys.stderr)
+        invalid |= verdict.invalid
+        unreadable |= verdict.unreadable
+    if unreadable:
+        return EXIT_UNREADABLE
+    return EXIT_INVALID if invalid else EXIT_OK

@@ -1,0 +1,56 @@
+"""Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom jobs (aiplatform v1).
+
+Why: tests and users can run the project without a cloud, with Google's own client unchanged:
+
+    build("ml", "v1", static_discovery=True, credentials=AnonymousCredentials(),
+          client_options={"api_endpoint": emulator.url})
+
+Both discovery documents have rootUrl "https://{ml,aiplatform}.googleapis.com/" and an empty
+servicePath, and `api_endpoint` replaces the whole base, so the client asks for
+"http://127.0.0.1:PORT/v1/projects/p/jobs" (ml) and ".../v1/projects/p/locations/l/customJobs"
+(Vertex; the regional host is replaced too, the region travels in the path). One server serves both.
+
+State is in memory behind one lock. Jobs move through their phases lazily from a clock that tests can
+advance; faults (error statuses, delays, answers lost after the work is done) can be injected, and a
+request log (method name, verb, path, query; never headers) can be read back. `/_emulator/...` HTTP
+endpoints expose the same controls to tests that run the emulator as a separate process.
+
+Fidelity notes: bodies are checked against the shipped discovery schemas (unknown fields, types,
+enums, durations; lowerCamel names only) plus the create-time rules the real services apply (jobId
+pattern, region, code location, label syntax, worker pool shape). User fields are echoed exactly as
+received (the real API would re-serialise them, e.g. int64 numbers as strings and empty lists
+dropped). Names keep the project id as given (real Vertex answers with the project number; paths may
+use either here). ml jobs cannot be deleted and jobIds are never reusable, as in the real service.
+
+Modules, one concern each:
+    errors      Google's error shape (ApiError)
+    faults      fault injection (error statuses, delays, dropped answers)
+    jobs        the job record and the Vocabulary that parametrises the shared code by API
+    state       the store of jobs, the clock, the request log, the job operations both APIs share
+    listing     list filters, page sizes and page tokens
+    validation  body checks both APIs share (discovery schemas, labels)
+    discovery   the discovery documents and the schema checker
+    routing     path routes and the create/list/get/cancel routes of a job collection
+    ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
+    server      the HTTP handler, the /_emulator/ control endpoints, Emulator
+    cli         main(), for `python -m components emulator`
+
+Standard library only (and its own discovery module): it must start fast and never import pulumi.
+"""
+
+from components.emulator.cli import main
+from components.emulator.errors import ApiError
+from components.emulator.faults import API_METHODS
+from components.emulator.jobs import project_number
+from components.emulator.server import Emulator
+from components.emulator.state import FAIL_LABEL, EmulatorState
+
+__all__ = [
+    "API_METHODS",
+    "ApiError",
+    "Emulator",
+    "EmulatorState",
+    "FAIL_LABEL",
+    "main",
+    "project_number",
+]

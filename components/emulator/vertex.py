@@ -1,0 +1,156 @@
+"""The Vertex AI v1 (aiplatform.googleapis.com) custom jobs surface: projects.locations.customJobs
+create / get / list / cancel / delete and the operations.get of the delete operations it answers."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from components.emulator.errors import ApiError, failed_precondition, invalid
+from components.emulator.jobs import Job, Vocabulary, rfc3339, same_project
+from components.emulator.routing import ITEM, Route, collection_path, job_routes, resource_pattern
+from components.emulator.state import EmulatorState
+from components.emulator.validation import check_labels, int_value, user_fields
+
+_SCHEMA = "GoogleCloudAiplatformV1CustomJob"
+
+
+def _render(job: Job) -> dict[str, Any]:
+    """The CustomJob JSON as the real API answers it (user fields echoed as received)."""
+    out: dict[str, Any] = {"name": job.name}
+    out.update(copy.deepcopy(job.body))
+    out.update(job.status(update_time=True))
+    if job.state in ("JOB_STATE_FAILED", "JOB_STATE_CANCELLED") and job.error_message:
+        out["error"] = {"code": job.error_code, "message": job.error_message}
+    return out
+
+
+def _display_name(job: Job) -> str | None:
+    value = job.body.get("displayName")
+    return value if isinstance(value, str) else None
+
+
+VERTEX = Vocabulary(
+    api="aiplatform", parent="projects/{project}/locations/{location}", collection="customJobs",
+    prefix="JOB_STATE_", phases=("QUEUED", "PENDING", "RUNNING"), page_sizes=(100, 1000),
+    messages=("The replica workerpool0-0 exited with a non-zero status of 1.", "CANCELED"),
+    not_found="CustomJob {name} not found.",
+    filter_fields={"display_name": _display_name, "displayName": _display_name}, render=_render,
+)
+
+
+def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
+    """projects.locations.customJobs.create: server-assigned id, QUEUED job answered."""
+    user = user_fields(body, "aiplatform", _SCHEMA, strict_int64=state.strict_int64)
+    display_name = user.get("displayName")
+    if not display_name:
+        raise _required("custom_job.display_name")
+    if len(display_name) > 128:
+        raise invalid(
+            "Field: custom_job.display_name Error: Display name must be at most 128 characters.",
+            "custom_job.display_name",
+        )
+    check_labels(user.get("labels"), "custom_job.labels")
+    _check_job_spec(user.get("jobSpec"))
+    with state.lock:
+        return _render(state.add_job(VERTEX, project, location, state.next_id(), user))
+
+
+def delete(state: EmulatorState, project: str, location: str, job_id: str) -> dict[str, Any]:
+    """projects.locations.customJobs.delete: a done Operation; unfinished jobs must be cancelled first."""
+    with state.lock:
+        job = state.find_job(VERTEX, project, location, job_id)
+        if job.state not in VERTEX.finished:
+            raise failed_precondition(
+                f"CustomJob {job.name} is in state {job.state} and cannot be deleted: it must be "
+                "cancelled first (only finished jobs can be deleted)."
+            )
+        state.remove_job(job)
+        now = rfc3339(state.now())
+        return state.save_operation(
+            {
+                "name": f"projects/{project}/locations/{location}/operations/{state.next_id()}",
+                "metadata": {
+                    "@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata",
+                    "genericMetadata": {"createTime": now, "updateTime": now},
+                },
+                "done": True,
+                "response": {"@type": "type.googleapis.com/google.protobuf.Empty"},
+            }
+        )
+
+
+def get_operation(state: EmulatorState, project: str, location: str, operation_id: str) -> dict[str, Any]:
+    """projects.locations.operations.get (the operations returned by delete)."""
+
+    def match(name: str) -> bool:
+        _, p, _, loc, _, op_id = name.split("/")
+        return op_id == operation_id and loc == location and same_project(project, p)
+
+    operation = state.find_operation(match)
+    if operation is None:
+        raise ApiError(
+            404, f"Operation projects/{project}/locations/{location}/operations/{operation_id} not found.", "NOT_FOUND"
+        )
+    return operation
+
+
+ROUTES: list[Route] = [
+    *job_routes(VERTEX, lambda s, r: create(s, r.project, r.location, r.body)),
+    Route(
+        "DELETE",
+        re.compile(collection_path(VERTEX) + ITEM + "$"),
+        "customJobs.delete",
+        lambda s, r: delete(s, r.project, r.location, r.job),
+    ),
+    Route(
+        "GET",
+        re.compile(resource_pattern(VERTEX.parent) + r"/operations/(?P<o>[^/:]+)$"),
+        "operations.get",
+        lambda s, r: get_operation(s, r.project, r.location, r.params["o"]),
+    ),
+]
+
+
+def _check_job_spec(spec: Any) -> None:
+    """Vertex CustomJobSpec checks: non-empty worker pools with machine, replicas and code."""
+    pools = spec.get("workerPoolSpecs") if isinstance(spec, dict) else None
+    if not pools:
+        raise invalid(
+            "Field: custom_job.job_spec.worker_pool_specs Error: At least one worker pool spec is required.",
+            "custom_job.job_spec.worker_pool_specs",
+        )
+    for index, pool in enumerate(pools):
+        where = f"custom_job.job_spec.worker_pool_specs[{index}]"
+        if not pool:
+            if index == 0:
+                raise invalid(f"Field: {where} Error: The first worker pool spec must not be empty.", where)
+            continue
+        machine = pool.get("machineSpec") or {}
+        if not machine.get("machineType"):
+            raise _required(f"{where}.machine_spec.machine_type")
+        replicas = int_value(pool.get("replicaCount"))
+        if replicas is None or replicas < 1:
+            raise invalid(f"Field: {where}.replica_count Error: The replica count must be at least 1.",
+                          f"{where}.replica_count")
+        if index == 0 and replicas != 1:
+            raise invalid(f"Field: {where}.replica_count Error: The first worker pool must have exactly "
+                          "one replica.", f"{where}.replica_count")
+        python, container = pool.get("pythonPackageSpec"), pool.get("containerSpec")
+        if bool(python) == bool(container):
+            raise invalid(
+                f"Field: {where} Error: Exactly one of python_package_spec or container_spec must be set.",
+                where,
+            )
+        if python:
+            for key, snake in (("executorImageUri", "executor_image_uri"), ("packageUris", "package_uris"),
+                               ("pythonModule", "python_module")):
+                if not python.get(key):
+                    raise _required(f"{where}.python_package_spec.{snake}")
+        elif not container.get("imageUri"):
+            raise _required(f"{where}.container_spec.image_uri")
+
+
+def _required(field_name: str) -> ApiError:
+    return invalid(f"Field: {field_name} Error: Required field is not set.", field_name)

@@ -1,0 +1,94 @@
+"""Legacy AI Platform Training machine types, scale tiers and task roles (ml.v1.json vocabulary). Data only.
+
+Sources: seed 001 (GPUs) and seed 000 (TPUs: "AI Platform Training: using TPUs", Portuguese translations
+of cloud.google.com/ai-platform/training/docs/using-gpus and .../using-tpus), ml.v1.json's field docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from components.jobspec.catalog.accelerators import K80, P100, V100
+from components.jobspec.catalog.machines import COMPUTE_ENGINE_TYPES
+
+# --- Legacy AI Platform machine types -------------------------------------------------------------
+
+CLOUD_TPU: Final = "cloud_tpu"
+
+#: Legacy machine types and the GPUs built into them, as (type, count); None for none.
+#: Source: seed 001, "Tipos de máquina com GPUs incluídas" (standard_gpu and the *_gpu types are K80s,
+#: the seed's "BASIC_GPU ... uma GPU" tier is one K80 too); CPU-only types from the machine-types page.
+LEGACY_GPUS: Final[Mapping[str, tuple[str, int] | None]] = MappingProxyType({
+    "standard": None,
+    "large_model": None,
+    "complex_model_s": None,
+    "complex_model_m": None,
+    "complex_model_l": None,
+    "standard_gpu": (K80, 1),
+    "complex_model_m_gpu": (K80, 4),
+    "complex_model_l_gpu": (K80, 8),
+    "standard_p100": (P100, 1),
+    "complex_model_m_p100": (P100, 4),
+    "standard_v100": (V100, 1),
+    "large_model_v100": (V100, 1),
+    "complex_model_m_v100": (V100, 4),
+    "complex_model_l_v100": (V100, 8),
+})
+
+#: The Compute Engine machine each CPU-only legacy type corresponds to. Sources: seed 001 gives the same
+#: cluster twice, with complex_model_m_gpu / large_model and with n1-highcpu-16 (+4 GPUs) / n1-highmem-8;
+#: the machine-types page gives standard as 4 vCPUs and 15 GB (n1-standard-4) and complex_model_l as twice
+#: complex_model_m. complex_model_s (n1-highcpu-8) has no equivalent that Vertex AI training accepts.
+LEGACY_BASE: Final[Mapping[str, str | None]] = MappingProxyType({
+    "standard": "n1-standard-4",
+    "large_model": "n1-highmem-8",
+    "complex_model_s": None,
+    "complex_model_m": "n1-highcpu-16",
+    "complex_model_l": "n1-highcpu-32",
+})
+
+#: What each GPU legacy type is built on. Source: ml.v1.json, TrainingInput.masterType ("standard_gpu: A
+#: machine equivalent to standard that also includes a single NVIDIA Tesla K80 GPU", and so on).
+LEGACY_GPU_BASE: Final[Mapping[str, str]] = MappingProxyType({
+    "standard_gpu": "standard",
+    "complex_model_m_gpu": "complex_model_m",
+    "complex_model_l_gpu": "complex_model_l",
+    "standard_p100": "standard",
+    "complex_model_m_p100": "complex_model_m",
+    "standard_v100": "standard",
+    "large_model_v100": "large_model",
+    "complex_model_m_v100": "complex_model_m",
+    "complex_model_l_v100": "complex_model_l",
+})
+
+
+def legacy_equivalent(machine_type: str) -> str | None:
+    """The Compute Engine type a legacy type ran on, or None where none is documented."""
+    return LEGACY_BASE.get(LEGACY_GPU_BASE.get(machine_type, machine_type))
+
+
+LEGACY_TYPES: Final = tuple(LEGACY_GPUS)
+MACHINE_TYPES: Final = COMPUTE_ENGINE_TYPES + LEGACY_TYPES + (CLOUD_TPU,)
+
+# --- Scale tiers ----------------------------------------------------------------------------------
+
+#: Source: ml.v1.json, TrainingInput.scaleTier enum.
+SCALE_TIERS: Final = ("BASIC", "STANDARD_1", "PREMIUM_1", "BASIC_GPU", "BASIC_TPU", "CUSTOM")
+DEFAULT_SCALE_TIER: Final = "BASIC"
+#: Predefined tiers with GPUs built in. Source: seed 001 ("BASIC_GPU ... uma única instância de worker
+#: com uma GPU"; the machine-types page names it an NVIDIA Tesla K80).
+TIER_GPUS: Final[Mapping[str, tuple[str, int]]] = MappingProxyType({"BASIC_GPU": (K80, 1)})
+#: The one machine a single-VM tier runs on (machine-types page: BASIC is one `standard` machine,
+#: BASIC_GPU one `standard_gpu`, BASIC_TPU a `standard` master plus a Cloud TPU worker). STANDARD_1 and
+#: PREMIUM_1 have no documented composition ("many workers and a few parameter servers").
+TIER_MASTER: Final[Mapping[str, str]] = MappingProxyType({
+    "BASIC": "standard",
+    "BASIC_GPU": "standard_gpu",
+    "BASIC_TPU": "standard",
+})
+# --- Task roles -----------------------------------------------------------------------------------
+
+#: The four task roles of a trainingInput, in the order Vertex AI numbers its worker pools.
+ROLES: Final = ("master", "worker", "parameterServer", "evaluator")

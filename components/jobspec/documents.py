@@ -1,0 +1,203 @@
+"""Reading the YAML files users write: gcloud job configs (config.yaml) and Pulumi stack files.
+
+YAML 1.1 reads `runtimeVersion: 1.10` as the float 1.1; the loader here keeps decimals as the text the
+user wrote (numeric fields accept the text), so versions survive unquoted, as they do for gcloud users.
+
+Any file is read in bounded time and memory, since a pull-request check runs on whatever was pushed:
+regular files only, at most MAX_BYTES, nesting at most MAX_DEPTH deep, and at most MAX_NODES values once
+aliases are expanded (a "billion laughs" file is refused before anything is built from it). libyaml's C
+parser does the parsing where it is installed (PyYAML's pure-Python parser is the fallback).
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.jobspec.errors import UnreadableError
+
+STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
+PROJECT_FILE = re.compile(r"Pulumi\.ya?ml")
+
+
+#: Bounds on one input file (a gcloud config.yaml or a stack file is a few KB).
+MAX_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 200_000
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """SafeLoader (C parser where available) without the float resolver: 1.10 stays "1.10"."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _no_duplicate_keys(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
+
+
+def _may_nest_deeper_than(text: str, limit: int) -> bool:
+    """A cheap upper bound on nesting: flow brackets anywhere, plus block nesting, which needs deeper
+    indentation (or compact `- - ` entries on one line) at every level."""
+    flow = text.count("[") + text.count("{")
+    if flow >= limit:
+        return True
+    indent = dashes = 0
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        indent = max(indent, len(line) - len(body))
+        dashes = max(dashes, body.count("-"))
+    return flow + 2 * (indent + 1) + dashes + 2 > limit
+
+
+def _bounded(text: str, source: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH before anything recursive sees the text (an iterative scan)."""
+    if not _may_nest_deeper_than(text, MAX_DEPTH):
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+                raise UnreadableError(f"{source}{where}: nested more than "
+                                      f"{MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _expanded_size(node: yaml.Node, source: str) -> int:
+    """How many values the node becomes once aliases are expanded, counted without expanding them."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        if id(current) in sizes:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(current, yaml.MappingNode):
+            children = [n for pair in current.value for n in pair]
+        elif isinstance(current, yaml.SequenceNode):
+            children = list(current.value)
+        if done or not children:
+            sizes[id(current)] = min(1 + sum(sizes.get(id(c), 1) for c in children), MAX_NODES + 1)
+            continue
+        stack.append((current, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    total = sizes[id(node)]
+    if total > MAX_NODES:
+        raise UnreadableError(f"{source}: expands to more than {MAX_NODES:,} values (aliases); allowed: at "
+                              f"most {MAX_NODES:,}")
+    return total
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML text; UnreadableError names the file, line and column on failure."""
+    try:
+        _bounded(text, source)
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            if "*" in text:  # only aliases can make a document bigger than its text
+                _expanded_size(node, source)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except RecursionError:
+        raise UnreadableError(f"{source}: nested too deeply; allowed: at most {MAX_DEPTH} levels") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise UnreadableError(f"{source}{where}: not valid YAML: {problem}") from None
+
+
+def read_text(path: Path) -> str:
+    """A regular file's text, at most MAX_BYTES (UnreadableError otherwise, never a partial read)."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableError(f"{path}: not a regular file; allowed: a YAML file")
+        if info.st_size > MAX_BYTES:
+            raise UnreadableError(f"{path}: {info.st_size:,} bytes; allowed: at most {MAX_BYTES:,} bytes")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise UnreadableError(f"{path}: more than {MAX_BYTES:,} bytes; allowed: at most {MAX_BYTES:,}")
+        return data.decode("utf-8")
+    except FileNotFoundError:
+        raise UnreadableError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableError(f"{path}: cannot be read: {error}") from None
+
+
+def read_yaml(path: Path) -> Any:
+    return parse_yaml(read_text(path), str(path))
+
+
+@dataclass(frozen=True)
+class Document:
+    """One input file and what kind it is: a job config or a stack file."""
+
+    path: Path
+    kind: str  # "job" | "stack"
+    data: Any
+
+    @property
+    def stack_name(self) -> str | None:
+        match = STACK_FILE.fullmatch(self.path.name)
+        return match.group(1) if match else None
+
+
+def classify(path: Path, data: Any) -> str:
+    """A `Pulumi.NAME.yaml` or a mapping with a top-level `config:` is a stack file; else a job."""
+    if STACK_FILE.fullmatch(path.name):
+        return "stack"
+    if isinstance(data, dict) and "config" in data and "trainingInput" not in data:
+        return "stack"
+    return "job"
+
+
+def expand(paths: list[str]) -> Iterator[Path]:
+    """Files named, and the YAML files inside folders named (sorted; Pulumi.yaml itself skipped)."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.suffix in (".yaml", ".yml") and child.is_file():
+                    if PROJECT_FILE.fullmatch(child.name):
+                        continue
+                    yield child
+        else:
+            yield path
+
+
+def load(path: Path) -> Document:
+    data = read_yaml(path)
+    return Document(path, classify(path, data), data)

@@ -1,0 +1,72 @@
+"""Shared names and patterns: the one home of every name, default and syntax rule that more than one
+layer uses (backend names, the config namespace, defaults, exit codes, id / label / bucket / project /
+service-account patterns). Each pattern names where its syntax comes from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+# --- Names ------------------------------------------------------------------------------------------
+
+#: The project's config namespace (the `name:` of Pulumi.yaml).
+NAMESPACE: Final = "gcp-training-jobs"
+#: The training APIs a stack can use, by their setting name.
+AI_PLATFORM: Final = "ai-platform"
+VERTEX: Final = "vertex"
+BACKENDS: Final = (AI_PLATFORM, VERTEX)
+Backend = Literal["ai-platform", "vertex"]
+#: Legacy AI Platform Training was shut down on 2025-01-31: Vertex AI is what runs today.
+DEFAULT_BACKEND: Final[Literal["vertex"]] = "vertex"
+DEFAULT_REGION: Final = "us-central1"
+
+#: Exit codes of every command: all valid; something invalid; input unreadable (or usage).
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+
+# --- Job ids and the label that finds a job again ------------------------------------------------------
+
+#: The label every job carries so a job whose create answer was lost can be found again.
+JOB_LABEL: Final = "pulumi-job"
+#: Random hex digits after a job's name in its id (ids can never be reused, even after a job ends).
+JOB_ID_SUFFIX_HEX: Final = 8
+#: The longest name whose job id (name + "_" + suffix) still fits a label value (63 characters).
+JOB_NAME_MAX: Final = 63 - 1 - JOB_ID_SUFFIX_HEX
+
+
+def label_value(text: str) -> str:
+    """A job id (or any text) as a label value (lowercase, at most 63 characters)."""
+    return text.lower()[:63]
+
+
+# --- Patterns ---------------------------------------------------------------------------------------
+
+#: ml v1 Job.jobId: "letters, numbers and underscores; must start with a letter" (ml.v1.json).
+JOB_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: A job's name in a stack: its Pulumi resource name, the stem of its job id and the folder of its job dir.
+JOB_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*")
+#: Label keys and values: Resource Manager "Requirements for labels" (cloud.google.com/resource-manager/
+#: docs/labels-overview): keys start with a lowercase letter, both at most 63 lowercase letters, digits,
+#: underscores and dashes.
+LABEL_KEY: Final = re.compile(r"[a-z][a-z0-9_-]{0,62}")
+LABEL_VALUE: Final = re.compile(r"[a-z0-9_-]{0,63}")
+#: Cloud Storage bucket names (cloud.google.com/storage/docs/buckets#naming): 3-63 characters of lowercase
+#: letters, digits, -, _ and ., starting and ending with a letter or digit (dotted names up to 222).
+BUCKET_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{1,61}[a-z0-9]")
+GCS_URI: Final = re.compile(r"gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/.*)?")
+#: Project ids (cloud.google.com/resource-manager/docs/creating-managing-projects): 6-30 lowercase
+#: letters, digits and hyphens, starting with a letter; domain-scoped ids carry a `domain:` prefix.
+PROJECT_ID: Final = re.compile(r"(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]")
+#: A service account email (IAM "Service accounts": NAME@PROJECT.iam.gserviceaccount.com, and Google-managed
+#: agents under other gserviceaccount.com domains such as cloud-tpu.iam.gserviceaccount.com).
+SERVICE_ACCOUNT: Final = re.compile(r"[^@\s]+@[a-z0-9.-]+\.gserviceaccount\.com")
+#: google.protobuf.Duration in JSON: seconds with up to 9 fractional digits and an "s" ("3600s", "1.5s").
+DURATION: Final = re.compile(r"\d+(\.\d{1,9})?s")
+#: ml v1 TrainingInput.network: "projects/{project}/global/networks/{network}" (ml.v1.json).
+NETWORK: Final = re.compile(r"projects/[^/]+/global/networks/[^/]+")
+#: Cloud KMS key names (ml.v1.json EncryptionConfig.kmsKeyName).
+KMS_KEY: Final = re.compile(r"projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+")
+#: A Cloud Storage location (a region, dual-region or multi-region name).
+LOCATION: Final = re.compile(r"[A-Za-z0-9-]+")
+#: An API endpoint override.
+ENDPOINT: Final = re.compile(r"https?://[^\s/]+(/\S*)?")

@@ -1,0 +1,82 @@
+"""Rules on what names a job: its id, its labels, URIs, network, service account, key and durations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from components.jobspec.models import Job
+from components.jobspec.names import (
+    DURATION,
+    GCS_URI,
+    JOB_ID,
+    KMS_KEY,
+    LABEL_KEY,
+    LABEL_VALUE,
+    NETWORK,
+    SERVICE_ACCOUNT,
+)
+from components.jobspec.problems import Problem
+from components.jobspec.rules.tasks import TI, Options, tasks
+
+
+def rule_job_id(job: Job, opts: Options) -> Iterator[Problem]:
+    if job.job_id is None:
+        return
+    if not JOB_ID.fullmatch(job.job_id) or len(job.job_id) > 128:
+        yield Problem(
+            "jobId",
+            f"{job.job_id!r} is not a valid job id; allowed: letters, digits and underscores, "
+            "starting with a letter, at most 128 characters",
+        )
+
+
+def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
+    labels = job.labels or {}
+    if len(labels) > 64:
+        yield Problem("labels", f"{len(labels)} labels; allowed: at most 64")
+    for key, value in labels.items():
+        if not LABEL_KEY.fullmatch(key):
+            yield Problem(
+                f"labels.{key}",
+                f"{key!r} is not a valid label key; allowed: lowercase letters, digits, _ and -, "
+                "starting with a letter, at most 63 characters",
+            )
+        if not LABEL_VALUE.fullmatch(value):
+            yield Problem(
+                f"labels.{key}",
+                f"{value!r} is not a valid label value; allowed: lowercase letters, digits, _ and -, "
+                "at most 63 characters",
+            )
+
+
+def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:
+    """gs:// where URIs are expected; well-formed network, service account, KMS key and durations."""
+    ti = job.training_input
+    for i, uri in enumerate(ti.package_uris or []):
+        if not GCS_URI.fullmatch(uri):
+            yield Problem(f"{TI}.packageUris[{i}]", f"{uri!r} is not a Cloud Storage URI; allowed: "
+                          "gs://BUCKET/PATH")
+    if ti.job_dir is not None and not GCS_URI.fullmatch(ti.job_dir):
+        yield Problem(f"{TI}.jobDir", f"{ti.job_dir!r} is not a Cloud Storage URI; allowed: gs://BUCKET/PATH")
+    if ti.network is not None and not NETWORK.fullmatch(ti.network):
+        yield Problem(f"{TI}.network", f"{ti.network!r}; allowed: projects/PROJECT/global/networks/NAME")
+    if ti.service_account is not None and not SERVICE_ACCOUNT.fullmatch(ti.service_account):
+        yield Problem(f"{TI}.serviceAccount", f"{ti.service_account!r} is not a service account email")
+    kms = ti.encryption_config.kms_key_name if ti.encryption_config else None
+    if kms is not None and not KMS_KEY.fullmatch(kms):
+        yield Problem(f"{TI}.encryptionConfig.kmsKeyName", f"{kms!r}; allowed: projects/P/locations/L/"
+                      "keyRings/R/cryptoKeys/K")
+    sched = ti.scheduling
+    for field, value in (("maxRunningTime", sched and sched.max_running_time),
+                         ("maxWaitTime", sched and sched.max_wait_time)):
+        if value and not DURATION.fullmatch(value):
+            yield Problem(f"{TI}.scheduling.{field}", f"{value!r} is not a duration; allowed: seconds with "
+                          "an s suffix, e.g. 7200s")
+    for task in tasks(ti):
+        disk = task.config.disk_config if task.config else None
+        if disk and disk.boot_disk_size_gb is not None and not 100 <= disk.boot_disk_size_gb <= 64000:
+            yield Problem(f"{task.config_path}.diskConfig.bootDiskSizeGb", f"{disk.boot_disk_size_gb}; "
+                          "allowed: 100 to 64000")
+        if disk and disk.boot_disk_type not in (None, "pd-ssd", "pd-standard"):
+            yield Problem(f"{task.config_path}.diskConfig.bootDiskType", f"{disk.boot_disk_type!r}; "
+                          "allowed: pd-ssd, pd-standard")

@@ -1,0 +1,113 @@
+"""What the rules share: how complete a job must be (Options), and the job seen as its task roles."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from components.jobspec import catalog
+from components.jobspec.models import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
+from components.jobspec.problems import Problem
+
+TI = "trainingInput"
+
+
+
+@dataclass(frozen=True)
+class Options:
+    """How complete a job must be.
+
+    `partial`: a gcloud config.yaml, whose region, runtime version, module and package gcloud fills from
+    its flags at submit time: values present are judged, absent ones are not required.
+    `package_supplied`: a stack job whose trainer package is built by the stack (packageUris come later).
+    """
+
+    partial: bool = False
+    package_supplied: bool = False
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task role of the job as written: master, worker, parameterServer or evaluator."""
+
+    role: str
+    machine_type: str | None
+    config: ReplicaConfig | None
+    count: int | None
+
+    @property
+    def type_path(self) -> str:
+        return f"{TI}.{self.role}Type"
+
+    @property
+    def config_path(self) -> str:
+        return f"{TI}.{self.role}Config"
+
+    @property
+    def count_path(self) -> str:
+        return f"{TI}.{self.role}Count"
+
+    @property
+    def accelerator(self) -> AcceleratorConfig | None:
+        return self.config.accelerator_config if self.config else None
+
+    @property
+    def is_compute_engine(self) -> bool:
+        return self.machine_type in catalog.COMPUTE_ENGINE_TYPES
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.machine_type in catalog.LEGACY_GPUS
+
+    @property
+    def is_tpu(self) -> bool:
+        return self.machine_type == catalog.CLOUD_TPU
+
+    @property
+    def runs(self) -> bool:
+        """Whether this role gets any machine: the master always, others with a positive count."""
+        return self.role == "master" or (self.count or 0) > 0
+
+
+_last: list[tuple[TrainingInput, tuple[Task, ...]]] = []
+
+
+def tasks(ti: TrainingInput) -> tuple[Task, ...]:
+    """The four roles as written. Every rule asks for them, so the last job's are kept (models are frozen)."""
+    if _last and _last[0][0] is ti:
+        return _last[0][1]
+    found = tuple(Task(r, ti.role_type(r), ti.role_config(r), ti.role_count(r)) for r in catalog.ROLES)
+    _last[:] = [(ti, found)]
+    return found
+
+
+def scale_tier(ti: TrainingInput) -> str:
+    return ti.scale_tier or catalog.DEFAULT_SCALE_TIER
+
+
+def uses_tpu(ti: TrainingInput) -> bool:
+    """BASIC_TPU, or a CUSTOM cluster with a cloud_tpu worker."""
+    return scale_tier(ti) == "BASIC_TPU" or ti.worker_type == catalog.CLOUD_TPU
+
+
+def gpus_used(ti: TrainingInput) -> list[tuple[str, str]]:
+    """(field path, GPU type) for every GPU the job asks for: attached, built into a type, or a tier's."""
+    found: list[tuple[str, str]] = []
+    tier = scale_tier(ti)
+    if tier in catalog.TIER_GPUS:
+        found.append((f"{TI}.scaleTier", catalog.TIER_GPUS[tier][0]))
+    if tier != "CUSTOM":
+        return found
+    for task in tasks(ti):
+        if not task.runs:
+            continue
+        builtin = catalog.LEGACY_GPUS.get(task.machine_type or "")
+        if builtin:
+            found.append((task.type_path, builtin[0]))
+        acc = task.accelerator
+        if task.is_compute_engine and acc and acc.type in catalog.GPU_TYPES:
+            found.append((f"{task.config_path}.acceleratorConfig.type", acc.type))
+    return found
+
+
+Rule = Callable[[Job, Options], Iterator[Problem]]

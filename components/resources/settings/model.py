@@ -1,0 +1,179 @@
+"""The stack's settings as one validated tree of models (the keys of `gcp-training-jobs:*`).
+
+Only shapes and syntax are judged here; the reading of a stack file or of `pulumi.Config` lives in the
+source modules beside this one, and judging the jobs against the spec rules in judge.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr
+
+from components.jobspec.models import Job, WireModel
+from components.jobspec.names import (
+    BUCKET_NAME,
+    DEFAULT_BACKEND,
+    DEFAULT_REGION,
+    ENDPOINT,
+    LOCATION,
+    PROJECT_ID,
+    SERVICE_ACCOUNT,
+)
+from components.jobspec.rules import uses_tpu
+from components.resources.settings.secrets import OPAQUE
+from components.resources.trainer_source import TrainerSource
+
+#: Where a job's args may name its job dir (the seed's `--model_dir=$OUTPUT_PATH`).
+JOB_DIR_PLACEHOLDER = "${jobDir}"
+
+
+def _pattern(regex: re.Pattern[str], what: str) -> Any:
+    """An AfterValidator: the text matches `regex` (opaque secrets pass: they cannot be judged offline)."""
+
+    def check(value: str) -> str:
+        if value != OPAQUE and not regex.fullmatch(value):
+            raise ValueError(f"not {what}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _bucket_name(value: str) -> str:
+    if value.startswith("gs://"):
+        raise ValueError(f"give the bucket's name without gs:// (e.g. {value[5:].split('/')[0]!r})")
+    if value != OPAQUE and (not BUCKET_NAME.fullmatch(value) or value.startswith("goog")):
+        raise ValueError("not a bucket name; allowed: 3 to 63 lowercase letters, digits, -, _ and ., "
+                         "starting and ending with a letter or digit")
+    return value
+
+
+def _grant(value: Any) -> Any:
+    """tpuAccess.grant: auto, true or false (booleans as YAML or Pulumi write them)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and value.lower() in ("auto", "true", "false"):
+        return value.lower()
+    raise ValueError("allowed: auto (grant when the backend is ai-platform and a job uses a TPU), true, false")
+
+
+ProjectId = Annotated[str, _pattern(PROJECT_ID, "a Google Cloud project id (6 to 30 lowercase letters, "
+                                                 "digits and hyphens, starting with a letter)")]
+BucketName = Annotated[str, AfterValidator(_bucket_name)]
+ServiceAccount = Annotated[str, _pattern(SERVICE_ACCOUNT, "a Google service account email "
+                                                                 "(NAME@DOMAIN.gserviceaccount.com)")]
+Endpoint = Annotated[str, _pattern(ENDPOINT, "an http(s) URL, e.g. http://127.0.0.1:8085/")]
+Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-CENTRAL1 or US")]
+Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
+
+
+class SettingsModel(WireModel):
+    """Base of the settings tree: camelCase keys as written in stack files, unknown keys refused (the same
+    conventions as the job spec's models)."""
+
+
+class BucketSettings(SettingsModel):
+    """`gcp-training-jobs:buckets`: the staging and job-dir buckets, created unless named here."""
+
+    staging: BucketName | None = None
+    """An existing bucket for trainer packages; omitted: the stack creates one."""
+    job_dir: BucketName | None = None
+    """An existing bucket for job outputs and checkpoints; omitted: the stack creates one (versioned)."""
+    location: Location | None = None
+    """Where created buckets live; omitted: the stack's region (a region bucket next to the jobs)."""
+    staging_retention_days: int = Field(default=30, ge=0, le=36500)
+    """Created staging bucket: objects older than this are deleted (0: kept forever)."""
+    noncurrent_retention_days: int = Field(default=30, ge=0, le=36500)
+    """Created job-dir bucket: overwritten checkpoint versions are kept this long (0: forever)."""
+    force_destroy: bool = False
+    """Whether `pulumi destroy` may delete created buckets that still hold objects."""
+
+
+class TpuAccessSettings(SettingsModel):
+    """`gcp-training-jobs:tpuAccess`: granting the Cloud TPU service account roles/ml.serviceAgent (seed 000)."""
+
+    grant: Grant = "auto"
+    """auto: when the backend is ai-platform and a job uses a TPU; true: always; false: never."""
+    service_account: ServiceAccount | None = None
+    """The TPU service account, if known; omitted: looked up with projects.getConfig at apply."""
+
+
+class JobSettings(SettingsModel):
+    """One job of `gcp-training-jobs:jobs`: a gcloud config.yaml job plus where its code comes from."""
+
+    training_input: dict[str, Any]
+    """The seeds' trainingInput (judged by components.jobspec.models.load_job)."""
+    labels: dict[str, str] | None = None
+    """The job's labels (the stack's labels are added under them)."""
+    trainer: TrainerSource | None = None
+    """Trainer code built and uploaded by the stack; else trainingInput.packageUris or a container image."""
+    wait_for_completion: bool = False
+    """Whether `pulumi up` waits until the job ends."""
+    wait_timeout_seconds: float | None = Field(default=None, gt=0)
+    """How long `pulumi up` waits at most (default: 24 hours)."""
+
+    _job: Job | None = PrivateAttr(default=None)
+
+    @property
+    def job(self) -> Job:
+        """The validated job (spec model), with the stack's labels and region filled in."""
+        if self._job is None:
+            raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
+        return self._job
+
+
+class StackSettings(SettingsModel):
+    """The whole config of a stack, validated."""
+
+    backend: Literal["ai-platform", "vertex"] = DEFAULT_BACKEND
+    """The training API: vertex (Vertex AI custom jobs) or ai-platform (AI Platform Training v1, shut down
+    by Google on 2025-01-31; for the emulator and exemptions)."""
+    project: ProjectId
+    """The Google Cloud project (gcp-training-jobs:project, else gcp:project)."""
+    region: str = DEFAULT_REGION
+    """Default region of the jobs and the buckets' location (gcp-training-jobs:region, else gcp:region)."""
+    api_endpoint: Endpoint | None = None
+    """Override of the training API endpoint (the loopback emulator); read by the providers' configure()."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Labels on every bucket and job."""
+    buckets: BucketSettings = Field(default_factory=BucketSettings)
+    tpu_access: TpuAccessSettings = Field(default_factory=TpuAccessSettings)
+    enable_apis: bool = True
+    """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
+    jobs: dict[str, JobSettings] = Field(default_factory=dict)
+
+    _root: Path = PrivateAttr(default_factory=Path.cwd)
+    _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    @property
+    def root(self) -> Path:
+        """The project root that trainer paths are relative to."""
+        return self._root
+
+    @property
+    def secret_keys(self) -> frozenset[str]:
+        """The keys (without namespace) whose value holds secrets: what is built from them stays secret."""
+        return self._secret_keys
+
+    @property
+    def has_tpu_job(self) -> bool:
+        return any(uses_tpu(job.job.training_input) for job in self.jobs.values())
+
+    @property
+    def grants_tpu_access(self) -> bool:
+        """Whether the stack grants roles/ml.serviceAgent to the TPU service account (tpuAccess.grant)."""
+        grant = self.tpu_access.grant
+        if grant == "auto":
+            return self.backend == "ai-platform" and self.has_tpu_job
+        return grant == "true"
+
+    @property
+    def bucket_location(self) -> str:
+        return (self.buckets.location or self.region).upper()
+
+    def trainer_folders(self) -> dict[str, Path]:
+        """Each distinct trainer path (as written) and its folder."""
+        return {job.trainer.path: job.trainer.folder(self.root)
+                for job in self.jobs.values() if job.trainer is not None}

@@ -1,0 +1,82 @@
+"""Settings source: `pulumi.Config`, inside a Pulumi program (or under Pulumi's mocks)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from components.jobspec.errors import SpecError
+from components.jobspec.names import NAMESPACE
+from components.resources.settings.decimals import GCP_KEYS, OBJECT_KEYS, number_text, text_fields
+from components.resources.settings.judge import judge
+from components.resources.settings.model import StackSettings
+
+
+def from_pulumi_config(root: Path | None = None) -> StackSettings:
+    """The stack's settings from `pulumi.Config` (inside a Pulumi program or under Pulumi's mocks).
+
+    Invalid config raises pulumi.RunError, which Pulumi prints as a clean error (no traceback), one
+    problem a line. `root`: the project root (default: the current directory, where Pulumi runs programs).
+    """
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    root = root or Path.cwd()
+    config: dict[str, Any] = {}
+    secret_keys: set[str] = set()
+    for full_key in sorted(_config_keys(runtime_config)):
+        namespace, _, key = full_key.partition(":")
+        if namespace != NAMESPACE and full_key not in GCP_KEYS:
+            continue
+        raw = pulumi.Config(namespace).get(key)
+        if raw is None:
+            continue
+        if namespace == NAMESPACE and runtime_config.is_config_secret(full_key):
+            secret_keys.add(key)
+        config[full_key] = _decode(key, raw) if namespace == NAMESPACE else raw
+    try:
+        return judge(config, root, secret_keys=frozenset(secret_keys))
+    except SpecError as error:
+        stack_file = _stack_file(root, pulumi.get_stack())
+        lines = [str(p.within(file=stack_file)) for p in error.problems]
+        failure = pulumi.RunError(f"invalid configuration of stack {pulumi.get_stack()!r} "
+                                  f"({len(lines)} problem{'s' if len(lines) != 1 else ''}):\n" + "\n".join(lines))
+        failure.problems = error.problems  # type: ignore[attr-defined]
+        raise failure from None
+
+
+def _config_keys(runtime_config: Any) -> set[str]:
+    """Every config key the program was given (Pulumi passes them all; there is no public listing)."""
+    keys = set(runtime_config.CONFIG.get())
+    keys |= set(runtime_config.get_config_env())
+    return keys
+
+
+def _stack_file(root: Path, stack: str) -> str | None:
+    """The stack file's path relative to the root, for messages (stackConfigDir: stacks)."""
+    for folder in ("stacks", "."):
+        for suffix in (".yaml", ".yml"):
+            candidate = root / folder / f"Pulumi.{stack}{suffix}"
+            if candidate.is_file():
+                return str(candidate.relative_to(root)) if folder != "." else candidate.name
+    return None
+
+
+def _decode(key: str, raw: str) -> Any:
+    """Pulumi passes object values as JSON text; numbers in text fields (1.12) come back as text."""
+    if raw == "":
+        return None  # Pulumi.yaml declares optional strings with the default "" ("not set")
+    if key not in OBJECT_KEYS:
+        return raw
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw  # not JSON: the model says what is expected
+    for where, container, name in text_fields(value, key):
+        item = container[name]
+        if isinstance(item, float):
+            container[name] = number_text(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and where.endswith("Version"):
+            container[name] = str(item)
+    return value

@@ -1,0 +1,147 @@
+"""build_stack: everything one stack makes, from its validated settings, and the stack's outputs.
+
+Order of dependence (each waits for the ones before it): the APIs; the buckets; the Cloud TPU service
+account's grant; one trainer package per trainer folder; the training jobs. Jobs depend explicitly on
+all of them: a job must not start before its package is uploaded, its job dir exists and (on TPUs)
+Cloud TPU may act for the training service, none of which its inputs alone would order.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from components.jobspec.models import job_body
+from components.jobspec.names import NAMESPACE
+from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
+from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
+from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
+from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
+from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
+from components.resources.training_job import TrainingJob
+
+#: Labels every created bucket carries, besides the stack's own.
+MANAGED_BY = "pulumi"
+
+
+def build_stack(settings: StackSettings, stack: str | None = None,
+                build_dir: Path | None = None) -> dict[str, Any]:
+    """Register the stack's resources and export its outputs (also returned, for tests and callers)."""
+    stack = stack or pulumi.get_stack()
+    apis: list[pulumi.Resource] = []
+    if settings.enable_apis:
+        services = required_apis(settings.backend, grants_role=settings.grants_tpu_access,
+                                 looks_up_tpu_account=settings.grants_tpu_access
+                                 and settings.tpu_access.service_account is None)
+        apis.append(ProjectServices("apis", ProjectServicesArgs(settings.project, tuple(services))))
+
+    buckets = TrainingBuckets(stack, TrainingBucketsArgs(
+        project=settings.project,
+        location=settings.bucket_location,
+        labels={"managed-by": MANAGED_BY, "stack": _label_value(stack), **settings.labels},
+        staging_bucket=settings.buckets.staging,
+        job_dir_bucket=settings.buckets.job_dir,
+        staging_retention_days=settings.buckets.staging_retention_days,
+        noncurrent_retention_days=settings.buckets.noncurrent_retention_days,
+        force_destroy=settings.buckets.force_destroy,
+    ), opts=pulumi.ResourceOptions(depends_on=apis))
+    after: list[pulumi.Resource] = [*apis, buckets]  # what every job waits for
+
+    outputs: dict[str, Any] = {
+        "backend": settings.backend,
+        "stagingBucket": buckets.staging_bucket,
+        "jobDirBucket": buckets.job_dir_bucket,
+    }
+
+    if settings.grants_tpu_access:
+        grant = TpuServiceAgent("tpu-service-agent", TpuServiceAgentArgs(
+            project=settings.project, service_account=settings.tpu_access.service_account,
+        ), opts=pulumi.ResourceOptions(depends_on=apis))
+        outputs["tpuServiceAccount"] = grant.service_account
+        after.append(grant)
+
+    packages = _packages(settings, buckets, build_dir or default_build_dir(settings.root), [*apis, buckets])
+
+    jobs: dict[str, TrainingJob] = {}
+    for name, job in settings.jobs.items():
+        package = packages.get(job.trainer.path) if job.trainer else None
+        wire: pulumi.Input[dict[str, Any]] = _wire_job(name, job, package, buckets)
+        if "jobs" in settings.secret_keys:
+            wire = pulumi.Output.secret(wire)
+        jobs[name] = TrainingJob(
+            name,
+            project=settings.project,
+            job=wire,
+            backend=settings.backend,
+            wait_for_completion=job.wait_for_completion,
+            wait_timeout_seconds=job.wait_timeout_seconds,
+            opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])]),
+        )
+    outputs["jobs"] = {name: {"jobId": job.jobId, "state": job.state, "consoleUrl": job.consoleUrl}
+                       for name, job in jobs.items()}
+
+    for key, value in outputs.items():
+        pulumi.export(key, value)
+    return outputs
+
+
+def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path,
+              after: list[pulumi.Resource]) -> dict[str, TrainerPackage]:
+    """One TrainerPackage per distinct trainer folder, named after the folder."""
+    packages: dict[str, TrainerPackage] = {}
+    used: set[str] = set()
+    for path, folder in sorted(settings.trainer_folders().items()):
+        name = _resource_name(f"trainer-{folder.name}")
+        if name in used:
+            name = _resource_name(f"trainer-{path}")
+        used.add(name)
+        users = sorted(n for n, j in settings.jobs.items() if j.trainer and j.trainer.path == path)
+        packages[path] = TrainerPackage(name, TrainerPackageArgs(
+            source=folder,
+            bucket=buckets.staging_bucket,
+            build_dir=build_dir,
+            config_key=f"{NAMESPACE}:jobs.{users[0]}.trainer.path" if users else "trainer.path",
+        ), opts=pulumi.ResourceOptions(depends_on=list(after)))
+    return packages
+
+
+def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
+              buckets: TrainingBuckets) -> dict[str, Any]:
+    """The job as TrainingJob takes it (ml v1 wire names, int64 as strings), with the package's URI and
+    the job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's
+    name is not known yet, the provider still sees (and judges) the rest of the job."""
+    body = job_body(job.job)
+    body.pop("jobId", None)
+    ti: dict[str, Any] = dict(body["trainingInput"])
+    job_dir: pulumi.Input[str] = ti.get("jobDir") or buckets.job_dir_uri(name)
+    ti["jobDir"] = job_dir
+    if package is not None:
+        ti["packageUris"] = [package.uri, *ti.get("packageUris", [])]
+    for key in ("args",):
+        if key in ti:
+            ti[key] = [_with_job_dir(arg, job_dir) for arg in ti[key]]
+    for role in ("master", "worker", "parameterServer", "evaluator"):
+        config = ti.get(f"{role}Config")
+        if isinstance(config, dict) and "containerArgs" in config:
+            ti[f"{role}Config"] = {**config, "containerArgs": [_with_job_dir(a, job_dir)
+                                                               for a in config["containerArgs"]]}
+    body["trainingInput"] = ti
+    return body
+
+
+def _with_job_dir(arg: str, job_dir: pulumi.Input[str]) -> pulumi.Input[str]:
+    """An argument naming ${jobDir} (the seed's --model_dir=$OUTPUT_PATH), with the job dir put in."""
+    if JOB_DIR_PLACEHOLDER not in arg:
+        return arg
+    return pulumi.Output.from_input(job_dir).apply(lambda uri: arg.replace(JOB_DIR_PLACEHOLDER, uri))
+
+
+def _resource_name(text: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+
+
+def _label_value(text: str) -> str:
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower())[:63]

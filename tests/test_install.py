@@ -1,0 +1,48 @@
+"""The library installs as a package and works from a program outside this repository.
+
+A wheel is built from the repository, installed into a fresh virtualenv (its dependencies are the test
+venv's, reached through a .pth file, so nothing is downloaded), and examples/consumer_program.py is run
+from a temporary folder under Pulumi's mocks: the components it imports come from the installed wheel.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*cmd: str | Path, cwd: Path | None = None) -> str:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, f"{cmd}: {done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, ROOT)
+    wheel = next(dist.glob("gcp_training_jobs-*.whl"))
+
+    fresh = tmp_path / "fresh"
+    _run(sys.executable, "-m", "venv", "--without-pip", fresh)
+    python = fresh / "bin" / "python"
+    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
+
+    outside = tmp_path / "consumer"
+    outside.mkdir()
+    program = outside / "__main__.py"
+    program.write_text((ROOT / "examples" / "consumer_program.py").read_text())
+    where = _run(python, "-c", "import components; print(components.__file__)", cwd=outside)
+    assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
+
+    registered = json.loads(_run(python, program, cwd=outside).strip().splitlines()[-1])
+    types = [r["type"] for r in registered]
+    assert "gcp-training:index:TrainingBuckets" in types
+    assert types.count("gcp:storage/bucket:Bucket") == 2
+    assert any(t.endswith("TrainingJob") for t in types), types
