@@ -1,7 +1,8 @@
 """Benchmark: HTTP requests and wall time per TrainingJob create, read and delete, against the emulator.
 
-Targets: create 1 request, read 1, delete of a running job 2 (get, cancel); no discovery fetch (static
-discovery); the googleapiclient service built once per process per API. Not a test: figures only.
+Targets: create 2 requests (the lookup of a live job of the resource, then the create), read 1, delete of a
+running job 2 (get, cancel); no discovery fetch (static discovery); the googleapiclient service built once
+per process per API. Not a test: figures only.
 Run: python benchmarks/provider_bench.py [--jobs N]
 """
 
@@ -54,7 +55,7 @@ def main() -> None:
             calls: dict[str, set[tuple[str, ...]]] = {"create": set(), "read": set(), "delete": set()}
             for i in range(n):
                 inputs = provider.check({}, {"name": f"bench{i}", "project": "bench", "backend": backend,
-                                             "job": JOB}).inputs
+                                             "job": JOB, "identity": f"bench/bench/bench/bench{i}"}).inputs
                 box: dict[str, Any] = {}
                 t, m = measure(emulator, lambda inputs=inputs, box=box: box.update(r=provider.create(inputs)))
                 times["create"].append(t)

@@ -66,8 +66,16 @@
 #    (virtualenv/toolchain), hence PULUMI_PYTHON_CMD above.
 #  * pulumi-language-python-exec and pulumi-resource-pulumi-python are the
 #    scripts shipped in sdk/v3@v<version> (python/cmd, python/dist), i.e. they
-#    match the Python SDK. pulumi-analyzer-policy-python is not needed for
-#    dynamic providers (only for policy packs) and is not shipped by sdk/v3 any more.
+#    match the Python SDK. pulumi-analyzer-policy-python is not installed: the
+#    engine runs that script only for a policy pack whose runtime has no language
+#    host, and `python` has one. Given a Python pack's folder, the engine asks the
+#    language host to RunPlugin it; the legacy host above predates
+#    RunPluginRequest.info and runs `python ""` in the project folder (the
+#    project's own __main__.py, not the pack). So a Python pack is run as an
+#    executable instead, which the engine launches directly like a provider:
+#    `pulumi preview --policy-pack policies/analyzer` (see policies/analyzer).
+#    Nothing more is needed beside the engine; the pack needs pulumi-policy in
+#    the venv (pip install --no-deps -r policies/requirements.txt).
 #
 # Build flags follow Pulumi's .goreleaser.yml: -trimpath, tags osusergo,grpcnotrace,
 # ldflags "-w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v<ver>".

@@ -37,3 +37,23 @@ def assert_vertex_body_valid(body: dict[str, Any]) -> None:
     problems = validate_body("aiplatform", "GoogleCloudAiplatformV1CustomJob", body, strict_int64=True,
                              reject_output_only=True)
     assert problems == [], problems
+
+
+def container_pool(machine_spec: dict[str, Any], replicaCount: int = 1, image: str = "us-docker.pkg.dev/p/r/t:1",  # noqa: N803
+                   **extra: Any) -> dict[str, Any]:
+    """One CustomJobSpec worker pool running a custom container."""
+    return {"machineSpec": machine_spec, "replicaCount": replicaCount, "containerSpec": {"imageUri": image}, **extra}
+
+
+def custom_job_spec(*pools: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A CustomJobSpec (what `gcloud ai custom-jobs create --config` reads) with these pools and fields."""
+    return {"workerPoolSpecs": list(pools), **fields}
+
+
+def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every leaf of a JSON-like value with its path (an empty mapping or list counts as a leaf)."""
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in leaves(item, (*path, key))]
+    if isinstance(value, list) and value:
+        return [leaf for i, item in enumerate(value) for leaf in leaves(item, (*path, i))]
+    return [(path, value)]

@@ -10,15 +10,22 @@ from pathlib import Path
 
 import pytest
 
+from components.jobspec.names import TODAY_ENV
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+#: Judge as of this day where a test renders the seeds' runtime 2.11 to Vertex AI's tf-*.2-11 containers
+#: (end of availability 2024-11-15; every prebuilt image is past its date on 2026-11-22).
+BEFORE_TF_2_11_END = "2024-06-01"
+
+
+def run(*args: str, cwd: Path = ROOT, today: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **({TODAY_ENV: today} if today else {})}
     return subprocess.run([sys.executable, "-m", "components", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                          timeout=60, env=env)
 
 
 def write(path: Path, text: str) -> Path:
@@ -79,21 +86,34 @@ def test_gcloud_flags_complete_and_override_the_file() -> None:
     assert "trainingInput.region: 'europe-west1' has no Cloud TPUs; allowed: us-central1" in done.stdout
 
 
+CODE_FLAGS = ("--module-name", "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz")
+
+
 def test_render_prints_the_ml_body_with_the_job_id_from_the_file_name(tmp_path: Path) -> None:
     config = write(tmp_path / "2-gpu config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
-    done = run("render", str(config))
+    done = run("render", str(config), *CODE_FLAGS)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert body["jobId"] == "job_2_gpu_config"
     assert body["trainingInput"]["workerCount"] == "9"
     assert body["trainingInput"]["region"] == "us-central1"
     assert_ml_body_valid(body)
-    assert json.loads(run("render", str(config), "--job-id", "mine").stdout)["jobId"] == "mine"
+    assert json.loads(run("render", str(config), "--job-id", "mine", *CODE_FLAGS).stdout)["jobId"] == "mine"
+
+
+def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_package(tmp_path: Path) -> None:
+    """validate lets gcloud's submit flags be missing; render never prints `"pythonModule": ""`."""
+    config = write(tmp_path / "config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
+    assert run("validate", str(config)).returncode == 0
+    done = run("render", str(config))
+    assert done.returncode == 1 and '"pythonModule"' not in done.stdout
+    assert f"{config}: trainingInput.pythonModule: required without masterConfig.imageUri" in done.stdout
+    assert f"{config}: trainingInput.packageUris: required without masterConfig.imageUri" in done.stdout
 
 
 def test_render_vertex_prints_a_custom_job() -> None:
     done = run("render", str(SEEDS / "gpu_compute_engine.yaml"), "--backend", "vertex", "--module-name",
-               "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz")
+               "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz", today=BEFORE_TF_2_11_END)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert body["displayName"] == "gpu_compute_engine"
@@ -109,14 +129,83 @@ def test_render_of_an_invalid_spec_exits_1_with_the_problems(tmp_path: Path) -> 
 
 def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None:
     script = (
-        "import sys\n"
+        "import os, sys\n"
+        f"os.environ[{TODAY_ENV!r}] = {BEFORE_TF_2_11_END!r}\n"
         "from components.cli.main import main\n"
         f"assert main(['validate', '-q', {str(SEEDS)!r}]) == 0\n"
-        f"assert main(['render', {str(SEEDS / 'gpu_legacy.yaml')!r}]) == 0\n"
-        f"assert main(['render', {str(SEEDS / 'gpu_compute_engine.yaml')!r}, '--backend', 'vertex']) == 0\n"
+        f"assert main(['render', {str(SEEDS / 'gpu_legacy.yaml')!r}, *{CODE_FLAGS!r}]) == 0\n"
+        f"assert main(['render', {str(SEEDS / 'gpu_compute_engine.yaml')!r}, '--backend', 'vertex', "
+        f"*{CODE_FLAGS!r}]) == 0\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp', 'googleapiclient'))\n"
         "print('HEAVY', heavy)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+# --- Vertex AI's own vocabulary: a CustomJobSpec, as `gcloud ai custom-jobs create --config FILE --region R` ---
+
+A3_SPOT = """\
+# gcloud ai custom-jobs create --region us-east5 --display-name llm --config a3.yaml
+workerPoolSpecs:
+  machineSpec:
+    machineType: a3-highgpu-8g
+    acceleratorType: NVIDIA_H100_80GB
+    acceleratorCount: 8
+  replicaCount: 1
+  containerSpec:
+    imageUri: us-docker.pkg.dev/my-proj/trainers/llm:1.0
+    args: [--epochs=3]
+scheduling:
+  strategy: SPOT
+  timeout: 86400s
+"""
+
+
+def test_validate_and_render_a_custom_job_spec_with_gcloud_s_region(tmp_path: Path) -> None:
+    config = write(tmp_path / "a3.yaml", A3_SPOT)
+    assert run("validate", str(config), "--region", "us-east5").stdout == f"{config}: ok (job)\n"
+    done = run("render", "--config", str(config), "--region", "us-east5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    body = json.loads(done.stdout)
+    assert_vertex_body_valid(body)
+    assert body["displayName"] == "a3"
+    assert body["jobSpec"]["scheduling"] == {"timeout": "86400s", "strategy": "SPOT"}
+    (pool,) = body["jobSpec"]["workerPoolSpecs"]
+    assert pool["machineSpec"] == {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB",
+                                   "acceleratorCount": 8}
+    assert pool["replicaCount"] == "1" and pool["containerSpec"]["args"] == ["--epochs=3"]
+    refused = run("validate", str(config), "--region", "us-west2")
+    assert refused.returncode == 1
+    assert refused.stdout.startswith(f"{config}: workerPoolSpecs.machineSpec.acceleratorType: NVIDIA_H100_80GB is "
+                                     "not offered for training in us-west2; allowed in us-west2: NVIDIA_B200, "
+                                     "NVIDIA_TESLA_P4, NVIDIA_TESLA_T4; regions offering NVIDIA_H100_80GB: ")
+    ml = run("render", str(config), "--backend", "ai-platform")
+    assert ml.returncode == 1 and "runs on Vertex AI only" in ml.stdout
+
+
+def test_validate_refuses_snake_case_keys_as_gcloud_does(tmp_path: Path) -> None:
+    config = write(tmp_path / "snake.yaml", A3_SPOT.replace("machineType", "machine_type"))
+    done = run("validate", "-q", str(config), "--region", "us-east5")
+    assert done.returncode == 1
+    assert done.stdout.startswith(f"{config}: workerPoolSpecs.machineSpec.machine_type: unknown field 'machine_type' "
+                                  "(did you mean machineType? keys are camelCase)")
+
+
+def test_a_training_input_with_a_current_machine_type_validates_for_vertex(tmp_path: Path) -> None:
+    config = write(tmp_path / "a3-ti.yaml", "trainingInput:\n  scaleTier: CUSTOM\n  masterType: a3-highgpu-8g\n"
+                   "  masterConfig:\n    imageUri: us-docker.pkg.dev/p/r/llm:1\n  region: us-central1\n")
+    assert run("validate", "-q", str(config), "--backend", "vertex").returncode == 0
+    done = run("validate", "-q", str(config))
+    assert done.returncode == 1 and "is a machine type of Vertex AI, not of AI Platform Training" in done.stdout
+    body = json.loads(run("render", str(config), "--backend", "vertex").stdout)
+    assert_vertex_body_valid(body)
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "a3-highgpu-8g"}
+
+
+def test_a_machine_type_problem_lists_its_family_not_every_type(tmp_path: Path) -> None:
+    config = write(tmp_path / "typo.yaml", A3_SPOT.replace("a3-highgpu-8g", "a3-highgpu-16g"))
+    line = run("validate", "-q", str(config), "--region", "us-east5").stdout.splitlines()[0]
+    assert line.endswith("allowed: a3-highgpu-1g, a3-highgpu-2g, a3-highgpu-4g, a3-highgpu-8g")
+    assert len(line) < 300

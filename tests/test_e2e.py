@@ -11,32 +11,14 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from tests.e2e_support import Emulator, Project, find_pulumi
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[1]
-ENGINE_CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
-PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "trainers", "requirements.txt")
-
-
-def find_pulumi() -> str | None:
-    found = shutil.which("pulumi")
-    if found:
-        return found
-    built = sorted(ENGINE_CACHE.glob("v*/bin/pulumi"))
-    return str(built[-1]) if built else None
-
 
 PULUMI = find_pulumi()
 if PULUMI is None:
@@ -47,104 +29,17 @@ if PULUMI is None:
                 allow_module_level=True)
 
 
-@dataclass
-class Emulator:
-    """The emulator as a separate process, driven through its HTTP control endpoints."""
-
-    url: str
-    process: subprocess.Popen[str]
-
-    def control(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.url + "_emulator/" + path, data=data, method="POST" if data else "GET",
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return json.loads(answer.read() or b"null")
-
-    def calls(self, method: str) -> list[dict[str, Any]]:
-        return [r for r in self.control("requests") if r["method"] == method]
-
-    def jobs(self) -> dict[str, dict[str, Any]]:
-        return {j["job"]["jobId"]: j["job"] for j in self.control("jobs")}
-
-
-@dataclass
-class Project:
-    """A copy of the project in a temporary folder, with its own file state backend."""
-
-    path: Path
-    env: dict[str, str]
-
-    def pulumi(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([PULUMI, *args, "--stack", "local", "--non-interactive"], cwd=self.path,  # type: ignore[list-item]
-                              env=self.env, capture_output=True, text=True, timeout=300)
-        if ok and done.returncode != 0:
-            raise AssertionError(f"pulumi {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-        return done
-
-    def up(self) -> subprocess.CompletedProcess[str]:
-        return self.pulumi("up", "--yes", "--skip-preview")
-
-    def outputs(self) -> dict[str, Any]:
-        return json.loads(self.pulumi("stack", "output", "--json", "--show-secrets").stdout)
-
-    def state(self) -> str:
-        return self.pulumi("stack", "export").stdout
-
-    def resources(self, type_suffix: str = "TrainingJob") -> list[dict[str, Any]]:
-        deployment = json.loads(self.state())["deployment"]
-        return [r for r in deployment.get("resources", []) if r["type"].endswith(type_suffix)]
-
-    def edit_job(self, name: str, change: Any) -> None:
-        """Change one job of stacks/Pulumi.local.yaml in place (the stack file a user would edit)."""
-        path = self.path / "stacks" / "Pulumi.local.yaml"
-        data = yaml.safe_load(path.read_text())
-        change(data["config"]["gcp-training-jobs:jobs"][name])
-        path.write_text(yaml.safe_dump(data, sort_keys=False))
-
-
 @pytest.fixture(scope="module")
 def emulator() -> Iterator[Emulator]:
-    process = subprocess.Popen([sys.executable, "-m", "components", "emulator", "--port", "0",
-                                "--phase-seconds", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert "listening on" in line, line
-    yield Emulator(line.split("listening on", 1)[1].strip(), process)
-    process.terminate()
-    process.wait(timeout=10)
+    emulator = Emulator.start()
+    yield emulator
+    emulator.stop()
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    base = tmp_path_factory.mktemp("e2e")
-    path = base / "project"
-    path.mkdir()
-    for name in PROJECT_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, path / name, ignore=shutil.ignore_patterns("__pycache__", ".build"))
-        else:
-            shutil.copy2(source, path / name)
-    (path / "stacks").mkdir()
-    shutil.copy2(ROOT / "stacks" / "Pulumi.local.yaml", path / "stacks" / "Pulumi.local.yaml")
-    (path / "venv").symlink_to(ROOT / "venv")
-    env = {
-        "PATH": f"{Path(PULUMI).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",  # type: ignore[arg-type]
-        "HOME": str(base / "home"),
-        "PULUMI_HOME": str(base / "pulumi-home"),
-        "PULUMI_BACKEND_URL": f"file://{base / 'state'}",
-        "PULUMI_CONFIG_PASSPHRASE": "e2e-passphrase",
-        "PULUMI_SKIP_UPDATE_CHECK": "1",
-        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
-        "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python"),
-        "GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": "0.01",
-    }
-    (base / "state").mkdir()
-    project = Project(path, env)
-    project.pulumi("stack", "init")
-    project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
-    return project
+    assert PULUMI is not None
+    return Project.copy(tmp_path_factory.mktemp("e2e"), PULUMI, emulator)
 
 
 # The steps build on each other, in order, on one stack (as a user's successive `pulumi up`s do).

@@ -10,11 +10,21 @@ import pytest
 from components.jobspec.documents import read_yaml
 from components.jobspec.errors import SpecError
 from components.jobspec.load import load_job
+from components.jobspec.names import TODAY_ENV
 from components.jobspec.render import render_body
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 from tests.test_gpu_table import ALLOWED
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))
+
+
+@pytest.fixture(autouse=True)
+def before_tf_2_11_end_of_availability(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests render the seeds' runtime 2.11 to its prebuilt container, tf-*.2-11, whose end of
+    availability is 2024-11-15 (every prebuilt image has passed its date by 2026-11-22): they judge as of
+    2024-06-01, when it was available and NVIDIA K80 (end of support 2024-05-01) was already gone.
+    tests/test_vertex_dates.py holds what today's date refuses."""
+    monkeypatch.setenv(TODAY_ENV, "2024-06-01")
 
 
 def seed(name: str) -> Any:
@@ -87,17 +97,21 @@ def test_vertex_legacy_types_become_their_compute_engine_equivalents() -> None:
     ]
 
 
-def test_vertex_tpu_jobs_get_a_cloud_tpu_pool_with_8_cores() -> None:
-    for name in ("tpu_legacy_master", "tpu_compute_engine_master"):
-        body = render_body(seed(name), "vertex", "tpu")
-        assert_vertex_body_valid(body)
-        tpu = body["jobSpec"]["workerPoolSpecs"][1]
-        assert tpu["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2", "acceleratorCount": 8}
-        assert tpu["replicaCount"] == "1"
+def test_vertex_tpu_jobs_are_one_cloud_tpu_pool_with_8_cores() -> None:
+    """On Vertex AI the TPU VM runs the code itself and must be the job's only pool (configure-compute, "TPUs"):
+    BASIC_TPU becomes one cloud-tpu pool; a master beside a cloud_tpu worker has no translation."""
     basic = render_body(load_job({"trainingInput": {"scaleTier": "BASIC_TPU"}}, default_region="us-central1",
                                  partial=True), "vertex", "tpu")
-    assert [p["machineSpec"]["machineType"] for p in basic["jobSpec"]["workerPoolSpecs"]] == \
-        ["n1-standard-4", "cloud-tpu"]
+    assert_vertex_body_valid(basic)
+    (pool,) = basic["jobSpec"]["workerPoolSpecs"]
+    assert pool["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2", "acceleratorCount": 8}
+    assert pool["replicaCount"] == "1"
+    assert pool["pythonPackageSpec"]["executorImageUri"] == "us-docker.pkg.dev/vertex-ai/training/tf-tpu.2-12:latest"
+    for name in ("tpu_legacy_master", "tpu_compute_engine_master"):
+        with pytest.raises(SpecError) as caught:
+            render_body(seed(name), "vertex", "tpu")
+        (problem,) = caught.value.problems
+        assert problem.path == "trainingInput.workerType" and "single worker pool" in problem.message
 
 
 @pytest.mark.parametrize(("change", "path", "words"), [

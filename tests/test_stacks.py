@@ -264,13 +264,15 @@ def test_one_package_per_trainer_folder(build_dir: Path) -> None:
 
 def test_a_changed_trainer_gets_a_new_object_name_and_an_unchanged_one_keeps_it(tmp_path: Path,
                                                                                 build_dir: Path) -> None:
+    shutil.copy2(ROOT / "__main__.py", tmp_path / "__main__.py")  # a project root of its own: trainers stay inside
     trainer = tmp_path / "trainer-copy"
     shutil.copytree(ROOT / "trainers" / "example", trainer, ignore=shutil.ignore_patterns("__pycache__"))
     config = stack_config("staging")
-    config[f"{NAMESPACE}:jobs"]["t4-trial"]["trainer"] = {"path": str(trainer)}
+    config[f"{NAMESPACE}:jobs"]["t4-trial"]["trainer"] = {"path": "trainer-copy"}
 
     def package_name() -> tuple[str, str]:
-        recording = run("staging", config)
+        text, secrets = pulumi_config({"config": config})
+        recording = run_program("staging", text, secrets, main=tmp_path / "__main__.py")
         uri = one(recording, JOB).inputs["job"]["trainingInput"]["packageUris"][0]
         return one(recording, OBJECT).inputs["name"], uri
 

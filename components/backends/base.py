@@ -14,6 +14,12 @@ from components.jobspec.models import Job
 from components.jobspec.names import JOB_LABEL, label_value
 from components.jobspec.render import BODIES
 
+#: The identity labels every job carries, looked up before any create (see ARCHITECTURE.md, "Job identity"):
+#: whose job it is (a hash of the Pulumi organization, project, stack and resource name) and what it runs
+#: (a hash of its spec). A live job carrying both is the resource's job, whichever run created it.
+RESOURCE_LABEL = "pulumi-resource"
+SPEC_LABEL = "pulumi-spec"
+
 #: The states of the common vocabulary (ml v1's), used in outputs whatever the backend.
 ACTIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING"})
 FINISHED_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
@@ -74,6 +80,18 @@ class Backend(ABC):
     def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
         """The job in a find_request answer, or None."""
 
+    def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
+        """A list request for the jobs at the target carrying every one of `labels` (the API filters)."""
+        raise NotImplementedError(f"{self.name} cannot list jobs by label")
+
+    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+        """The jobs of one list answer, and the next page's token."""
+        raise NotImplementedError(f"{self.name} cannot list jobs by label")
+
+    def job_id_of(self, resource: dict[str, Any]) -> str:
+        """The job id a job was created under (the one its JOB_LABEL carries)."""
+        return str((resource.get("labels") or {}).get(JOB_LABEL) or resource.get("jobId") or "")
+
     @abstractmethod
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         """The job's full resource name."""
@@ -90,6 +108,10 @@ class Backend(ABC):
         """Whether an existing job is the one this body describes (adoption after a lost answer)."""
         return (resource.get("labels") or {}).get(JOB_LABEL) == label_value(job_id)
 
+
+def label_filter(labels: dict[str, str]) -> str:
+    """The list filter both APIs understand: `labels.KEY="VALUE"` terms joined by AND."""
+    return " AND ".join(f'labels.{key}="{value}"' for key, value in sorted(labels.items()))
 
 
 def common_times(resource: dict[str, Any]) -> dict[str, Any]:

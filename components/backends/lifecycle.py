@@ -1,12 +1,20 @@
 """A training job's lifecycle on any backend: create (with adoption), read, wait, relabel, cancel.
 
-This is the one code path for retries and reconciliation. A create is never blindly repeated: after an
-answer that may hide a success (5xx, a dropped connection) the job is looked up by its id or label first,
-and adopted if it is ours, so a lost answer never makes a second job.
+This is the one code path for retries and reconciliation. At most one live job per resource:
+- before any create, the live jobs carrying the resource's identity labels (`pulumi-resource`,
+  `pulumi-spec`) are looked up, and one found is adopted instead of creating (a job left by a run that
+  died); a lookup that fails fails the create, nothing is sent;
+- a create whose outcome is unknown (no answer, a timeout, a 5xx) is never blindly sent again. Where ids
+  are the caller's (ml v1) the job is looked up by its id and the create re-sent only when it is absent
+  (a re-send of the same id cannot make a second job: the API answers 409). Where the server assigns ids
+  (Vertex AI) the job is looked for by its labels, with backoff, for at most RECONCILE_SECONDS, and
+  adopted when it appears; past that the create fails loudly and is never re-sent: the next run's
+  lookup finds the job if it was made after all.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,9 +25,29 @@ from components.backends.transport import ApiError, RetryPolicy, TransportError
 
 Log = Callable[[str], None]
 
+#: How long a create whose outcome is unknown is reconciled (looked for) before failing loudly.
+RECONCILE_ENV = "GCP_TRAINING_JOBS_RECONCILE_SECONDS"
+RECONCILE_SECONDS = 180.0
+#: The most pages a label lookup reads (a resource has one live job; more is a leftover to report).
+MAX_PAGES = 20
+
 
 class JobConflict(Exception):
     """The job id is taken by a job that is not the one we asked for."""
+
+
+class LookupFailed(Exception):
+    """The lookup before a create failed: nothing was created."""
+
+
+class CreateOutcomeUnknown(Exception):
+    """A create that may or may not have made the job, not found in time; it was not sent again."""
+
+
+def reconcile_seconds() -> float:
+    """$GCP_TRAINING_JOBS_RECONCILE_SECONDS, else RECONCILE_SECONDS."""
+    configured = os.environ.get(RECONCILE_ENV)
+    return float(configured) if configured else RECONCILE_SECONDS
 
 
 def _nolog(_: str) -> None:
@@ -30,10 +58,12 @@ class Jobs:
     """Operations on one backend at one target; stateless apart from what it is given."""
 
     def __init__(self, backend: Backend, target: Target, *, policy: RetryPolicy | None = None,
-                 sleep: Callable[[float], None] = time.sleep, log: Log = _nolog):
+                 sleep: Callable[[float], None] = time.sleep, log: Log = _nolog,
+                 clock: Callable[[], float] = time.monotonic, patience: float | None = None):
         self.backend, self.target = backend, target
         self.policy = policy or RetryPolicy.from_env()
-        self.sleep, self.log = sleep, log
+        self.sleep, self.log, self.clock = sleep, log, clock
+        self.patience = reconcile_seconds() if patience is None else patience
         self.endpoint = backend.endpoint(target)
 
     @property
@@ -55,6 +85,23 @@ class Jobs:
         found: dict[str, Any] | None = self.backend.found(answer, job_id)
         return found
 
+    def find_live(self, labels: dict[str, str]) -> list[dict[str, Any]]:
+        """The live (queued, preparing, running) jobs carrying every one of `labels`, oldest first."""
+        jobs: list[dict[str, Any]] = []
+        token: str | None = None
+        for _ in range(MAX_PAGES):
+            answer = self._list(labels, token)
+            page, token = self.backend.listed(answer)
+            jobs += [job for job in page if self.backend.state(job) in ACTIVE_STATES
+                     and all((job.get("labels") or {}).get(k) == v for k, v in labels.items())]
+            if not token:
+                break
+        return sorted(jobs, key=lambda job: str(job.get("createTime") or ""))
+
+    def _list(self, labels: dict[str, str], token: str | None) -> dict[str, Any]:
+        answer: dict[str, Any] = self._call("list", lambda s: self.backend.list_request(s, self.target, labels, token))
+        return answer
+
     def _adopt(self, job_id: str, body: dict[str, Any], why: str) -> dict[str, Any] | None:
         existing = self.find(job_id)
         if existing is None:
@@ -67,16 +114,32 @@ class Jobs:
         self.log(f"adopted job {job_id} ({why}): it was created by an earlier attempt whose answer was lost")
         return existing
 
-    def create(self, job_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Create the job once: 429 is retried; an ambiguous failure is reconciled before any retry."""
+    def _adopt_live(self, live: list[dict[str, Any]], why: str) -> dict[str, Any]:
+        job = live[0]
+        self.log(f"adopted live job {self.backend.job_id_of(job)} ({why}) instead of creating another")
+        if len(live) > 1:
+            others = ", ".join(self.backend.job_id_of(j) for j in live[1:])
+            self.log(f"warning: {len(live) - 1} more live job(s) carry the same labels and are not in state: "
+                     f"{others}; cancel them if they are not wanted")
+        return job
+
+    def create(self, job_id: str, body: dict[str, Any], identity: dict[str, str]) -> dict[str, Any]:
+        """The resource's one live job: a live job carrying `identity` is adopted; else the job is created
+        once (429 and requests never sent are retried; an unknown outcome is reconciled, never re-sent
+        blindly)."""
+        try:
+            live = self.find_live(identity)
+        except (ApiError, TransportError) as error:
+            raise LookupFailed(f"cannot look for a live job of this resource before creating {job_id} "
+                               f"({error}); nothing was created: run `pulumi up` again") from None
+        if live:
+            return self._adopt_live(live, "left by an earlier run")
         method = f"{self.backend.api}.create"
-        ambiguous = False
         last: Exception | None = None
         for attempt in range(self.policy.attempts):
-            if ambiguous:
-                adopted = self._adopt(job_id, body, "reconciled after a failed attempt")
-                if adopted is not None:
-                    return adopted
+            if attempt:
+                self.log(f"create of {job_id} failed ({last}); retrying")
+                self.sleep(self.policy.delay(attempt - 1))
             try:
                 request = self.backend.create_request(self.svc, self.target, body)
                 created: dict[str, Any] = transport.execute_once(request, self.endpoint, method)
@@ -90,17 +153,41 @@ class Jobs:
                     raise
                 if error.status not in transport.RETRYABLE_STATUS:
                     raise
-                ambiguous = ambiguous or error.status != 429
+                unknown = error.status != 429  # a 5xx: the job may have been made
             except TransportError as error:
-                last, ambiguous = error, True
-            self.log(f"create of {job_id} failed ({last}); retrying")
-            self.sleep(self.policy.delay(attempt))
-        if ambiguous:
-            adopted = self._adopt(job_id, body, "reconciled after the last attempt")
-            if adopted is not None:
-                return adopted
+                last, unknown = error, error.sent
+            if unknown and (found := self._reconcile(job_id, body, identity, last)) is not None:
+                return found  # (None: absent under an id of ours, so a re-send is safe)
         assert last is not None
         raise last
+
+    def _reconcile(self, job_id: str, body: dict[str, Any], identity: dict[str, str],
+                   cause: Exception) -> dict[str, Any] | None:
+        """After a create whose outcome is unknown: the job, once found. None only where a re-send is
+        safe (the id is the caller's and no job holds it). Looks with backoff for at most `patience`
+        seconds, then raises CreateOutcomeUnknown."""
+        deadline, delay = self.clock() + self.patience, self.policy.base_seconds
+        trouble = ""
+        while True:
+            try:
+                if self.backend.conflict_means_exists:
+                    return self._adopt(job_id, body, "reconciled after a failed attempt")
+                live = self.find_live(identity)
+                if live:
+                    return self._adopt_live(live, "reconciled by its labels after a failed attempt")
+                trouble = "not found yet"
+            except (ApiError, TransportError) as error:
+                trouble = f"the lookup failed: {error}"
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                labels = ", ".join(f"{k}={v}" for k, v in sorted(identity.items()))
+                raise CreateOutcomeUnknown(
+                    f"create of job {job_id} failed ({cause}) and its outcome is unknown: looked for it by its "
+                    f"labels ({labels}) for {self.patience:g}s ({trouble}). It was not sent again; the next "
+                    f"`pulumi up` will look for it again and adopt it if it exists ({RECONCILE_ENV} sets how "
+                    "long to look)")
+            self.sleep(min(delay, remaining))
+            delay = min(self.policy.cap_seconds, delay * 2)
 
     def get(self, name: str) -> dict[str, Any] | None:
         """The job, or None when it no longer exists."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from components.backends.base import Backend, Target, common_times
+from components.backends.base import Backend, Target, common_times, label_filter
 
 ENDPOINT = "https://ml.googleapis.com/"
 
@@ -38,6 +38,13 @@ class MlV1Backend(Backend):
 
     def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
         return answer if answer.get("jobId") == job_id else None
+
+    def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
+        return svc.projects().jobs().list(parent=f"projects/{target.project}", filter=label_filter(labels),
+                                          pageToken=page_token)
+
+    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+        return list(answer.get("jobs") or []), answer.get("nextPageToken") or None
 
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         return f"projects/{target.project}/jobs/{job_id}"

@@ -3,12 +3,15 @@
 The googleapiclient service is built from the discovery document shipped in the package (no discovery
 fetch), once per (API, endpoint) per process and cached here at module level, never on the provider
 object (which Pulumi pickles into state). Credentials come from Application Default Credentials at call
-time; a loopback endpoint (the emulator) gets anonymous credentials. Each thread executes with its own
-httplib2 connection, because httplib2 is not thread-safe and Pulumi calls providers from a thread pool.
+time and travel only over TLS: a loopback endpoint (the emulator) gets anonymous credentials, and any
+other endpoint that is not https:// is refused before a credential is even resolved. Each thread executes
+with its own httplib2 connection, because httplib2 is not thread-safe and Pulumi calls providers from a
+thread pool.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import random
@@ -22,6 +25,8 @@ from urllib.parse import urlparse
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 HTTP_TIMEOUT_SECONDS = 60.0
+#: Overrides the client's HTTP timeout per request (tests of a slow create set a short one).
+HTTP_TIMEOUT_ENV = "GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS"
 
 _services: dict[tuple[str, str, str], Any] = {}
 _lock = threading.Lock()
@@ -40,7 +45,20 @@ class ApiError(Exception):
 
 
 class TransportError(Exception):
-    """No answer at all (connection reset, timeout): the call may or may not have taken effect."""
+    """No answer at all. `sent` False: the request never left (connection refused, no DNS answer, the
+    credential refresh before it failed), so it had no effect; True (reset, timeout): it may have."""
+
+    def __init__(self, message: str, *, sent: bool = True):
+        super().__init__(message)
+        self.sent = sent
+
+
+class InsecureEndpointError(Exception):
+    """An endpoint that would carry Google credentials in clear text (http:// to a non-loopback host)."""
+
+
+class CredentialsError(Exception):
+    """Application Default Credentials could not be refreshed, for a reason retrying will not fix."""
 
 
 @dataclass(frozen=True)
@@ -62,19 +80,48 @@ class RetryPolicy:
 
 
 def is_loopback(endpoint: str | None) -> bool:
-    host = urlparse(endpoint or "").hostname or ""
-    return host in ("localhost", "::1") or host.startswith("127.")
+    """Whether the endpoint's host is this machine: `localhost` or a loopback address (127.0.0.0/8, ::1).
+    A name that merely starts with 127. (127.0.0.1.example.com) is not."""
+    host = (urlparse(endpoint or "").hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+#: What an endpoint override may be (settings and transport say the same).
+ALLOWED_ENDPOINTS = "https://HOST/ (any host), or http:// to loopback only (127.0.0.1, ::1, localhost: the emulator)"
+
+
+def endpoint_problem(endpoint: str) -> str | None:
+    """Why Google credentials must not go to this endpoint, or None when they may (https, or loopback,
+    which gets anonymous credentials)."""
+    if is_loopback(endpoint) or urlparse(endpoint).scheme.lower() == "https":
+        return None
+    return f"would carry Google credentials in clear text (not https://, not loopback); allowed: {ALLOWED_ENDPOINTS}"
 
 
 def _credentials(endpoint: str | None) -> Any:
+    """Anonymous credentials for loopback (the emulator); Application Default Credentials over TLS only."""
     if is_loopback(endpoint):
         from google.auth.credentials import AnonymousCredentials
 
         return AnonymousCredentials()
+    problem = endpoint_problem(endpoint or "")
+    if problem is not None:
+        raise InsecureEndpointError(f"refusing to send credentials to {endpoint}: it {problem}")
     import google.auth
 
     credentials, _ = google.auth.default(scopes=list(SCOPES))
     return credentials
+
+
+def http_timeout() -> float:
+    """The client's HTTP timeout in seconds: $GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS, else 60."""
+    configured = os.environ.get(HTTP_TIMEOUT_ENV)
+    return float(configured) if configured else HTTP_TIMEOUT_SECONDS
 
 
 def service(api: str, version: str, endpoint: str) -> Any:
@@ -99,15 +146,13 @@ def service(api: str, version: str, endpoint: str) -> Any:
 
 def _http(endpoint: str) -> Any:
     """This thread's authorized HTTP object for an endpoint (credentials resolved lazily, per thread)."""
-    cache: dict[str, Any] = _local.__dict__.setdefault("http", {})
-    if endpoint not in cache:
+    cache: dict[tuple[str, float], Any] = _local.__dict__.setdefault("http", {})
+    key = (endpoint, http_timeout())
+    if key not in cache:
         import google_auth_httplib2
 
-
-        cache[endpoint] = google_auth_httplib2.AuthorizedHttp(
-            _credentials(endpoint), http=_SendOnceHttp(timeout=HTTP_TIMEOUT_SECONDS)
-        )
-    return cache[endpoint]
+        cache[key] = google_auth_httplib2.AuthorizedHttp(_credentials(endpoint), http=_SendOnceHttp(timeout=key[1]))
+    return cache[key]
 
 
 def _send_once_http_class() -> type:
@@ -166,19 +211,36 @@ def _api_error(error: Any, method: str) -> ApiError:
 
 def execute_once(request: Any, endpoint: str, method: str) -> Any:
     """Send one request; map failures to ApiError (an answer) or TransportError (no answer)."""
+    import socket
+
+    from google.auth import exceptions as auth
     from googleapiclient.errors import HttpError
+
+    def lost(error: BaseException, sent: bool = True) -> TransportError:
+        return TransportError(f"{method}: no answer from {endpoint}: {error!r}", sent=sent)
 
     try:
         return request.execute(http=_http(endpoint), num_retries=0)
     except HttpError as error:
         raise _api_error(error, method) from None
+    except auth.RefreshError as error:  # the token refresh before the request: nothing was sent
+        if error.retryable:
+            raise lost(error, sent=False) from None
+        raise CredentialsError(f"{method}: Application Default Credentials cannot be refreshed ({error}); "
+                               "run `gcloud auth application-default login` or fix the service account") from None
+    except auth.TransportError as error:  # no answer from the token endpoint: nothing was sent
+        raise lost(error, sent=False) from None
+    except (ConnectionRefusedError, socket.gaierror) as error:  # no connection: nothing was sent
+        raise lost(error, sent=False) from None
     except (ConnectionError, TimeoutError) as error:
-        raise TransportError(f"{method}: no answer from {endpoint}: {error!r}") from None
+        raise lost(error) from None
     except OSError as error:  # httplib2 raises plain OSErrors for refused and reset connections
-        raise TransportError(f"{method}: no answer from {endpoint}: {error!r}") from None
+        raise lost(error) from None
     except Exception as error:  # httplib2.HttpLib2Error and its kin
+        if type(error).__name__ == "ServerNotFoundError":  # httplib2's name for a failed DNS lookup
+            raise lost(error, sent=False) from None
         if type(error).__module__.startswith("httplib2"):
-            raise TransportError(f"{method}: no answer from {endpoint}: {error!r}") from None
+            raise lost(error) from None
         raise
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from components.backends.base import Backend, Target, common_times
+from components.backends.base import Backend, Target, common_times, label_filter
 from components.jobspec.names import JOB_LABEL, label_value
 
 STATES = {
@@ -56,6 +56,13 @@ class VertexBackend(Backend):
     def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
         flt = f'labels.{JOB_LABEL}="{label_value(job_id)}"'
         return svc.projects().locations().customJobs().list(parent=self._parent(target), filter=flt)
+
+    def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
+        return svc.projects().locations().customJobs().list(parent=self._parent(target), filter=label_filter(labels),
+                                                            pageToken=page_token)
+
+    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+        return list(answer.get("customJobs") or []), answer.get("nextPageToken") or None
 
     def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
         jobs = [j for j in answer.get("customJobs", []) if (j.get("labels") or {}).get(JOB_LABEL)

@@ -2,6 +2,7 @@
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
 in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
+Date rules (end of support, end of availability) judge against today, or $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD).
 """
 
 from __future__ import annotations
@@ -61,20 +62,20 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")
-    v.add_argument("paths", nargs="+", metavar="PATH")
+    v.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (or give one file as --config)")
     v.add_argument("--backend", choices=BACKENDS, default=None,
-                   help="also judge job configs against this backend's limits (default: the file's own "
-                        "vocabulary, ai-platform for trainingInput; stack files name their own)")
+                   help="judge job configs against this backend's limits (default: the file's own vocabulary: "
+                        "ai-platform for trainingInput, vertex for a CustomJobSpec; stack files name their own)")
     add_gcloud_flags(v)
     v.add_argument("-q", "--quiet", action="store_true", help="print problems only")
     v.set_defaults(func=cmd_validate)
 
     r = sub.add_parser("render", help="print the request body a backend would send")
-    r.add_argument("path", metavar="PATH")
+    r.add_argument("path", nargs="?", metavar="PATH", help="the job config (or give it as --config)")
     r.add_argument("--backend", choices=BACKENDS, default=None,
-                   help="the API whose body to print (default: the file's own vocabulary, ai-platform for "
-                        "trainingInput)")
-    r.add_argument("--job-id", help="jobId (default: the file's jobId, else its name)")
+                   help="the API whose body to print (default: the file's own vocabulary: ai-platform for "
+                        "trainingInput, vertex for a CustomJobSpec)")
+    r.add_argument("--job-id", help="jobId, or a CustomJob's displayName (default: the file's jobId, else its name)")
     add_gcloud_flags(r)
     r.set_defaults(func=cmd_render)
 

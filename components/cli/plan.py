@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from components.cli.review import review, review_document, review_lines
 from components.jobspec.documents import read_yaml
 from components.jobspec.errors import SpecError, UnreadableError
 from components.jobspec.names import NAMESPACE
@@ -487,6 +488,7 @@ def render_text(document: dict[str, Any]) -> str:
     summary = document["summary"]
     custom, components = _count(summary["custom"], "custom resource"), _count(summary["components"], "component")
     out += ["", f"{_count(summary['resources'], 'resource')} to create ({custom}, {components})"]
+    out += review_lines(document)
     return "\n".join(out)
 
 
@@ -535,7 +537,7 @@ def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
     root = find_project_root(path.resolve().parent) or Path.cwd()
     try:
         data = read_yaml(path)
-        load_stack_file(path, data=data, root=root)
+        settings = load_stack_file(path, data=data, root=root)
     except UnreadableError as error:
         print(error, file=sys.stderr)
         return EXIT_UNREADABLE
@@ -550,11 +552,19 @@ def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
         print(f"{path}: the program failed: {error}", file=sys.stderr)
         return EXIT_INVALID
     document = plan_document(stack, path, recording)
+    checked = review(settings, recording.resources)
+    document.update(review_document(checked))
     if as_json:
-        json.dump(document, sys.stdout, indent=2, default=str)
+        json.dump(document, sys.stdout, indent=2, default=str, sort_keys=True)
         print()
     else:
         print(render_text(document))
+    if checked.problems:  # every guardrail a stack breaks, each naming the guardrail, the job and the value
+        out = sys.stderr if as_json else sys.stdout
+        print("", file=out)
+        for problem in checked.problems:
+            print(problem.within(file=str(path)), file=out)
+        return EXIT_INVALID
     return EXIT_OK
 
 

@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from components.cli.gcloud_flags import load_config
+from components.cli.gcloud_flags import input_paths
+from components.cli.validate import load_file_job
 from components.jobspec.documents import Document, load
 from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.render import render_body
+from components.jobspec.vertex_models import is_custom_job_spec
 
 
 def job_id_from(path: Path) -> str:
@@ -23,24 +25,32 @@ def job_id_from(path: Path) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    path = Path(args.path)
+    paths = input_paths(args)
+    if len(paths) != 1:
+        print("render takes one job config: PATH or --config FILE", file=sys.stderr)
+        return EXIT_UNREADABLE
+    path = Path(paths[0])
     try:
         doc = load(path)
     except UnreadableError as error:
         print(error, file=sys.stderr)
         return EXIT_UNREADABLE
     if doc.kind != "job":
-        print(f"{path}: a stack file; render takes a job config (a Job with trainingInput). "
+        print(f"{path}: a stack file; render takes a job config (a Job with trainingInput, or a CustomJobSpec). "
               f"Use `python -m components plan --stack {doc.stack_name or 'NAME'}` for stacks.",
               file=sys.stderr)
         return EXIT_UNREADABLE
     data: Any = doc.data
-    job_id = args.job_id or (data.get("jobId") if isinstance(data, dict) else None) or job_id_from(path)
-    if isinstance(data, dict):
+    custom = is_custom_job_spec(data)
+    file_id = data.get("jobId") if isinstance(data, dict) and not custom else None
+    job_id = args.job_id or (file_id if isinstance(file_id, str) else None) or job_id_from(path)
+    if isinstance(data, dict) and not custom:
         data = {**data, "jobId": job_id}
+    backend = args.backend or (VERTEX if custom else AI_PLATFORM)
     try:
-        job = load_config(Document(path, "job", data), args)
-        body = render_body(job, args.backend or AI_PLATFORM, job_id)
+        job = load_file_job(Document(path, "job", data), argparse.Namespace(**{**vars(args), "backend": backend}),
+                            job_id=job_id, partial=False)
+        body = render_body(job, backend, job_id)
     except SpecError as error:
         for problem in error.problems:
             print(problem.within(file=str(path)))

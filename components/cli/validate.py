@@ -11,21 +11,52 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
-from components.cli.gcloud_flags import load_config
+from components.cli.gcloud_flags import flag_labels, input_paths, with_flags
 from components.jobspec.documents import Document, expand, load
 from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
+from components.jobspec.load import load_custom_job, load_job
+from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.problems import Problem, printable
+from components.jobspec.vertex_models import is_custom_job_spec
+
+#: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
+REGION_FLAG = "--region"
+
+
+def region_of(args: argparse.Namespace) -> str:
+    """The job's region: --region, else the default (gcloud would prompt; us-central1 here)."""
+    return str(getattr(args, "region_flag", None) or args.region)
+
+
+def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None = None,
+                  partial: bool = True) -> Any:
+    """A job config, completed by gcloud's flags and judged in its vocabulary: a CustomJobSpec by Vertex AI's
+    catalog (what `gcloud ai custom-jobs create --config FILE --region R` reads); a trainingInput config as
+    `gcloud ai-platform jobs submit training` reads it, by AI Platform's limits, or by Vertex AI's with
+    --backend vertex. `partial` (validate) lets gcloud's submit-time flags (module, package, runtime) be
+    missing; render passes False: it never prints a body the API would refuse for lack of them."""
+    if is_custom_job_spec(doc.data):
+        if args.backend == AI_PLATFORM:
+            raise SpecError([Problem("workerPoolSpecs", "this file is a Vertex AI CustomJobSpec, which runs on "
+                                     "Vertex AI only; allowed: --backend vertex (the default for it), or a "
+                                     "trainingInput config for ai-platform")])
+        data = doc.data
+        if "workerPoolSpecs" not in data and "jobSpec" not in data:  # the pools may all come from --worker-pool-spec
+            data = {**data, "workerPoolSpecs": []}
+        return load_custom_job(with_flags(data, args), region=region_of(args), region_at=REGION_FLAG,
+                               labels=flag_labels(args), job_id=job_id)
+    return load_job(with_flags(doc.data, args), default_region=args.region, partial=partial, backend=args.backend)
 
 
 def _job_problems(doc: Document, args: argparse.Namespace) -> list[Problem]:
     from components.jobspec.render import render_body  # only when asked: validate starts light
 
     try:
-        job = load_config(doc, args)
-        if args.backend == VERTEX:
-            render_body(job, "vertex", "validate")
+        job = load_file_job(doc, args)
+        if args.backend == VERTEX and not is_custom_job_spec(doc.data):
+            render_body(job, VERTEX, "validate")  # what the translation cannot express (tuning, priority)
     except SpecError as error:
         return [p.within(file=str(doc.path)) for p in error.problems]
     return []
@@ -79,9 +110,13 @@ def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     invalid = unreadable = False
-    files = list(expand(args.paths))
+    paths = input_paths(args)
+    if not paths:
+        print("no input: give PATH... (files or folders) or --config FILE", file=sys.stderr)
+        return EXIT_UNREADABLE
+    files = list(expand(paths))
     if not files:
-        print(f"no YAML files found in {', '.join(args.paths)}", file=sys.stderr)
+        print(f"no YAML files found in {', '.join(paths)}", file=sys.stderr)
         return EXIT_UNREADABLE
     for verdict in _verdicts(files, args):
         for line in verdict.out:

@@ -137,6 +137,8 @@ def _check_job_spec(spec: Any) -> None:
         if index == 0 and replicas != 1:
             raise invalid(f"Field: {where}.replica_count Error: The first worker pool must have exactly "
                           "one replica.", f"{where}.replica_count")
+        _check_machine(machine, f"{where}.machine_spec")
+        _check_disk(pool.get("diskSpec"), f"{where}.disk_spec")
         python, container = pool.get("pythonPackageSpec"), pool.get("containerSpec")
         if bool(python) == bool(container):
             raise invalid(
@@ -150,6 +152,80 @@ def _check_job_spec(spec: Any) -> None:
                     raise _required(f"{where}.python_package_spec.{snake}")
         elif not container.get("imageUri"):
             raise _required(f"{where}.container_spec.image_uri")
+    _check_scheduling(spec.get("scheduling"))
+    resource = spec.get("persistentResourceId")
+    if resource is not None and not _RESOURCE_ID.fullmatch(resource):
+        raise invalid(f"Field: custom_job.job_spec.persistent_resource_id Error: Invalid persistent resource id "
+                      f"{resource!r}: it must match ^[a-z]([a-z0-9-]{{0,61}}[a-z0-9])?$.",
+                      "custom_job.job_spec.persistent_resource_id")
+
+
+#: Machine types of TPU VM hosts, the only ones that take a tpuTopology (Vertex AI: TPU v5e ct5lp-hightpu-*,
+#: v6e ct6e-standard-*, TPU7x tpu7x-standard-*).
+_TPU_VM_PREFIXES = ("ct5lp-", "ct6e-", "tpu7x-")
+_TOPOLOGY = re.compile(r"[1-9][0-9]*(x[1-9][0-9]*){1,2}")
+_RESOURCE_ID = re.compile(r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?")
+_DISK_TYPES = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
+
+
+def _check_machine(machine: dict[str, Any], where: str) -> None:
+    """MachineSpec checks Vertex makes: accelerators need a type, a topology only (and always) on TPU VMs, a
+    reservation affinity with a usable type and, for a specific reservation, its key and values."""
+    machine_type = str(machine.get("machineType") or "")
+    tpu_vm = machine_type.startswith(_TPU_VM_PREFIXES)
+    topology = machine.get("tpuTopology")
+    if topology is not None and not tpu_vm:
+        raise invalid(f"Field: {where}.tpu_topology Error: tpu_topology is only supported for TPU VM machine types "
+                      f"(ct5lp-hightpu-*, ct6e-standard-*, tpu7x-standard-*), not {machine_type}.",
+                      f"{where}.tpu_topology")
+    if tpu_vm and not topology:
+        raise _required(f"{where}.tpu_topology")
+    if topology is not None and not _TOPOLOGY.fullmatch(str(topology)):
+        raise invalid(f"Field: {where}.tpu_topology Error: Invalid TPU topology {topology!r} (e.g. 2x2 or 2x2x1).",
+                      f"{where}.tpu_topology")
+    count = int_value(machine.get("acceleratorCount"))
+    if count and machine.get("acceleratorType") in (None, "ACCELERATOR_TYPE_UNSPECIFIED"):
+        raise invalid(f"Field: {where}.accelerator_type Error: accelerator_type must be set when "
+                      "accelerator_count is greater than 0.", f"{where}.accelerator_type")
+    affinity = machine.get("reservationAffinity")
+    if affinity is None:
+        return
+    at = f"{where}.reservation_affinity"
+    kind = affinity.get("reservationAffinityType")
+    if kind in (None, "TYPE_UNSPECIFIED"):
+        raise _required(f"{at}.reservation_affinity_type")
+    if kind == "SPECIFIC_RESERVATION":
+        if not affinity.get("key"):
+            raise _required(f"{at}.key")
+        if not affinity.get("values"):
+            raise _required(f"{at}.values")
+    elif affinity.get("key") or affinity.get("values"):
+        raise invalid(f"Field: {at} Error: key and values may only be set with SPECIFIC_RESERVATION, not {kind}.", at)
+
+
+def _check_disk(disk: Any, where: str) -> None:
+    if not isinstance(disk, dict):
+        return
+    kind = disk.get("bootDiskType")
+    if kind is not None and kind not in _DISK_TYPES:
+        raise invalid(f"Field: {where}.boot_disk_type Error: Invalid boot disk type {kind!r}; supported: "
+                      f"{', '.join(_DISK_TYPES)}.", f"{where}.boot_disk_type")
+    size = int_value(disk.get("bootDiskSizeGb"))
+    if size is not None and not 100 <= size <= 64000:
+        raise invalid(f"Field: {where}.boot_disk_size_gb Error: The boot disk size must be between 100 and 64000 "
+                      "GB.", f"{where}.boot_disk_size_gb")
+
+
+def _check_scheduling(scheduling: Any) -> None:
+    """Scheduling checks Vertex makes beyond the schema: durations that are not negative (the schema's
+    enum check already refuses an unknown strategy)."""
+    if not isinstance(scheduling, dict):
+        return
+    for key, snake in (("timeout", "timeout"), ("maxWaitDuration", "max_wait_duration")):
+        value = scheduling.get(key)
+        if isinstance(value, str) and value.startswith("-"):
+            raise invalid(f"Field: custom_job.job_spec.scheduling.{snake} Error: The duration must not be negative.",
+                          f"custom_job.job_spec.scheduling.{snake}")
 
 
 def _required(field_name: str) -> ApiError:

@@ -199,5 +199,10 @@ def expand(paths: list[str]) -> Iterator[Path]:
 
 
 def load(path: Path) -> Document:
+    """One input file, classified; an empty file (nothing but blanks and comments, or a bare `null`) is
+    unreadable (exit 2): there is nothing in it to judge."""
     data = read_yaml(path)
+    if data is None:
+        raise UnreadableError(f"{path}: empty; allowed: a YAML mapping (a job config with trainingInput, or a "
+                              "stack file)")
     return Document(path, classify(path, data), data)

@@ -92,23 +92,44 @@ class EncryptionConfig(WireModel):
     kms_key_name: str | None = None
 
 
-class ParameterSpec(WireModel):
-    """One hyperparameter to tune."""
+def _double(value: Any) -> Any:
+    """A finite number (YAML decimals arrive as text, "0.01"); refuse booleans, which pydantic takes as 1/0."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number; allowed: a number (e.g. 0.01)")
+    if isinstance(value, (float, str)):
+        try:
+            number = float(value)
+        except ValueError:
+            return value  # pydantic says it is not a number
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError("not a finite number; allowed: a finite number (e.g. 0.01)")
+    return value
 
-    parameter_name: str
-    type: str
-    min_value: float | None = None
-    max_value: float | None = None
-    discrete_values: list[float] | None = None
+
+#: An ml v1 `double`: a finite number, never a boolean.
+Double = Annotated[float, BeforeValidator(_double)]
+
+
+class ParameterSpec(WireModel):
+    """One hyperparameter to tune (ml v1 ParameterSpec). Which fields a type needs is judged by
+    components.jobspec.rules.tuning, so a missing name or type is reported with what is allowed."""
+
+    parameter_name: str | None = None
+    type: str | None = None
+    min_value: Double | None = None
+    max_value: Double | None = None
+    discrete_values: list[Double] | None = None
     categorical_values: list[str] | None = None
     scale_type: str | None = None
 
 
 class HyperparameterSpec(WireModel):
-    """Hyperparameter tuning (ml v1 only)."""
+    """Hyperparameter tuning (ml v1 HyperparameterSpec). `goal` and `params` are required except in the
+    documented resume form (`resumePreviousJobId`), which takes them from the previous job's study; the
+    rules in components.jobspec.rules.tuning judge that, so the model leaves both optional."""
 
-    goal: str
-    params: list[ParameterSpec]
+    goal: str | None = None
+    params: list[ParameterSpec] | None = None
     max_trials: Int32 | None = None
     max_parallel_trials: Int32 | None = None
     max_failed_trials: Int32 | None = None

@@ -70,3 +70,23 @@ KMS_KEY: Final = re.compile(r"projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryp
 LOCATION: Final = re.compile(r"[A-Za-z0-9-]+")
 #: An API endpoint override.
 ENDPOINT: Final = re.compile(r"https?://[^\s/]+(/\S*)?")
+
+# --- Vertex AI CustomJobSpec names (aiplatform.v1.json field descriptions) -----------------------------
+
+#: PersistentResource ids: "The maximum length is 63 characters, and valid characters are
+#: /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/" (persistentResources.create, persistentResourceId).
+PERSISTENT_RESOURCE_ID: Final = re.compile(r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?")
+#: CustomJobSpec.tensorboard: "projects/{project}/locations/{location}/tensorboards/{tensorboard}".
+TENSORBOARD: Final = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/tensorboards/[^/]+")
+#: CustomJobSpec.experiment: "projects/{project}/locations/{location}/metadataStores/{metadataStores}/
+#: contexts/{experiment-name}"; experimentRun the same with "{experiment-name}-{experiment-run-name}".
+EXPERIMENT: Final = re.compile(r"projects/[^/]+/locations/(?P<location>[^/]+)/metadataStores/[^/]+/contexts/[^/]+")
+#: EnvVar.name: "Required. Name of the environment variable. Must be a valid C identifier."
+ENV_VAR_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# --- Today ---------------------------------------------------------------------------------------------
+
+#: Date rules (end of support of a GPU, end of availability of a prebuilt container) judge against today's
+#: date; this variable (YYYY-MM-DD) sets another "today" for a whole process (tests, or checking a spec
+#: against a future date). Options(today=...) sets it for one call.
+TODAY_ENV: Final = "GCP_TRAINING_JOBS_TODAY"

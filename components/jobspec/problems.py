@@ -7,6 +7,7 @@ and the Pulumi provider print the same lines.
 from __future__ import annotations
 
 import difflib
+import re
 import reprlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,9 +52,27 @@ def allowed(values: Iterable[object]) -> str:
 
 
 def suggestion(key: str, known: Iterable[str]) -> str:
-    """` (did you mean X?)` for the closest known name, or nothing when none is close."""
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    """` (did you mean X?)` for the closest known name, or nothing when none is close. A snake_case key whose
+    camelCase form is known names that form (gcloud and the JSON API take camelCase keys only)."""
+    names = list(known)
+    if "_" in key:
+        head, *rest = key.split("_")
+        camel = head + "".join(part[:1].upper() + part[1:] for part in rest)
+        if camel in names and camel != key:
+            return f" (did you mean {camel}? keys are camelCase)"
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    if not close and len(key) >= 4:  # a name cut short: SPECIFIC for SPECIFIC_RESERVATION
+        close = [n for n in names if n.lower().startswith(key.lower())][:2]
+        close = close if len(close) == 1 else []
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def allowed_some(values: Iterable[object], limit: int = 12) -> str:
+    """`allowed` for a list that may be long: at most `limit` values, then how many there are in all."""
+    shown = [str(v) for v in values]
+    if len(shown) <= limit:
+        return allowed(shown)
+    return f"{', '.join(shown[:limit])}, ... ({len(shown)} in all)"
 
 
 def _field_names(model: type[BaseModel]) -> dict[str, str]:
@@ -128,8 +147,102 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) if not text.isprintable() else text
 
 
+def _kind(value: Any) -> str:
+    """What a YAML value is, in the words a user knows."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if value is None:
+        return "empty (null)"
+    return f"a {type(value).__name__}"
+
+
+def _fields_of(model: type[BaseModel] | None, limit: int = 8) -> str:
+    if model is None:
+        return "a mapping of its fields"
+    names = [info.alias or name for name, info in model.model_fields.items()]
+    shown = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
+    return f"a mapping of its fields ({shown})"
+
+
+_QUOTED = re.compile(r"'([^']*)'")
+
+#: pydantic's bound and length errors: what is wrong, what is allowed, and the context key of the bound.
+_BOUNDS = {
+    "greater_than_equal": ("too small", "{} or more", "ge"),
+    "greater_than": ("too small", "more than {}", "gt"),
+    "less_than_equal": ("too large", "at most {}", "le"),
+    "less_than": ("too large", "less than {}", "lt"),
+}
+_LENGTHS = {
+    "too_short": ("too few items", "at least {} items", "min_length"),
+    "too_long": ("too many items", "at most {} items", "max_length"),
+    "string_too_short": ("too short", "at least {} characters", "min_length"),
+    "string_too_long": ("too long", "at most {} characters", "max_length"),
+}
+
+
+def _expected(ctx: dict[str, Any]) -> list[str]:
+    """The values a literal or enum error names ("'a', 'b' or 'c'" -> [a, b, c])."""
+    return _QUOTED.findall(str(ctx.get("expected", "")))
+
+
+def _explain(err: Any, model: type[BaseModel], loc: Sequence[str | int]) -> str:
+    """One pydantic error as "what is wrong; allowed: what", in this project's words (never pydantic's)."""
+    kind, value, ctx = err["type"], err.get("input"), err.get("ctx") or {}
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("model_type", "model_attributes_type", "dataclass_type"):
+        return f"{_kind(value)}, not a mapping; allowed: {_fields_of(_model_at(model, loc))}"
+    if kind in ("dict_type", "mapping_type"):
+        return f"{_kind(value)}, not a mapping; allowed: a mapping of KEY: VALUE lines"
+    if kind in ("list_type", "tuple_type", "set_type", "iterable_type"):
+        return f"{_kind(value)}, not a list; allowed: a list ([a, b], or one '- item' line per entry)"
+    if kind in ("string_type", "string_unicode", "string_sub_type"):
+        quoted = f" (quote it: \"{value}\")" if isinstance(value, (bool, int, float)) else ""
+        return f"{_kind(value)}, not text; allowed: text{quoted}"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return f"{_kind(value)}, not a whole number; allowed: a whole number (e.g. 4)"
+    if kind == "int_parsing_size":
+        return "too large a number; allowed: a whole number that fits 64 bits"
+    if kind in ("float_parsing", "float_type", "decimal_parsing", "decimal_type"):
+        return f"{_kind(value)}, not a number; allowed: a number (e.g. 0.01)"
+    if kind == "finite_number":
+        return "not a finite number; allowed: a finite number (e.g. 0.01)"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{_kind(value)}, not a boolean; allowed: true or false"
+    if kind in ("literal_error", "enum"):
+        options = _expected(ctx)
+        hint = suggestion(str(value), options) if isinstance(value, str) else ""
+        return f"not one of the allowed values{hint}; allowed: {allowed(options) or ctx.get('expected')}"
+    if kind in _BOUNDS:
+        what, rule, key = _BOUNDS[kind]
+        bound = ctx.get(key)
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        return f"{what}; allowed: {rule.format(bound)}"
+    if kind in _LENGTHS:
+        what, rule, key = _LENGTHS[kind]
+        return f"{what}; allowed: {rule.format(ctx.get(key))}"
+    if kind == "string_pattern_mismatch":
+        return f"does not match the expected form; allowed: text matching {ctx.get('pattern')}"
+    if kind in ("value_error", "assertion_error"):
+        # Our own validators' messages ("what is wrong; allowed: ..."), without pydantic's prefix.
+        return str(ctx.get("error") or err["msg"]).removeprefix("Assertion failed, ")
+    text = str(err["msg"])  # a kind not reachable from YAML today: keep the substance, not the phrasing
+    return f"not allowed; allowed: {text.removeprefix('Input should be ')}"
+
+
 def from_validation_error(error: ValidationError, model: type[BaseModel]) -> list[Problem]:
-    """One Problem per pydantic error, with wire names and, for unknown keys, the closest known name."""
+    """One Problem per pydantic error, with wire names, the value given and what is allowed (in this project's
+    words: pydantic's own messages never reach the user); for unknown keys, the closest known name."""
     problems: list[Problem] = []
     for err in error.errors(include_url=False):
         loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
@@ -139,9 +252,46 @@ def from_validation_error(error: ValidationError, model: type[BaseModel]) -> lis
             key = str(loc[-1])
             known = sorted({info.alias or n for n, info in parent.model_fields.items()}) if parent else []
             message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
+            problems.append(Problem(join_path(*_wire_loc(model, loc[:-1]), key), message))
+            continue
         elif kind == "missing":
-            message = "required field is missing"
+            message = _explain(err, model, loc)
         else:
-            message = f"{_describe(err.get('input'))}: {err['msg']}"
+            message = f"{_describe(err.get('input'))}: {_explain(err, model, loc)}"
         problems.append(Problem(join_path(*_wire_loc(model, loc)), message))
     return problems
+
+
+def collapse_repeated(problems: Iterable[Problem]) -> list[Problem]:
+    """Problems with the same message (in the same file) reported once, in first-seen order.
+
+    A fact wrong for every pool (say, a runtime with no prebuilt container) is one problem, not one per pool:
+    the paths are merged, pool indices listed together (`workerPoolSpecs[0,1,2].x`), other paths joined with
+    ", ". A message that names a pool's own value differs per pool and is kept per pool.
+    """
+    groups: dict[tuple[str | None, str], list[str]] = {}
+    for problem in problems:
+        paths = groups.setdefault((problem.file, problem.message), [])
+        if problem.path not in paths:
+            paths.append(problem.path)
+    return [Problem(_merge_paths(paths), message, file) for (file, message), paths in groups.items()]
+
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _merge_paths(paths: list[str]) -> str:
+    """`a[0].b`, `a[2].b` -> `a[0,2].b`; paths that differ in more than one index are joined with ", "."""
+    if len(paths) == 1:
+        return paths[0]
+    shapes = {_INDEX.sub("[]", p) for p in paths}
+    if len(shapes) == 1:
+        indices = [_INDEX.findall(p) for p in paths]
+        differing = [i for i in range(len(indices[0])) if len({ix[i] for ix in indices}) > 1]
+        if len(differing) == 1:
+            at = differing[0]
+            merged = ",".join(dict.fromkeys(ix[at] for ix in indices))
+            parts = _INDEX.split(paths[0])  # text, index, text, index, ...
+            parts[2 * at + 1] = merged
+            return "".join(f"[{part}]" if i % 2 else part for i, part in enumerate(parts))
+    return ", ".join(paths)

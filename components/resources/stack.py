@@ -4,6 +4,9 @@ Order of dependence (each waits for the ones before it): the APIs; the buckets; 
 account's grant; one trainer package per trainer folder; the training jobs. Jobs depend explicitly on
 all of them: a job must not start before its package is uploaded, its job dir exists and (on TPUs)
 Cloud TPU may act for the training service, none of which its inputs alone would order.
+
+Secrets stay secret: a value built from a secret config key (a secret anywhere inside it makes the key
+secret) is a secret input of every resource it reaches, and outputs that echo it are secret too.
 """
 
 from __future__ import annotations
@@ -25,40 +28,63 @@ from components.resources.training_job import TrainingJob
 
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
+#: The settings keys each value is built from (a secret one makes the value secret).
+JOB_SOURCES = ("jobs", "labels", "buckets", "region")
+#: Bucket outputs that echo its labels (pulumi-gcp adds the provider's default labels to them).
+BUCKET_LABEL_OUTPUTS = ["labels", "effectiveLabels", "pulumiLabels", "terraformLabels"]
+#: TrainingJob outputs that carry its project (and job) in them.
+JOB_PROJECT_OUTPUTS = ["project", "resourceName", "consoleUrl"]
+
+
+class _Secrets:
+    """Which settings keys are secret, and the values built from them made secret."""
+
+    def __init__(self, settings: StackSettings):
+        self.keys = settings.secret_keys
+
+    def any(self, *keys: str) -> bool:
+        return bool(self.keys.intersection(keys))
+
+    def wrap(self, value: Any, *keys: str) -> Any:
+        return pulumi.Output.secret(value) if self.any(*keys) else value
 
 
 def build_stack(settings: StackSettings, stack: str | None = None,
                 build_dir: Path | None = None) -> dict[str, Any]:
     """Register the stack's resources and export its outputs (also returned, for tests and callers)."""
     stack = stack or pulumi.get_stack()
+    secret = _Secrets(settings)
+    project = secret.wrap(settings.project, "project")
     apis: list[pulumi.Resource] = []
     if settings.enable_apis:
         services = required_apis(settings.backend, grants_role=settings.grants_tpu_access,
                                  looks_up_tpu_account=settings.grants_tpu_access
                                  and settings.tpu_access.service_account is None)
-        apis.append(ProjectServices("apis", ProjectServicesArgs(settings.project, tuple(services))))
+        apis.append(ProjectServices("apis", ProjectServicesArgs(project, tuple(services))))
 
+    labels = {"managed-by": MANAGED_BY, "stack": _label_value(stack), **settings.labels}
     buckets = TrainingBuckets(stack, TrainingBucketsArgs(
-        project=settings.project,
-        location=settings.bucket_location,
-        labels={"managed-by": MANAGED_BY, "stack": _label_value(stack), **settings.labels},
+        project=project,
+        location=secret.wrap(settings.bucket_location, "region", "buckets"),
+        labels=secret.wrap(labels, "labels"),
         staging_bucket=settings.buckets.staging,
         job_dir_bucket=settings.buckets.job_dir,
         staging_retention_days=settings.buckets.staging_retention_days,
         noncurrent_retention_days=settings.buckets.noncurrent_retention_days,
         force_destroy=settings.buckets.force_destroy,
-    ), opts=pulumi.ResourceOptions(depends_on=apis))
+    ), opts=pulumi.ResourceOptions(depends_on=apis,
+                                   transformations=[_secret_labels] if secret.any("labels") else None))
     after: list[pulumi.Resource] = [*apis, buckets]  # what every job waits for
 
     outputs: dict[str, Any] = {
         "backend": settings.backend,
-        "stagingBucket": buckets.staging_bucket,
-        "jobDirBucket": buckets.job_dir_bucket,
+        "stagingBucket": secret.wrap(buckets.staging_bucket, "buckets"),
+        "jobDirBucket": secret.wrap(buckets.job_dir_bucket, "buckets"),
     }
 
     if settings.grants_tpu_access:
         grant = TpuServiceAgent("tpu-service-agent", TpuServiceAgentArgs(
-            project=settings.project, service_account=settings.tpu_access.service_account,
+            project=project, service_account=settings.tpu_access.service_account,
         ), opts=pulumi.ResourceOptions(depends_on=apis))
         outputs["tpuServiceAccount"] = grant.service_account
         after.append(grant)
@@ -66,19 +92,19 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     packages = _packages(settings, buckets, build_dir or default_build_dir(settings.root), [*apis, buckets])
 
     jobs: dict[str, TrainingJob] = {}
+    hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
-        wire: pulumi.Input[dict[str, Any]] = _wire_job(name, job, package, buckets)
-        if "jobs" in settings.secret_keys:
-            wire = pulumi.Output.secret(wire)
+        wire: pulumi.Input[dict[str, Any]] = secret.wrap(_wire_job(name, job, package, buckets), *JOB_SOURCES)
         jobs[name] = TrainingJob(
             name,
-            project=settings.project,
+            project=project,
             job=wire,
             backend=settings.backend,
             wait_for_completion=job.wait_for_completion,
             wait_timeout_seconds=job.wait_timeout_seconds,
-            opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])]),
+            opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])],
+                                        additional_secret_outputs=hidden or None),
         )
     outputs["jobs"] = {name: {"jobId": job.jobId, "state": job.state, "consoleUrl": job.consoleUrl}
                        for name, job in jobs.items()}
@@ -86,6 +112,15 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     for key, value in outputs.items():
         pulumi.export(key, value)
     return outputs
+
+
+def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
+    """A created bucket's label outputs are secret when the stack's labels are (they echo them)."""
+    if args.type_ != "gcp:storage/bucket:Bucket":
+        return None
+    hidden = [*(args.opts.additional_secret_outputs or []), *BUCKET_LABEL_OUTPUTS]
+    return pulumi.ResourceTransformationResult(args.props, pulumi.ResourceOptions.merge(
+        args.opts, pulumi.ResourceOptions(additional_secret_outputs=hidden)))
 
 
 def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path,

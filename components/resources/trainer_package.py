@@ -4,7 +4,8 @@ What `gcloud ai-platform jobs submit training --package-path` does, made reprodu
 setup.py or pyproject.toml is archived as it is; a bare package folder (with __init__.py) gets the
 setup.py gcloud generates for it (googlecloudsdk/command_lib/ml_engine/jobs_prep.py: DEFAULT_SETUP_FILE,
 `find_packages(include=[NAME])`). The archive is built in pure Python, offline and deterministically
-(sorted entries, fixed mtime, owner and modes, gzip mtime 0; caches and VCS folders left out), into a
+(sorted entries, fixed mtime, owner and modes, gzip mtime 0; hidden files, caches and VCS folders left out,
+links out of the folder refused: trainer_source.trainer_files), into a
 build folder outside the source tree, and named by its content hash: `NAME-<sha256[:16]>.tar.gz`.
 
 So an unchanged trainer gives the same object name and nothing changes; a changed trainer gives a new
@@ -23,7 +24,6 @@ import os
 import re
 import tarfile
 import tomllib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from components.resources.args import resolve_args
-from components.resources.trainer_source import trainer_layout
+from components.resources.trainer_source import TrainerLinkError, trainer_files, trainer_layout
 
 TYPE = "gcp-training:index:TrainerPackage"
 #: Overrides where archives are built (default: ROOT/.build/trainers).
@@ -41,12 +41,6 @@ BUILD_DIR_ENV = "GCP_TRAINING_JOBS_BUILD_DIR"
 PREFIX = "trainers"
 #: 1980-01-01T00:00:00Z: the oldest time every archive format (zip included) can hold.
 FIXED_MTIME = 315532800
-EXCLUDED_DIRS = frozenset({
-    "__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".mypy_cache", ".pytest_cache",
-    ".ruff_cache", ".hypothesis", ".eggs", ".build", "build", "dist", ".idea", ".vscode",
-})
-EXCLUDED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
-EXCLUDED_FILES = frozenset({".DS_Store"})
 
 #: gcloud's generated setup.py for a bare package folder (jobs_prep.py, DEFAULT_SETUP_FILE).
 GCLOUD_SETUP_PY = """\
@@ -93,20 +87,6 @@ def default_build_dir(root: Path) -> Path:
     return Path(configured) if configured else root / ".build" / PREFIX
 
 
-def _excluded(path: Path) -> bool:
-    return path.name in EXCLUDED_FILES or path.name.endswith(EXCLUDED_SUFFIXES)
-
-
-def _files(folder: Path) -> Iterator[Path]:
-    """Every file of the folder that belongs in a source distribution, sorted."""
-    for current, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in EXCLUDED_DIRS and not d.endswith(".egg-info"))
-        for name in sorted(files):
-            path = Path(current) / name
-            if not _excluded(path) and path.is_file():
-                yield path
-
-
 def _literal_setup_args(setup_py: Path) -> dict[str, str]:
     """name= and version= of the setup() call, when written as plain strings (setup.py is never run)."""
     try:
@@ -150,7 +130,7 @@ def _entries(folder: Path, layout: str, name: str, version: str | None) -> list[
         base = folder.parent
     else:
         base = folder
-    for path in _files(folder):
+    for path in trainer_files(folder):
         relative = path.relative_to(base).as_posix()
         mode = 0o755 if os.access(path, os.X_OK) else 0o644
         entries.append((f"{top}/{relative}", path.read_bytes(), mode))
@@ -184,6 +164,7 @@ def _fixed(info: tarfile.TarInfo) -> tarfile.TarInfo:
 
 def build_sdist(folder: Path, build_dir: Path) -> SourceDistribution:
     """Build (or find already built) the source distribution of a trainer folder; BuildError if it cannot."""
+    folder = folder.resolve()
     layout = trainer_layout(folder)
     if layout is None:
         raise BuildError(f"{folder}: neither setup.py, pyproject.toml nor __init__.py")
@@ -198,6 +179,8 @@ def build_sdist(folder: Path, build_dir: Path) -> SourceDistribution:
             partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             partial.write_bytes(data)
             os.replace(partial, path)  # atomic: a concurrent build writes the same bytes
+    except TrainerLinkError as error:
+        raise BuildError(str(error)) from None
     except OSError as error:
         raise BuildError(f"{folder}: cannot be built: {error}") from None
     return SourceDistribution(name, version or "0.0.0", digest, path, tuple(e[0] for e in entries))

@@ -10,6 +10,13 @@ available in any searchable corpus: every stored copy is either cut off after th
 AutoML section or holds only the page's first screen.  Only the figures below, each
 traceable to a quotation of that page, are recorded.  Everything else is absent on
 purpose (see SOURCE_PRICING.note).  Nothing here is derived or estimated.
+
+A second search on 2026-11-22 (pages, docs and code corpora: the pricing page and its translated copies,
+"NVIDIA_TESLA_T4"/"NVIDIA_L4"/"a3-highgpu-8g" with prices, "Training/Pipelines on" SKU names) found no
+other page copy: only undated or rounded third-party figures (e.g. a script comment "NVidia Tesla T4
+costs $0.4025 / hr", europe-west4, no date; an operator's Frankfurt itemization quoted in chat) and
+the SKU article below.  None was added.  components.jobspec.cost reports every missing price as
+"unknown" by name.
 """
 
 from dataclasses import dataclass
@@ -22,8 +29,12 @@ from components.jobspec.catalog.source import Source
 
 @dataclass(frozen=True)
 class HourlyPrice:
+    """One machine type's or one accelerator's price per hour, with the page it was read from."""
+
     on_demand: float | None  # USD per hour; None when the page gives none
     spot: float | None  # USD per hour on Spot; None when not given
+    source: Source  # the page (and the date it was read)
+    note: str = ""  # what the source leaves open about this figure
 
 
 @dataclass(frozen=True)
@@ -130,7 +141,7 @@ MACHINE_PRICES: Final = MappingProxyType(
     {
         "us-central1": MappingProxyType(
             {
-                "n1-standard-4": HourlyPrice(0.21849885, None),
+                "n1-standard-4": HourlyPrice(0.21849885, None, SOURCE_PRICING),
             }
         ),
     }
@@ -143,7 +154,10 @@ ACCELERATOR_PRICES: Final = MappingProxyType(
     {
         "us-central1": MappingProxyType(
             {
-                "NVIDIA_H100_80GB": HourlyPrice(9.79655057, None),
+                "NVIDIA_H100_80GB": HourlyPrice(
+                    9.79655057, None, SOURCE_PRICING,
+                    note="region not stated by the transcription; unverified (see SOURCE_PRICING.note)",
+                ),
             }
         ),
     }
@@ -151,7 +165,7 @@ ACCELERATOR_PRICES: Final = MappingProxyType(
 
 # The page text available says nothing on whether any machine-type price already
 # includes its GPUs, so this is empty.
-MACHINE_PRICE_INCLUDES_ACCELERATORS: Final = frozenset()
+MACHINE_PRICE_INCLUDES_ACCELERATORS: Final[frozenset[str]] = frozenset()
 
 # --- Separate, non-page source: Vertex AI Training SKUs, Iowa, August 2025 -------------
 # Units are the SKU's own: GPU and "Instance Core" SKUs are "per 1 hour" per unit (one

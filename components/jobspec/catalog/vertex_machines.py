@@ -439,3 +439,20 @@ TPU_FRAMEWORK_REQUIREMENTS: Final = MappingProxyType({
     "ct6e": "Python 3.10+, JAX 0.4.37+, PyTorch 2.1+ (PJRT), or TensorFlow tf-nightly 2.18+ only",
     "tpu7x": "Python 3.12+",
 })
+
+# ---------------------------------------------------------------------------------------------------
+# Accelerator names not offered for custom training
+# ---------------------------------------------------------------------------------------------------
+
+# The MachineSpec.acceleratorType enum values (SOURCE_DISCOVERY_MACHINESPEC) that no table above uses, with
+# why. Every other enum value is in FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS, CLOUD_TPU_ACCELERATOR_COUNTS,
+# TPU_HOSTS or GPU_END_OF_SUPPORT (K80: in the enum, marked deprecated, refused by its end-of-support date).
+NOT_OFFERED_ACCELERATORS: Final = MappingProxyType({
+    "ACCELERATOR_TYPE_UNSPECIFIED": (
+        "the enum's 'Unspecified accelerator type, which means no accelerator': leave acceleratorType unset"
+    ),
+    "TPU_V4_POD": (
+        "in the enum ('TPU v4.') but documented by no custom-training page: configure-compute names TPU v2, "
+        "v3 (cloud-tpu), v5e, v6e and 7x only, and the locations page lists no TPU v4 in any region"
+    ),
+})

@@ -251,6 +251,12 @@ ACCELERATOR_TABLE_ONLY_REGIONS: Final[Mapping[str, frozenset[str]]] = MappingPro
     "asia-south2": frozenset({"NVIDIA_H200_141GB", "NVIDIA_RTX_PRO_6000"}),
 })
 
+#: The page's label of the TPU generations whose machine types have no MachineSpec.acceleratorType value
+#: (vertex_machines.TPU_HOSTS carries "" for them), by machine-type prefix, so that their regions are read
+#: from UNMAPPED_ACCELERATORS. Source: the configure-compute page's sections "TPU v6e" (ct6e-standard-1t,
+#: -4t, -8t) and "TPU 7x" (tpu7x-standard-4t), and this page's labels "TPU v6e" and "TPU7x".
+UNMAPPED_MACHINE_LABELS: Final[Mapping[str, str]] = MappingProxyType({"ct6e-": "TPU v6e", "tpu7x-": "TPU7x"})
+
 #: The page also warns: "If your job uses multiple types of GPUs, they must all be available in a single
 #: zone in your region. For example, you can't run a job in australia-southeast1 using NVIDIA Tesla P4
 #: GPUs, NVIDIA Tesla T4 GPUs, and NVIDIA Tesla P100 GPUs." (It lists no P100 for australia-southeast1 in

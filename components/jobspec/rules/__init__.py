@@ -3,12 +3,23 @@
 Each rule is a small function that yields Problems; `check_job` runs them all so a spec's every problem
 is reported at once. One module per concern: identity (ids, labels, URIs), cluster (tier, region, machine
 types, code), hardware (accelerators, zones, TPUs); `tasks` holds what they share.
+
+Vertex AI is judged on worker pools in one form (`pools`), whichever vocabulary the job is written in: a
+CustomJobSpec's pools as written, a trainingInput's as translated. Pool rules: vertex_hardware (machine
+types, accelerators, end of support, regions), vertex_pools (primary pool, replicas, code, TPU VMs,
+reservations, disks, what SPOT and FLEX_START need), containers (prebuilt images and their end of
+availability); vertex_spec holds the rules on a CustomJobSpec's own fields. On backend vertex a trainingInput
+keeps the rules on its shape (ids, labels, tier, roles, code) and trades AI Platform's hardware limits for
+Vertex AI's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, cast
+
 from components.jobspec.models import Job
-from components.jobspec.problems import Problem
+from components.jobspec.problems import Problem, collapse_repeated
 from components.jobspec.rules.cluster import (
     rule_cluster_shape,
     rule_code,
@@ -16,12 +27,27 @@ from components.jobspec.rules.cluster import (
     rule_region,
     rule_scale_tier,
 )
+from components.jobspec.rules.containers import rule_prebuilt_images
 from components.jobspec.rules.hardware import rule_accelerators, rule_gpu_regions, rule_tpu
 from components.jobspec.rules.identity import rule_job_id, rule_labels, rule_uris_and_names
-from components.jobspec.rules.tasks import TI, Options, Rule, Task, gpus_used, scale_tier, tasks, uses_tpu
+from components.jobspec.rules.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.rules.tasks import TI, Options, Rule, Task, gpus_used, scale_tier, tasks, today, uses_tpu
+from components.jobspec.rules.tuning import rule_hyperparameters
+from components.jobspec.rules.vertex_hardware import Setting, rule_machines
+from components.jobspec.rules.vertex_hardware import rule_region as rule_vertex_region
+from components.jobspec.rules.vertex_pools import (
+    rule_disks,
+    rule_pool_structure,
+    rule_reservations,
+    rule_strategy_pools,
+    rule_tpus,
+)
+from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
+from components.jobspec.vertex_models import VertexJob
 
-__all__ = ["RULES", "TI", "Options", "Rule", "Task", "check_job", "gpus_used", "rule_labels", "scale_tier",
-           "tasks", "uses_tpu"]
+__all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
+           "check_custom_job", "check_job", "check_vertex_pools", "gpus_used", "judge_pools", "rule_labels",
+           "scale_tier", "tasks", "today", "translate", "uses_tpu"]
 
 RULES: tuple[Rule, ...] = (
     rule_job_id,
@@ -35,13 +61,79 @@ RULES: tuple[Rule, ...] = (
     rule_tpu,
     rule_uris_and_names,
     rule_code,
+    rule_hyperparameters,
 )
 
 
+#: AI Platform Training's hardware limits (the seeds' GPU table, zones, TPU regions and runtimes): on backend
+#: vertex a trainingInput is judged by POOL_RULES instead, on its translation.
+AI_PLATFORM_ONLY: frozenset[Rule] = frozenset({rule_accelerators, rule_gpu_regions, rule_tpu})
+
+PoolRule = Callable[[Sequence[Pool], Setting], Iterator[Problem]]
+SpecRule = Callable[[VertexJob, Options], Iterator[Problem]]
+
+#: Rules on Vertex AI worker pools, for both vocabularies.
+POOL_RULES: tuple[PoolRule, ...] = (
+    rule_pool_structure,
+    rule_machines,
+    rule_vertex_region,
+    rule_tpus,
+    rule_reservations,
+    rule_disks,
+    rule_strategy_pools,
+    rule_prebuilt_images,
+)
+#: Rules on a CustomJobSpec's own fields.
+SPEC_RULES: tuple[SpecRule, ...] = (rule_scheduling, rule_spec_names, rule_pool_code)
+
+
 def check_job(job: Job, opts: Options | None = None) -> list[Problem]:
-    """Every problem of a parsed job, in a stable order, without duplicates."""
+    """Every problem of a parsed job, in a stable order, without duplicates (on backend vertex, with Vertex
+    AI's limits on the job's translation instead of AI Platform's)."""
     opts = opts or Options()
     problems: list[Problem] = []
     for rule in RULES:
-        problems.extend(rule(job, opts))
-    return list(dict.fromkeys(problems))
+        if not (opts.vertex and rule in AI_PLATFORM_ONLY):
+            problems.extend(rule(job, opts))
+    if opts.vertex:
+        problems.extend(check_vertex_pools(job, opts))
+    return collapse_repeated(problems)
+
+
+def judge_pools(pools: Sequence[Pool], setting: Setting, rules: Sequence[PoolRule] = POOL_RULES) -> list[Problem]:
+    """POOL_RULES on a job's pools."""
+    return [problem for rule in rules for problem in rule(pools, setting)]
+
+
+#: A translation's pools have the right structure by construction (pool 0 the master with one replica, then
+#: the roles that have replicas): its structure is not judged again, so a role that did not translate (a
+#: problem already) is not reported a second time as a missing pool.
+TRANSLATION_RULES: tuple[PoolRule, ...] = tuple(rule for rule in POOL_RULES if rule is not rule_pool_structure)
+
+
+def translate(job: Job, opts: Options | None = None) -> tuple[list[Pool], list[Problem]]:
+    """A trainingInput's Vertex AI pools, and every problem Vertex AI has with them: what has no translation,
+    then POOL_RULES on the translation."""
+    ti = job.training_input
+    problems: list[Problem] = []
+    pools = training_input_pools(ti, problems)
+    problems.extend(judge_pools(pools, Setting(ti.region, f"{TI}.region", today(opts)), TRANSLATION_RULES))
+    return pools, list(dict.fromkeys(problems))
+
+
+def check_vertex_pools(job: Job, opts: Options | None = None) -> list[Problem]:
+    """What Vertex AI says of a trainingInput's worker pools (see `translate`)."""
+    return translate(job, opts)[1]
+
+
+def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: str = "region") -> list[Problem]:
+    """Every problem of a CustomJobSpec (and its region and labels), in a stable order, without duplicates."""
+    opts = opts or Options()
+    problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
+    for spec_rule in SPEC_RULES:
+        problems.extend(spec_rule(job, opts))
+    sched = job.spec.scheduling
+    setting = Setting(job.region, region_at, today(opts), strategy=sched.strategy if sched else None,
+                      persistent_resource=job.spec.persistent_resource_id is not None)
+    problems.extend(judge_pools(spec_pools(job), setting))
+    return collapse_repeated(problems)

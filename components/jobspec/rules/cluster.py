@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from components.jobspec import catalog
 from components.jobspec.models import Job
-from components.jobspec.problems import Problem, allowed
+from components.jobspec.problems import Problem, allowed, allowed_some
 from components.jobspec.rules.tasks import TI, Options, scale_tier, tasks
 
 
@@ -18,15 +18,25 @@ def rule_scale_tier(job: Job, opts: Options) -> Iterator[Problem]:
 
 
 def rule_region(job: Job, opts: Options) -> Iterator[Problem]:
+    """A region is given (or comes from --region); on AI Platform, one of its training regions (on Vertex AI
+    the pool rules judge it against Vertex's regions)."""
     region = job.training_input.region
     if region is None and opts.partial:
         return
+    regions = catalog.VERTEX_TRAINING_REGIONS if opts.vertex else catalog.TRAINING_REGIONS
     if region is None:
-        yield Problem(f"{TI}.region", "required (or pass --region); allowed: "
-                      f"{allowed(catalog.TRAINING_REGIONS)}")
-    elif region not in catalog.TRAINING_REGIONS:
+        yield Problem(f"{TI}.region", f"required (or pass --region); allowed: {_near(regions, 'us-central1')}")
+    elif region not in catalog.TRAINING_REGIONS and not opts.vertex:
         yield Problem(f"{TI}.region", f"{region!r} is not a training region; allowed: "
-                      f"{allowed(catalog.TRAINING_REGIONS)}")
+                      f"{_near(catalog.TRAINING_REGIONS, region)}")
+
+
+def _near(names: tuple[str, ...], name: str, sep: str = "-") -> str:
+    """The names of `names` relevant to `name`: those sharing its first part (us-, n1-, ...), else all of them
+    cut short (never a list of 70 on one line)."""
+    head = name.split(sep, 1)[0]
+    near = [n for n in names if n.split(sep, 1)[0] == head]
+    return allowed(near) if near else allowed_some(names)
 
 
 def rule_cluster_shape(job: Job, opts: Options) -> Iterator[Problem]:
@@ -70,10 +80,19 @@ def rule_machine_types(job: Job, opts: Options) -> Iterator[Problem]:
             if task.role != "worker":
                 yield Problem(task.type_path, f"{mt!r} is allowed only as workerType")
             continue
+        if opts.vertex:
+            continue  # Vertex AI's machine types are judged on the translation (rules.vertex_hardware)
+        if mt in catalog.VERTEX_MACHINE_TYPES and mt not in catalog.MACHINE_TYPES:
+            yield Problem(task.type_path, f"{mt!r} is a machine type of Vertex AI, not of AI Platform Training; "
+                          "allowed: backend vertex (validate/render --backend vertex, or the stack's backend), or "
+                          "an AI Platform type (e.g. n1-highcpu-16)")
+            continue
         if mt not in catalog.MACHINE_TYPES:
-            yield Problem(task.type_path, f"{mt!r} is not a machine type; allowed: a Compute Engine type "
-                          f"({allowed(catalog.COMPUTE_ENGINE_TYPES)}) or a legacy type "
-                          f"({allowed(catalog.LEGACY_TYPES)})")
+            near = [t for t in catalog.MACHINE_TYPES if t.split("-", 1)[0] == mt.split("-", 1)[0]]
+            choices = allowed(near) if near and "-" in mt else (
+                f"a Compute Engine type (e.g. n1-highcpu-16; {len(catalog.COMPUTE_ENGINE_TYPES)} in all) or a "
+                f"legacy type ({allowed(catalog.LEGACY_TYPES)})")
+            yield Problem(task.type_path, f"{mt!r} is not a machine type; allowed: {choices}")
             continue
         if task.runs or task.role == "master":
             kinds["Compute Engine" if task.is_compute_engine else "legacy"].append(f"{task.role}Type {mt}")

@@ -72,7 +72,7 @@ def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:
         if value and not DURATION.fullmatch(value):
             yield Problem(f"{TI}.scheduling.{field}", f"{value!r} is not a duration; allowed: seconds with "
                           "an s suffix, e.g. 7200s")
-    for task in tasks(ti):
+    for task in tasks(ti) if not opts.vertex else ():  # Vertex AI's disks: rules.vertex_pools, on the pools
         disk = task.config.disk_config if task.config else None
         if disk and disk.boot_disk_size_gb is not None and not 100 <= disk.boot_disk_size_gb <= 64000:
             yield Problem(f"{task.config_path}.diskConfig.bootDiskSizeGb", f"{disk.boot_disk_size_gb}; "

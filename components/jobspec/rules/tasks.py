@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 
 from components.jobspec import catalog
+from components.jobspec.errors import SpecError
 from components.jobspec.models import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
+from components.jobspec.names import TODAY_ENV, VERTEX
 from components.jobspec.problems import Problem
 
 TI = "trainingInput"
@@ -24,6 +28,30 @@ class Options:
 
     partial: bool = False
     package_supplied: bool = False
+    backend: str | None = None
+    """The backend the job is judged for: "vertex" judges hardware, regions and containers by Vertex AI's
+    catalog (and translates a trainingInput first); None or "ai-platform" by AI Platform Training's."""
+    today: date | None = None
+    """The day date rules judge against (end of support, end of availability); None: `today()`."""
+
+    @property
+    def vertex(self) -> bool:
+        return self.backend == VERTEX
+
+
+def today(opts: Options | None = None) -> date:
+    """The day date rules judge against: Options.today, else $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD), else the
+    system's date. A malformed variable is a SpecError naming it (never silently ignored)."""
+    if opts is not None and opts.today is not None:
+        return opts.today
+    raw = os.environ.get(TODAY_ENV, "").strip()
+    if not raw:
+        return date.today()
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise SpecError([Problem(TODAY_ENV, f"{raw!r} is not a date; allowed: YYYY-MM-DD (e.g. 2026-11-22), "
+                                 "or unset for the system's date")]) from None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from components.jobspec.render import render_body
 from components.jobspec.rules import Options, rule_labels
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
-from components.resources.settings.secrets import OPAQUE, is_secure, opaque
+from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
 
 
 def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset()) -> StackSettings:
@@ -38,6 +38,9 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
                                     f"values in it: pulumi config set --secret --path '{key}.NAME')"))
             continue
         if key in ("region", "project") and value is None:
+            continue
+        if (too_big := bounds_problem(value)) is not None:  # before any walk that would expand it
+            problems.append(Problem(full_key, too_big))
             continue
         ours[key] = opaque(value)
 
@@ -110,11 +113,20 @@ def _unique(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
+#: What an encrypted label value is judged as offline (any valid value: the real one is judged by Google).
+SECRET_LABEL_STAND_IN = "secret"
+
+
+def _judgeable(labels: dict[str, Any]) -> dict[str, Any]:
+    """Labels with encrypted values (OPAQUE offline) standing in as a valid value, so the rest is judged."""
+    return {k: SECRET_LABEL_STAND_IN if v == OPAQUE else v for k, v in labels.items()}
+
+
 def _label_problems(labels: dict[str, Any]) -> list[Problem]:
     """Label syntax, judged by the same rule as a job's labels."""
     if not labels or not all(isinstance(v, str) for v in labels.values()):
         return []
-    return list(rule_labels(Job(labels=labels, training_input=TrainingInput()), Options()))
+    return list(rule_labels(Job(labels=_judgeable(labels), training_input=TrainingInput()), Options()))
 
 
 def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, region_key: str,
@@ -144,12 +156,15 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     data: dict[str, Any] = {"trainingInput": training_input}
-    if stack_labels or labels:
-        data["labels"] = {**stack_labels, **labels}
+    merged = {**stack_labels, **labels}
+    if merged:
+        data["labels"] = _judgeable(merged)
     job: Job | None = None
     spec_problems: list[Problem] = []
     try:
         job = load_job(data, default_region=region, package_supplied="trainer" in raw)
+        if OPAQUE in merged.values():  # judged with stand-ins; the job keeps what the stack says
+            job = job.model_copy(update={"labels": merged})
     except SpecError as error:
         spec_problems += error.problems
     if settings is not None:

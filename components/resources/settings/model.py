@@ -6,6 +6,7 @@ source modules beside this one, and judging the jobs against the spec rules in j
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,6 +24,7 @@ from components.jobspec.names import (
     SERVICE_ACCOUNT,
 )
 from components.jobspec.rules import uses_tpu
+from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
 from components.resources.trainer_source import TrainerSource
 
@@ -64,7 +66,36 @@ ProjectId = Annotated[str, _pattern(PROJECT_ID, "a Google Cloud project id (6 to
 BucketName = Annotated[str, AfterValidator(_bucket_name)]
 ServiceAccount = Annotated[str, _pattern(SERVICE_ACCOUNT, "a Google service account email "
                                                                  "(NAME@DOMAIN.gserviceaccount.com)")]
-Endpoint = Annotated[str, _pattern(ENDPOINT, "an http(s) URL, e.g. http://127.0.0.1:8085/")]
+
+
+def _tls_or_loopback(value: str) -> str:
+    """Credentials travel only over TLS: http:// only to loopback (the emulator gets anonymous ones)."""
+    from components.backends.transport import endpoint_problem
+
+    problem = endpoint_problem(value) if value != OPAQUE else None
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _seconds(value: Any) -> Any:
+    """A finite number of seconds: `true` is not 1 s (as pydantic's lax mode would take it), nor is 1e400
+    infinity."""
+    allowed = "allowed: a finite number of seconds > 0, e.g. 3600"
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a number of seconds; {allowed}")
+    try:
+        finite = math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return value  # not a number at all: pydantic says so
+    if not finite:
+        raise ValueError(f"not a finite number; {allowed}")
+    return value
+
+
+Endpoint = Annotated[str, _pattern(ENDPOINT, "an http(s) URL, e.g. http://127.0.0.1:8085/"),
+                     AfterValidator(_tls_or_loopback)]
+Seconds = Annotated[float, BeforeValidator(_seconds), Field(gt=0, allow_inf_nan=False)]
 Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-CENTRAL1 or US")]
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 
@@ -111,8 +142,13 @@ class JobSettings(SettingsModel):
     """Trainer code built and uploaded by the stack; else trainingInput.packageUris or a container image."""
     wait_for_completion: bool = False
     """Whether `pulumi up` waits until the job ends."""
-    wait_timeout_seconds: float | None = Field(default=None, gt=0)
+    wait_timeout_seconds: Seconds | None = None
     """How long `pulumi up` waits at most (default: 24 hours)."""
+    protect: bool | None = None
+    """Refuse to replace or delete this job while it is QUEUED, PREPARING or RUNNING (default:
+    guardrails.protectJobs)."""
+    retain_on_delete: bool = False
+    """Leave the job running when it leaves the stack (or the stack is destroyed) instead of cancelling it."""
 
     _job: Job | None = PrivateAttr(default=None)
 
@@ -140,6 +176,8 @@ class StackSettings(SettingsModel):
     """Labels on every bucket and job."""
     buckets: BucketSettings = Field(default_factory=BucketSettings)
     tpu_access: TpuAccessSettings = Field(default_factory=TpuAccessSettings)
+    guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
+    """The stack's own rules on its jobs (components.jobspec.guardrails)."""
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)

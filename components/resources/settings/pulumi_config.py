@@ -8,9 +8,11 @@ from typing import Any
 
 from components.jobspec.errors import SpecError
 from components.jobspec.names import NAMESPACE
+from components.jobspec.problems import Problem
 from components.resources.settings.decimals import GCP_KEYS, OBJECT_KEYS, number_text, text_fields
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
+from components.resources.settings.secrets import STAND_INS, bounds_problem
 
 
 def from_pulumi_config(root: Path | None = None) -> StackSettings:
@@ -25,6 +27,7 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
     root = root or Path.cwd()
     config: dict[str, Any] = {}
     secret_keys: set[str] = set()
+    unreadable: list[Problem] = []
     for full_key in sorted(_config_keys(runtime_config)):
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE and full_key not in GCP_KEYS:
@@ -32,10 +35,15 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
         raw = pulumi.Config(namespace).get(key)
         if raw is None:
             continue
-        if namespace == NAMESPACE and runtime_config.is_config_secret(full_key):
-            secret_keys.add(key)
-        config[full_key] = _decode(key, raw) if namespace == NAMESPACE else raw
+        if runtime_config.is_config_secret(full_key):  # a secret anywhere inside (--secret --path) counts
+            secret_keys.add(STAND_INS.get(full_key, key))
+        try:
+            config[full_key] = _decode(key, raw) if namespace == NAMESPACE else raw
+        except ValueError as error:
+            unreadable.append(Problem(full_key, str(error)))
     try:
+        if unreadable:
+            raise SpecError(unreadable)
         return judge(config, root, secret_keys=frozenset(secret_keys))
     except SpecError as error:
         stack_file = _stack_file(root, pulumi.get_stack())
@@ -64,15 +72,21 @@ def _stack_file(root: Path, stack: str) -> str | None:
 
 
 def _decode(key: str, raw: str) -> Any:
-    """Pulumi passes object values as JSON text; numbers in text fields (1.12) come back as text."""
+    """Pulumi passes object values as JSON text; numbers in text fields (1.12) come back as text. ValueError
+    for a value past the bounds on what is read (secrets.bounds_problem)."""
     if raw == "":
         return None  # Pulumi.yaml declares optional strings with the default "" ("not set")
     if key not in OBJECT_KEYS:
         return raw
     try:
         value = json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested too deeply to be read; allowed: at most 64 levels") from None
     except ValueError:
         return raw  # not JSON: the model says what is expected
+    problem = bounds_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
     for where, container, name in text_fields(value, key):
         item = container[name]
         if isinstance(item, float):

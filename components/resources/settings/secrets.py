@@ -1,42 +1,85 @@
-"""Secrets in stack config: which keys hold encrypted values, and the opaque stand-in used offline."""
+"""Secrets in stack config: which keys hold encrypted values, and the opaque stand-in used offline.
+
+A key holding a secret anywhere inside (`pulumi config set --secret --path gcp-training-jobs:labels.owner`)
+is a secret key as a whole: everything built from it stays secret (stack.py). Every walk here is iterative
+and bounded (MAX_DEPTH, MAX_NODES, as for the files read): a hostile value costs a bounded amount of work.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from components.jobspec.documents import MAX_DEPTH, MAX_NODES
 from components.jobspec.names import NAMESPACE
 
 #: Stands for a value encrypted in the stack file (`secure: ...`): present, but not readable offline.
 OPAQUE = "[secret]"
+#: Keys of other namespaces that stand in for one of ours (and carry their secretness to it).
+STAND_INS = {"gcp:project": "project", "gcp:region": "region"}
 
 
 def is_secure(value: Any) -> bool:
     return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("secure"), str)
 
 
-def secure_keys(config: Mapping[Any, Any]) -> frozenset[str]:
-    """Keys of our namespace holding an encrypted value anywhere inside."""
+def bounds_problem(value: Any) -> str | None:
+    """Why a config value is too deep or too big to be read (None: it is within bounds)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while stack:
+        current, depth = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            return f"holds more than {MAX_NODES:,} values; allowed: at most {MAX_NODES:,}"
+        if isinstance(current, dict | list):
+            if depth > MAX_DEPTH:
+                return f"nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}"
+            items = current.values() if isinstance(current, dict) else current
+            stack.extend((item, depth + 1) for item in items)
+    return None
 
-    def holds(value: Any) -> bool:
-        if is_secure(value):
+
+def holds_secret(value: Any) -> bool:
+    """Whether an encrypted value is anywhere inside (a value past the bounds counts as one: it is never
+    shown anyway)."""
+    stack = [value]
+    seen = 0
+    while stack:
+        current = stack.pop()
+        seen += 1
+        if seen > MAX_NODES or is_secure(current):
             return True
-        if isinstance(value, dict):
-            return any(holds(v) for v in value.values())
-        if isinstance(value, list):
-            return any(holds(v) for v in value)
-        return False
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
 
-    return frozenset(str(k).partition(":")[2] for k, v in config.items()
-                     if str(k).startswith(f"{NAMESPACE}:") and holds(v))
+
+def secure_keys(config: Mapping[Any, Any]) -> frozenset[str]:
+    """Keys of our namespace (and the gcp: keys standing in for ours) holding an encrypted value anywhere."""
+    keys = set()
+    for key, value in config.items():
+        name = STAND_INS.get(str(key)) or (str(key).partition(":")[2] if str(key).startswith(f"{NAMESPACE}:") else "")
+        if name and holds_secret(value):
+            keys.add(name)
+    return frozenset(keys)
 
 
 def opaque(value: Any) -> Any:
-    """Encrypted values (`secure: v1:...`) replaced by OPAQUE: present, not judged."""
+    """Encrypted values (`secure: v1:...`) replaced by OPAQUE: present, not judged. Values deeper than
+    MAX_DEPTH are kept as they are (the readers refuse them before this)."""
+    return _opaque(value, 0)
+
+
+def _opaque(value: Any, depth: int) -> Any:
     if is_secure(value):
         return OPAQUE
+    if depth > MAX_DEPTH:
+        return value
     if isinstance(value, dict):
-        return {k: opaque(v) for k, v in value.items()}
+        return {k: _opaque(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [opaque(v) for v in value]
+        return [_opaque(v, depth + 1) for v in value]
     return value

@@ -1,0 +1,259 @@
+"""Guardrails: a stack's own rules on what its jobs may use, and the fixed rules every stack keeps. Pure.
+
+One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
+in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
+reads the request body a backend sends (components.jobspec.render.render_body), so it holds for every job
+vocabulary and backend, and returns Problems whose path names the guardrail
+(`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`) or fixed rule (`no-end-of-life-accelerators`) and
+whose message names the job and the value.
+
+Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
+allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
+job's scheduling.strategy is SPOT or FLEX_START), maxHourlyUsd (the stack's estimated on-demand cost per
+hour, components.jobspec.cost) and protectJobs (the provider refuses to replace or delete a running job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pydantic import Field, NonNegativeInt
+
+from components.jobspec.catalog import vertex_legacy, vertex_machines
+from components.jobspec.cost import (
+    SPOT_STRATEGIES,
+    accelerators,
+    estimate,
+    estimate_stack,
+    job_spec,
+    parallel_runs,
+    pools,
+    strategy,
+    usd,
+)
+from components.jobspec.models import WireModel
+from components.jobspec.names import NAMESPACE
+from components.jobspec.problems import Problem, allowed
+
+#: The stack config key the guardrails are declared under.
+GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
+#: The fixed rules (no stack can turn them off), by the name plan and the policy pack report.
+RULE_END_OF_LIFE = "no-end-of-life-accelerators"
+RULE_PRIVATE_BUCKETS = "private-buckets"
+RULE_ADDITIVE_IAM = "additive-iam-only"
+#: Job states in which replacing or deleting a job cancels work in progress (both backends' states).
+ACTIVE_STATES = ("QUEUED", "PREPARING", "RUNNING")
+BUCKET_TYPE = "gcp:storage/bucket:Bucket"
+
+
+def key(name: str) -> str:
+    """`maxAcceleratorsPerJob` -> `gcp-training-jobs:guardrails.maxAcceleratorsPerJob`."""
+    return f"{GUARDRAILS_KEY}.{name}"
+
+
+class Guardrails(WireModel):
+    """`gcp-training-jobs:guardrails`: what this stack's jobs may use. Every key is optional (no limit)."""
+
+    allowed_accelerators: tuple[str, ...] | None = None
+    """The accelerator types jobs may use (acceleratorType names, e.g. NVIDIA_L4, TPU_V5_LITEPOD)."""
+    max_accelerators_per_job: NonNegativeInt | None = None
+    """At most this many accelerators held by one job at once (all pools, replicas and parallel trials)."""
+    max_accelerators_per_stack: NonNegativeInt | None = None
+    """At most this many accelerators held by all the stack's jobs together."""
+    required_labels: tuple[str, ...] = ()
+    """Label keys every job must carry (the stack's labels count)."""
+    spot_only: bool = False
+    """Every Vertex AI job runs on Spot or Flex-start capacity (scheduling.strategy SPOT or FLEX_START)."""
+    max_hourly_usd: float | None = Field(default=None, ge=0)
+    """The stack's estimated on-demand cost per hour, at most; an estimate with unknown prices fails."""
+    protect_jobs: bool = False
+    """Refuse (fail the preview) to replace or delete a job that is QUEUED, PREPARING or RUNNING."""
+
+    @classmethod
+    def of(cls, value: Guardrails | Mapping[str, Any] | None) -> Guardrails:
+        """Guardrails from a model, a mapping as written (camelCase) or as Pulumi passes it, or nothing."""
+        if isinstance(value, Guardrails):
+            return value
+        return cls.model_validate(dict(value or {}))
+
+
+@dataclass(frozen=True)
+class RenderedJob:
+    """One job as the guardrails see it: its name, the body its backend sends, its region and labels."""
+
+    name: str
+    body: Mapping[str, Any]
+    region: str | None = None
+    labels: Mapping[str, str] | None = None
+
+
+# --- One job -------------------------------------------------------------------------------------------
+
+
+def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None,
+                       guardrails: Guardrails | Mapping[str, Any] | None) -> list[Problem]:
+    """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value.
+
+    `labels`: the labels the job is created with (default: the body's own `labels`).
+    """
+    rails = Guardrails.of(guardrails)
+    problems: list[Problem] = []
+    if rails.allowed_accelerators is not None:
+        for kind, where in _accelerator_pools(body).items():
+            if kind not in rails.allowed_accelerators:
+                problems.append(Problem(key("allowedAccelerators"), f"job {name} uses {kind} ({where}); "
+                                        f"allowed: {allowed(rails.allowed_accelerators)}"))
+    if rails.max_accelerators_per_job is not None:
+        held = accelerators(body)
+        if held > rails.max_accelerators_per_job:
+            problems.append(Problem(key("maxAcceleratorsPerJob"), f"job {name} holds {held} accelerators at once "
+                                    f"({_breakdown(body)}); allowed: at most {rails.max_accelerators_per_job}"))
+    if rails.required_labels:
+        have = labels if labels is not None else (body.get("labels") or {})
+        missing = [label for label in rails.required_labels if label not in have]
+        if missing:
+            problems.append(Problem(key("requiredLabels"), f"job {name} has no label {', '.join(missing)}; "
+                                    f"allowed: jobs labelled {allowed(rails.required_labels)} (the job's labels "
+                                    f"or the stack's gcp-training-jobs:labels)"))
+    if rails.spot_only and job_spec(body) is not None:
+        runs_as = strategy(body)
+        if runs_as not in SPOT_STRATEGIES:
+            problems.append(Problem(key("spotOnly"), f"job {name} runs as {runs_as or 'STANDARD'} (on demand); "
+                                    f"allowed: scheduling.strategy {' or '.join(SPOT_STRATEGIES)}"))
+    return problems
+
+
+def _accelerator_pools(body: Mapping[str, Any]) -> dict[str, str]:
+    """Each accelerator type the job uses -> the pools using it (`jobSpec.workerPoolSpecs[0], ...`)."""
+    found: dict[str, list[str]] = {}
+    for pool in pools(body):
+        if pool.accelerator_type:
+            found.setdefault(pool.accelerator_type, []).append(pool.path)
+    return {kind: ", ".join(dict.fromkeys(paths)) for kind, paths in found.items()}
+
+
+def _breakdown(body: Mapping[str, Any]) -> str:
+    """`4 NVIDIA_TESLA_T4 x 10 replicas` per pool, joined; times the parallel trials of a tuning job."""
+    parts = [f"{p.accelerator_count} {p.accelerator_type} x {p.replicas} replica{'s' if p.replicas != 1 else ''}"
+             for p in pools(body) if p.accelerators]
+    runs = parallel_runs(body)
+    text = " + ".join(parts) or "none"
+    return f"({text}) x {runs} parallel trials" if runs > 1 else text
+
+
+def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None = None) -> list[Problem]:
+    """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`)."""
+    today = today or date.today()
+    problems: list[Problem] = []
+    for kind, where in _accelerator_pools(body).items():
+        ended = vertex_machines.GPU_END_OF_SUPPORT.get(kind)
+        retired = vertex_legacy.VERTEX_RETIRED_ACCELERATORS.get(kind)
+        if ended is not None and ended <= today:
+            why = f"reached end of support on {ended.isoformat()}"
+        elif retired:
+            why = f"is retired: {retired}"
+        else:
+            continue
+        problems.append(Problem(RULE_END_OF_LIFE, f"job {name} uses {kind} ({where}), which {why}; allowed: "
+                                "an accelerator without a past end-of-support date"))
+    return problems
+
+
+# --- The whole stack -----------------------------------------------------------------------------------
+
+
+def stack_guardrail_problems(jobs: Sequence[RenderedJob],
+                             guardrails: Guardrails | Mapping[str, Any] | None) -> list[Problem]:
+    """What the stack's jobs together break: maxAcceleratorsPerStack and maxHourlyUsd."""
+    rails = Guardrails.of(guardrails)
+    problems: list[Problem] = []
+    if rails.max_accelerators_per_stack is not None:
+        held = {job.name: accelerators(job.body) for job in jobs}
+        total = sum(held.values())
+        if total > rails.max_accelerators_per_stack:
+            each = ", ".join(f"{name} {n}" for name, n in held.items() if n)
+            problems.append(Problem(key("maxAcceleratorsPerStack"), f"the stack's jobs hold {total} accelerators "
+                                    f"at once ({each}); allowed: at most {rails.max_accelerators_per_stack}"))
+    if rails.max_hourly_usd is not None:
+        cost = estimate_stack([estimate(job.body, job.name, job.region) for job in jobs]).on_demand
+        cap = usd(rails.max_hourly_usd)
+        if cost.known > rails.max_hourly_usd:
+            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}, "
+                                    f"over the cap; allowed: at most {cap}"))
+        elif not cost.complete:
+            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}: "
+                                    f"it cannot be held to the cap; allowed: at most {cap}, with every machine and "
+                                    "accelerator priced in components/jobspec/catalog/prices.py"))
+    return problems
+
+
+def all_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails | Mapping[str, Any] | None,
+                           today: date | None = None) -> list[Problem]:
+    """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
+    problems: list[Problem] = []
+    for job in jobs:
+        problems += guardrail_problems(job.body, job.name, job.labels, guardrails)
+        problems += end_of_life_problems(job.body, job.name, today)
+    return problems + stack_guardrail_problems(jobs, guardrails)
+
+
+# --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------
+
+
+def is_authoritative_iam(type_: str) -> bool:
+    """IAMBinding / IAMPolicy resources of any gcp module own a whole role or policy (not additive)."""
+    return type_.startswith("gcp:") and type_.rsplit(":", 1)[-1].endswith(("IAMBinding", "IAMPolicy"))
+
+
+def resource_problems(type_: str, name: str, inputs: Mapping[str, Any]) -> list[Problem]:
+    """Fixed rules on a Pulumi resource's inputs: buckets private, IAM additive members only."""
+    problems: list[Problem] = []
+    if type_ == BUCKET_TYPE:
+        uniform = inputs.get("uniformBucketLevelAccess")
+        if uniform is not True:
+            problems.append(Problem(RULE_PRIVATE_BUCKETS, f"bucket {name} has uniformBucketLevelAccess "
+                                    f"{_value(uniform)}; allowed: true"))
+        prevention = inputs.get("publicAccessPrevention")
+        if prevention != "enforced":
+            problems.append(Problem(RULE_PRIVATE_BUCKETS, f"bucket {name} has publicAccessPrevention "
+                                    f"{_value(prevention)}; allowed: enforced"))
+    if is_authoritative_iam(type_):
+        kind = type_.rsplit(":", 1)[-1]
+        problems.append(Problem(RULE_ADDITIVE_IAM, f"{name} is a {kind} ({type_}), which owns a whole role or "
+                                "policy and removes grants made elsewhere; allowed: additive IAMMember resources"))
+    return problems
+
+
+def _value(value: Any) -> str:
+    return "unset" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
+
+
+# --- What a merge does to a running job (the provider's diff) ------------------------------------------
+
+
+def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
+    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
+    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
+
+
+def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
+    """`replacing job X (RUNNING since T): the running job will be cancelled`, or None for a job at rest."""
+    if state not in ACTIVE_STATES:
+        return None
+    action = "replacing" if replacing else "deleting"
+    when = f" since {since}" if since else ""
+    return f"{action} job {name} ({state}{when}): the running job will be cancelled"
+
+
+def protected_job_problem(name: str, state: str | None, since: str | None, replacing: bool,
+                          by_job: bool) -> Problem | None:
+    """The failure of a preview that would replace or delete a protected active job, or None."""
+    warning = running_job_warning(name, state, since, replacing)
+    if warning is None:
+        return None
+    where = f"{NAMESPACE}:jobs.{name}.protect" if by_job else key("protectJobs")
+    return Problem(where, f"{warning}, and job {name} is protected; allowed: let it finish (or cancel it) "
+                   f"first, or set {NAMESPACE}:jobs.{name}.protect to false")

@@ -1,0 +1,257 @@
+"""Worker pools in one form, whichever vocabulary a job is written in, so one set of rules judges both.
+
+A `Pool` is one Vertex AI worker pool: its machine, accelerators, replicas, TPU topology, reservation, disk
+and code, each value with the path the user wrote it at (`workerPoolSpecs[1].machineSpec.acceleratorCount`,
+or `trainingInput.workerConfig.acceleratorConfig.count`; a GPU built into a legacy type is named at the
+type, a tier's at `trainingInput.scaleTier`). A CustomJobSpec's pools are read as written; a trainingInput is
+translated as Vertex AI would run it (pool 0 the master, then workers, parameter servers and evaluators; legacy
+types as their Compute Engine equivalents; a runtime version as its prebuilt TensorFlow container), and what
+has no translation is a Problem naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from components.jobspec import catalog
+from components.jobspec.models import ReplicaConfig, TrainingInput
+from components.jobspec.problems import Problem, allowed
+from components.jobspec.rules.tasks import TI, scale_tier
+from components.jobspec.vertex_models import ReservationAffinity, VertexJob, pool_path
+
+#: Image kinds: an executorImageUri (must be prebuilt), a custom container (judged only if it is a prebuilt
+#: image), the prebuilt container a trainingInput's runtime version translates to.
+EXECUTOR, CONTAINER, RUNTIME = "executor", "container", "runtime"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One worker pool as Vertex AI runs it, and where the user wrote each of its values."""
+
+    index: int
+    where: str  # the pool as written: "workerPoolSpecs[1]", "trainingInput.workerType"
+    machine_type: str | None = None
+    accelerator_type: str | None = None
+    accelerator_count: int | None = None
+    replicas: int | None = None
+    tpu_topology: str | None = None
+    reservation: ReservationAffinity | None = None
+    gpu_partition_size: str | None = None
+    disk_type: str | None = None
+    disk_size_gb: int | None = None
+    code: tuple[str, ...] = ()  # "containerSpec" / "pythonPackageSpec", as given
+    images: tuple[tuple[str, str, str], ...] = ()  # (path, image URI, EXECUTOR | CONTAINER | RUNTIME)
+    empty: bool = False  # a placeholder `{}` (Vertex skips it)
+    paths: Mapping[str, str] = field(default_factory=dict)
+    role: str | None = None  # trainingInput: the task role
+    config: ReplicaConfig | None = None  # trainingInput: the role's config, for the body
+    custom_container_field: str = "containerSpec.imageUri"  # where a custom container goes, in this vocabulary
+
+    def at(self, key: str) -> str:
+        """The path of one value of the pool (machineType, acceleratorCount, replicaCount, ...)."""
+        return self.paths.get(key, self.where)
+
+    @property
+    def machine(self) -> str:
+        """machineType, and accelerators as given, for messages: "n1-standard-8 + 2 NVIDIA_TESLA_T4"."""
+        text = self.machine_type or "(no machine type)"
+        if self.accelerator_type:
+            text += f" + {self.accelerator_count if self.accelerator_count is not None else '?'} " \
+                    f"{self.accelerator_type}"
+        return text
+
+    @property
+    def implied_accelerator(self) -> str | None:
+        """The accelerator the pool runs with: the one given, else the one its machine type comes with."""
+        if self.accelerator_type:
+            return self.accelerator_type
+        fixed = catalog.FIXED_ACCELERATOR_MACHINES.get(self.machine_type or "")
+        if fixed:
+            return fixed.accelerator
+        host = catalog.TPU_HOSTS.get(self.machine_type or "")
+        return host.accelerator or None if host else None
+
+    @property
+    def is_tpu(self) -> bool:
+        return self.machine_type == catalog.CLOUD_TPU_MACHINE or self.machine_type in catalog.TPU_HOSTS
+
+
+# --- CustomJobSpec -----------------------------------------------------------------------------------------
+
+
+def spec_pools(job: VertexJob) -> list[Pool]:
+    """The pools of a CustomJobSpec, read as written."""
+    pools: list[Pool] = []
+    for index, wp in enumerate(job.spec.worker_pool_specs or []):
+        base = pool_path(index, job.single_pool)
+        if wp.is_placeholder:
+            pools.append(Pool(index, base, empty=True))
+            continue
+        ms, disk = wp.machine_spec, wp.disk_spec
+        images: list[tuple[str, str, str]] = []
+        if wp.python_package_spec and wp.python_package_spec.executor_image_uri:
+            images.append((f"{base}.pythonPackageSpec.executorImageUri", wp.python_package_spec.executor_image_uri,
+                           EXECUTOR))
+        if wp.container_spec and wp.container_spec.image_uri:
+            images.append((f"{base}.containerSpec.imageUri", wp.container_spec.image_uri, CONTAINER))
+        machine = f"{base}.machineSpec"
+        pools.append(Pool(
+            index, base,
+            machine_type=ms.machine_type if ms else None,
+            accelerator_type=ms.accelerator_type if ms else None,
+            accelerator_count=ms.accelerator_count if ms else None,
+            replicas=wp.replica_count,
+            tpu_topology=ms.tpu_topology if ms else None,
+            reservation=ms.reservation_affinity if ms else None,
+            gpu_partition_size=ms.gpu_partition_size if ms else None,
+            disk_type=disk.boot_disk_type if disk else None,
+            disk_size_gb=disk.boot_disk_size_gb if disk else None,
+            code=tuple(k for k, v in (("containerSpec", wp.container_spec),
+                                      ("pythonPackageSpec", wp.python_package_spec)) if v is not None),
+            images=tuple(images),
+            paths={
+                "machineSpec": machine, "machineType": f"{machine}.machineType",
+                "acceleratorType": f"{machine}.acceleratorType", "acceleratorCount": f"{machine}.acceleratorCount",
+                "tpuTopology": f"{machine}.tpuTopology", "reservationAffinity": f"{machine}.reservationAffinity",
+                "gpuPartitionSize": f"{machine}.gpuPartitionSize", "replicaCount": f"{base}.replicaCount",
+                "bootDiskType": f"{base}.diskSpec.bootDiskType", "bootDiskSizeGb": f"{base}.diskSpec.bootDiskSizeGb",
+            },
+        ))
+    return pools
+
+
+# --- trainingInput, translated -----------------------------------------------------------------------------
+
+
+def _host(ti: TrainingInput) -> str:
+    return catalog.VERTEX_CONTAINER_HOSTS.get((ti.region or "us").split("-")[0], "us-docker.pkg.dev")
+
+
+def _runtime_image(ti: TrainingInput, gpu: bool, problems: list[Problem]) -> str | None:
+    """The prebuilt TensorFlow container of the job's runtime version (catalog.VERTEX_TF_CONTAINERS)."""
+    runtime = ti.runtime_version or catalog.VERTEX_DEFAULT_RUNTIME
+    tag = catalog.VERTEX_TF_CONTAINERS.get(runtime)
+    if tag is None:
+        problems.append(Problem(f"{TI}.runtimeVersion", f"{runtime}: Vertex AI has no prebuilt "
+                                f"training container for this runtime; allowed: "
+                                f"{allowed(catalog.VERTEX_TF_CONTAINERS)}, or a custom container in "
+                                "masterConfig.imageUri"))
+        return None
+    if ti.python_version not in (None, catalog.VERTEX_CONTAINER_PYTHON):
+        problems.append(Problem(f"{TI}.pythonVersion", f"{ti.python_version}: Vertex AI's prebuilt containers "
+                                f"for runtime {runtime} run Python {catalog.VERTEX_CONTAINER_PYTHON}; allowed: "
+                                f"{catalog.VERTEX_CONTAINER_PYTHON}"))
+        return None
+    return f"{_host(ti)}/vertex-ai/training/tf-{'gpu' if gpu else 'cpu'}.{tag}:latest"
+
+
+def _tpu_image(ti: TrainingInput, problems: list[Problem]) -> str | None:
+    if ti.runtime_version is None:
+        return f"{_host(ti)}/vertex-ai/training/{catalog.VERTEX_DEFAULT_TPU_IMAGE}:latest"
+    problems.append(Problem(f"{TI}.runtimeVersion", f"{ti.runtime_version}: Vertex AI has no prebuilt TPU "
+                            "container for AI Platform runtimes (its TPU images start at TensorFlow 2.12); allowed: "
+                            "a custom container in masterConfig.imageUri, no runtimeVersion (tf-tpu.2-12), or "
+                            "backend ai-platform"))
+    return None
+
+
+@dataclass(frozen=True)
+class _Machine:
+    machine_type: str
+    accelerator_type: str | None
+    accelerator_count: int | None
+    replicas: int
+    where: str  # the field the machine was written in
+    accelerator_at: str  # where its accelerators were written (or come from)
+    count_at: str
+
+
+def _legacy(mt: str, replicas: int, where: str, problems: list[Problem]) -> _Machine | None:
+    base = catalog.legacy_equivalent(mt)
+    if base is None:
+        problems.append(Problem(where, f"legacy machine type {mt} has no documented Compute Engine equivalent "
+                                "on Vertex AI; allowed: a Compute Engine type such as n1-highcpu-16"))
+        return None
+    builtin = catalog.LEGACY_GPUS.get(mt)
+    return _Machine(base, builtin[0] if builtin else None, builtin[1] if builtin else None, replicas, where, where,
+                    where)
+
+
+def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine | None:
+    """The machine of one role, translated; None where the role has no replicas or cannot translate."""
+    tier = scale_tier(ti)
+    config = ti.role_config(role)
+    if tier != "CUSTOM":
+        where = f"{TI}.scaleTier"
+        if tier in ("STANDARD_1", "PREMIUM_1"):
+            if role == "master":
+                problems.append(Problem(where, f"{tier} has no documented machine composition, so it has no "
+                                        "Vertex AI equivalent; allowed on Vertex: BASIC, BASIC_TPU (with a custom "
+                                        "container) or CUSTOM with explicit types"))
+            return None
+        if tier == "BASIC_TPU":  # a TPU VM runs the code itself: one cloud-tpu pool, no master VM
+            return _Machine(catalog.CLOUD_TPU_MACHINE, catalog.TPU_V2, catalog.TPU_CORES, 1, where, where,
+                            where) if role == "master" else None
+        if role == "master" and tier in catalog.TIER_MASTER:
+            return _legacy(catalog.TIER_MASTER[tier], 1, where, problems)
+        return None
+    mt, count = ti.role_type(role), ti.role_count(role) or 0
+    if mt is None or count <= 0:
+        return None
+    where = f"{TI}.{role}Type"
+    acc = config.accelerator_config if config else None
+    acc_path = f"{TI}.{role}Config.acceleratorConfig"
+    if mt == catalog.CLOUD_TPU:
+        kind = acc.type if acc and acc.type else catalog.TPU_V2
+        cores = acc.count if acc and acc.count is not None else catalog.TPU_CORES
+        return _Machine(catalog.CLOUD_TPU_MACHINE, kind, cores, count, where,
+                        f"{acc_path}.type" if acc and acc.type else where,
+                        f"{acc_path}.count" if acc and acc.count is not None else where)
+    if mt in catalog.LEGACY_GPUS:
+        return _legacy(mt, count, where, problems)
+    return _Machine(mt, acc.type if acc else None, acc.count if acc else None, count, where, f"{acc_path}.type",
+                    f"{acc_path}.count")
+
+
+def training_input_pools(ti: TrainingInput, problems: list[Problem]) -> list[Pool]:
+    """The Vertex AI pools of a trainingInput (an empty pool where a later role follows), appending to
+    `problems` what has no Vertex AI translation."""
+    machines = [(role, _machine(role, ti, problems)) for role in catalog.ROLES]
+    last = max((i for i, (_, m) in enumerate(machines) if m is not None), default=-1)
+    master_image = ti.master_config.image_uri if ti.master_config else None
+    pools: list[Pool] = []
+    for index, (role, m) in enumerate(machines[: last + 1]):
+        if m is None:
+            pools.append(Pool(index, f"{TI}.{role}Type", empty=True, role=role))
+            continue
+        config = ti.role_config(role)
+        image = (config.image_uri if config else None) or master_image
+        if config and config.tpu_tf_version:
+            problems.append(Problem(f"{TI}.{role}Config.tpuTfVersion", "has no Vertex AI equivalent (TPU VM "
+                                    "images carry their own TensorFlow); allowed: unset"))
+        images: tuple[tuple[str, str, str], ...] = ()
+        if image:
+            at = f"{TI}.{role}Config.imageUri" if config and config.image_uri else f"{TI}.masterConfig.imageUri"
+            images = ((at, image, CONTAINER),)
+        else:
+            prebuilt = (_tpu_image(ti, problems) if m.machine_type == catalog.CLOUD_TPU_MACHINE
+                        else _runtime_image(ti, bool(m.accelerator_type), problems))
+            if prebuilt:
+                images = ((f"{TI}.runtimeVersion", prebuilt, RUNTIME),)
+        disk = config.disk_config if config else None
+        disk_at = f"{TI}.{role}Config.diskConfig"
+        count_at = m.where if role == "master" else f"{TI}.{role}Count"
+        pools.append(Pool(
+            index, m.where,
+            machine_type=m.machine_type, accelerator_type=m.accelerator_type, accelerator_count=m.accelerator_count,
+            replicas=m.replicas,
+            disk_type=disk.boot_disk_type if disk else None, disk_size_gb=disk.boot_disk_size_gb if disk else None,
+            code=("containerSpec",) if image else ("pythonPackageSpec",),
+            images=images,
+            paths={"machineType": m.where, "acceleratorType": m.accelerator_at, "acceleratorCount": m.count_at,
+                   "replicaCount": count_at, "bootDiskType": f"{disk_at}.bootDiskType",
+                   "bootDiskSizeGb": f"{disk_at}.bootDiskSizeGb"},
+            role=role, config=config, custom_container_field="masterConfig.imageUri",
+        ))
+    return pools

@@ -1,0 +1,90 @@
+"""`gcp-training-jobs:guardrails`, the stack's own rules on its jobs: the settings model and its judging.
+
+The rules themselves are pure (components.jobspec.guardrails); this module validates what a stack file or
+`pulumi.Config` declares (known accelerator names, label keys) and renders a judged stack's jobs to the
+bodies the rules read. `guardrail_problems_of(settings)` is what the settings' judge, `plan` and the policy
+pack call, so the three agree.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import field_validator, model_validator
+
+from components.jobspec.catalog import accelerators, vertex_machines, vertex_regions
+from components.jobspec.errors import SpecError
+from components.jobspec.guardrails import Guardrails, RenderedJob, all_guardrail_problems
+from components.jobspec.names import LABEL_KEY
+from components.jobspec.problems import Problem, allowed, suggestion
+from components.jobspec.render import render_body
+
+#: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
+#: machine types whose chips have no acceleratorType value (TPU v6e, TPU7x), by machine type.
+KNOWN_ACCELERATORS: tuple[str, ...] = tuple(sorted(
+    set(accelerators.ACCELERATOR_TYPES)
+    | set(vertex_regions.ACCELERATOR_LABELS.values())
+    | {m.accelerator for m in vertex_machines.FIXED_ACCELERATOR_MACHINES.values()}
+    | {h.accelerator or name for name, h in vertex_machines.TPU_HOSTS.items()}
+    | set(vertex_machines.GPU_END_OF_SUPPORT)
+))
+
+
+class GuardrailSettings(Guardrails):
+    """`gcp-training-jobs:guardrails` as a stack declares it (see components.jobspec.guardrails.Guardrails)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json_text(cls, value: Any) -> Any:
+        """Pulumi hands object config to the program as JSON text ("" or nothing: no guardrails)."""
+        if value is None:
+            return {}
+        if isinstance(value, str):
+            try:
+                return json.loads(value) if value.strip() else {}
+            except ValueError as error:
+                raise ValueError("expected a mapping of guardrails (allowedAccelerators, ...)") from error
+        return value
+
+    @field_validator("allowed_accelerators")
+    @classmethod
+    def _known_accelerators(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        for name in value or ():
+            if name not in KNOWN_ACCELERATORS:
+                raise ValueError(f"{name!r} is not an accelerator type{suggestion(name, KNOWN_ACCELERATORS)}; "
+                                 f"allowed: {allowed(KNOWN_ACCELERATORS)}")
+        return value
+
+    @field_validator("required_labels")
+    @classmethod
+    def _label_keys(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not LABEL_KEY.fullmatch(name):
+                raise ValueError(f"{name!r} is not a label key; allowed: a lowercase letter, then up to 62 "
+                                 "lowercase letters, digits, _ and -")
+        return value
+
+
+def rendered_jobs(settings: Any) -> list[RenderedJob]:
+    """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here)
+    as its backend would send it (jobs Vertex cannot express are left out: the judge reports them)."""
+    found = []
+    for name, job in settings.jobs.items():
+        try:
+            body = render_body(job.job, settings.backend, name.replace("-", "_"))
+        except SpecError:
+            continue
+        training_input = getattr(job.job, "training_input", None)
+        region = getattr(training_input, "region", None) or settings.region
+        found.append(RenderedJob(name, body, region, dict(job.job.labels or {})))
+    return found
+
+
+def guardrail_problems_of(settings: Any) -> list[Problem]:
+    """What a judged stack breaks of its guardrails and of the fixed job rules; empty when none.
+
+    The settings' judge (judge.py) may call this after building the settings and raise SpecError with the
+    problems, so `validate` and the program refuse such a stack too.
+    """
+    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails)

@@ -1,0 +1,253 @@
+"""The policies of the `gcp-training-jobs` CrossGuard pack: the stack's guardrails and the fixed rules.
+
+Every policy calls the same pure functions as `python -m components plan` and the TrainingJob provider
+(components.jobspec.guardrails and .cost), on the inputs the engine hands the analyzer:
+
+- a TrainingJob's `job`, `backend` and `name` inputs are judged and rendered to the request body its
+  backend would send (components.jobspec.render), so guardrails read what is actually sent;
+- the guardrails come from the stack's own config file (`stacks/Pulumi.<stack>.yaml`, found through the
+  project's Pulumi.yaml and the stack name in each resource's URN). An analyzer plugin receives no stack
+  config from the engine through a language host (only through the legacy `pulumi-analyzer-policy-*`
+  route), so the file the program was configured from is read directly, with the same settings model.
+
+This module builds no server: policies/__main__.py serves it; tests call the `validate_*` functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyPack,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy import proxy as _proxy
+from pydantic import ValidationError
+
+from components.jobspec.cost import estimate, estimate_stack, source_lines
+from components.jobspec.documents import read_yaml
+from components.jobspec.errors import SpecError, TrainingJobsError
+from components.jobspec.guardrails import (
+    GUARDRAILS_KEY,
+    RULE_ADDITIVE_IAM,
+    RULE_END_OF_LIFE,
+    RULE_PRIVATE_BUCKETS,
+    Guardrails,
+    RenderedJob,
+    end_of_life_problems,
+    guardrail_problems,
+    resource_problems,
+    stack_guardrail_problems,
+)
+from components.jobspec.load import load_job
+from components.jobspec.problems import Problem, from_validation_error
+from components.jobspec.render import render_body
+from components.resources.settings.guardrails import GuardrailSettings
+from components.resources.settings.stack_file import find_project_root
+
+PACK_NAME = "gcp-training-jobs"
+TRAINING_JOB = "training:TrainingJob"
+#: Placeholders for the job's URIs unknown at preview (a created bucket's name, an uploaded package's),
+#: so the rest of the job is still judged (the provider's check does the same).
+PREVIEW_URI = "gs://unknown-at-preview/unknown"
+URI_FIELDS = ("packageUris", "jobDir")
+_UNKNOWNS = frozenset(getattr(_proxy, name) for name in dir(_proxy) if name.startswith("UNKNOWN_"))
+
+Report = Callable[..., None]
+
+
+# --- The inputs the engine hands over, as plain data ---------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """pulumi_policy's proxies as plain dicts and lists (read through, so unknowns do not raise)."""
+    target = _target(value)
+    if isinstance(target, Mapping):
+        return {k: plain(target[k]) for k in target}
+    if isinstance(target, Sequence) and not isinstance(target, (str, bytes)):
+        return [plain(target[i]) for i in range(len(target))]
+    return target
+
+
+def _target(value: Any) -> Any:
+    try:
+        return value["__target"]  # pulumi_policy's proxies expose their wrapped value under this key
+    except (KeyError, TypeError, IndexError):
+        return value
+
+
+def is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value in _UNKNOWNS
+
+
+def known_only(value: Any, key: str = "") -> Any:
+    """The job with values unknown at preview left out, or replaced by a placeholder where a URI goes."""
+    if isinstance(value, dict):
+        out = {}
+        for k, item in value.items():
+            if is_unknown(item):
+                if k in URI_FIELDS:
+                    out[k] = [PREVIEW_URI] if k == "packageUris" else PREVIEW_URI
+                continue
+            out[k] = known_only(item, k)
+        return out
+    if isinstance(value, list):
+        return [PREVIEW_URI if is_unknown(item) else known_only(item, key) for item in value]
+    return value
+
+
+def stack_of(urn: str) -> str:
+    """`urn:pulumi:prod::gcp-training-jobs::type::name` -> `prod`."""
+    return urn.split("::", 1)[0].rsplit(":", 1)[-1]
+
+
+def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
+    """A TrainingJob's inputs as the body its backend would send; None where the job cannot be judged
+    (unknown at preview, or invalid: the provider's check names what is wrong)."""
+    job, backend = props.get("job"), props.get("backend")
+    if not isinstance(job, dict) or not isinstance(backend, str) or is_unknown(backend):
+        return None
+    given = props.get("name")
+    name = given if isinstance(given, str) and not is_unknown(given) else name
+    try:
+        parsed = load_job(known_only(job))
+        body = render_body(parsed, backend, str(name).replace("-", "_"))
+    except (SpecError, ValueError):
+        return None
+    training_input = getattr(parsed, "training_input", None)
+    return RenderedJob(str(name), body, getattr(training_input, "region", None), dict(parsed.labels or {}))
+
+
+# --- The stack's guardrails, from its config file ------------------------------------------------------
+
+
+@cache
+def stack_guardrails(stack: str, cwd: str = "") -> tuple[Guardrails, tuple[Problem, ...]]:
+    """The guardrails a stack declares (none when its file or key is absent), and problems reading them."""
+    project = find_project_root(Path(cwd or Path.cwd()))
+    if project is None:
+        return Guardrails(), ()
+    try:
+        settings = read_yaml(project / "Pulumi.yaml") or {}
+        folder = project / str(settings.get("stackConfigDir") or ".")
+        path = next((p for p in (folder / f"Pulumi.{stack}.yaml", folder / f"Pulumi.{stack}.yml") if p.is_file()),
+                    None)
+        if path is None:
+            return Guardrails(), ()
+        data = read_yaml(path) or {}
+    except TrainingJobsError as error:
+        return Guardrails(), (Problem(GUARDRAILS_KEY, str(error)),)
+    config = data.get("config") if isinstance(data, dict) else None
+    raw = config.get(GUARDRAILS_KEY) if isinstance(config, dict) else None
+    try:
+        return GuardrailSettings.model_validate(raw or {}), ()
+    except ValidationError as error:
+        return Guardrails(), tuple(Problem(f"{GUARDRAILS_KEY}.{p.path}".rstrip("."), p.message, str(path))
+                                   for p in from_validation_error(error, GuardrailSettings))
+
+
+def _report(problems: Sequence[Problem], report: Report) -> None:
+    for problem in problems:
+        report(str(problem))
+
+
+# --- The policies ---------------------------------------------------------------------------------------
+
+
+def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> None:
+    if not args.resource_type.endswith(TRAINING_JOB):
+        return
+    rails, problems = stack_guardrails(stack_of(args.urn))
+    job = rendered_job(args.name, plain(args.props))
+    if job is not None:
+        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails))
+    _report(problems, report)
+
+
+def validate_end_of_life(args: ResourceValidationArgs, report: Report) -> None:
+    if not args.resource_type.endswith(TRAINING_JOB):
+        return
+    job = rendered_job(args.name, plain(args.props))
+    if job is not None:
+        _report(end_of_life_problems(job.body, job.name), report)
+
+
+def validate_private_buckets(args: ResourceValidationArgs, report: Report) -> None:
+    _report([p for p in resource_problems(args.resource_type, args.name, plain(args.props))
+             if p.path == RULE_PRIVATE_BUCKETS], report)
+
+
+def validate_additive_iam(args: ResourceValidationArgs, report: Report) -> None:
+    _report([p for p in resource_problems(args.resource_type, args.name, plain(args.props))
+             if p.path == RULE_ADDITIVE_IAM], report)
+
+
+def _jobs(args: StackValidationArgs) -> tuple[str | None, list[RenderedJob]]:
+    jobs, stack = [], None
+    for resource in args.resources:
+        stack = stack or stack_of(resource.urn)
+        if resource.resource_type.endswith(TRAINING_JOB):
+            job = rendered_job(resource.name, plain(resource.props))
+            if job is not None:
+                jobs.append(job)
+    return stack, sorted(jobs, key=lambda job: job.name)
+
+
+def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None:
+    stack, jobs = _jobs(args)
+    if stack is None:
+        return
+    rails, _ = stack_guardrails(stack)  # reading problems are reported once, per job
+    _report(stack_guardrail_problems(jobs, rails), report)
+
+
+def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
+    """Advisory: the cost per hour of every job and of the stack, with the price sources."""
+    _, jobs = _jobs(args)
+    if not jobs:
+        return
+    cost = estimate_stack([estimate(job.body, job.name, job.region) for job in jobs])
+    lines = [f"{e.name}: {e.text()}" for e in cost.jobs] + [f"stack: {cost.text()}"]
+    lines += [f"prices: {line}" for line in source_lines(cost.sources)]
+    report("\n".join(lines))
+
+
+def policies() -> list[Policy]:
+    mandatory, advisory = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
+    return [
+        ResourceValidationPolicy(name="training-job-guardrails", enforcement_level=mandatory,
+                                 description=f"Training jobs keep the stack's guardrails ({GUARDRAILS_KEY}).",
+                                 validate=validate_job_guardrails),
+        StackValidationPolicy(name="stack-guardrails", enforcement_level=mandatory,
+                              description="The stack's jobs together keep maxAcceleratorsPerStack and "
+                                          "maxHourlyUsd.",
+                              validate=validate_stack_guardrails),
+        ResourceValidationPolicy(name=RULE_END_OF_LIFE, enforcement_level=mandatory,
+                                 description="No training job uses an accelerator past its end of support.",
+                                 validate=validate_end_of_life),
+        ResourceValidationPolicy(name=RULE_PRIVATE_BUCKETS, enforcement_level=mandatory,
+                                 description="Buckets have uniform bucket-level access and public access "
+                                             "prevention enforced.",
+                                 validate=validate_private_buckets),
+        ResourceValidationPolicy(name=RULE_ADDITIVE_IAM, enforcement_level=mandatory,
+                                 description="IAM is granted by additive members only (no IAMBinding or "
+                                             "IAMPolicy resources).",
+                                 validate=validate_additive_iam),
+        StackValidationPolicy(name="estimated-cost", enforcement_level=advisory,
+                              description="Estimated cost per hour while every machine runs (no price is "
+                                          "guessed).",
+                              validate=validate_estimated_cost),
+    ]
+
+
+def serve() -> None:
+    """Start the analyzer (blocks; the engine stops it)."""
+    PolicyPack(name=PACK_NAME, policies=policies(), enforcement_level=EnforcementLevel.MANDATORY)

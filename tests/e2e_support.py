@@ -1,0 +1,181 @@
+"""What the end-to-end tests share: the real Pulumi CLI, the emulator as a separate process, and a copy of the
+project in a temporary folder with its own file state backend."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
+PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "trainers", "requirements.txt")
+LIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "JOB_STATE_PENDING",
+                         "JOB_STATE_RUNNING"})
+
+
+def find_pulumi() -> str | None:
+    found = shutil.which("pulumi")
+    if found:
+        return found
+    built = sorted(ENGINE_CACHE.glob("v*/bin/pulumi"))
+    return str(built[-1]) if built else None
+
+
+@dataclass
+class Emulator:
+    """The emulator as a separate process, driven through its HTTP control endpoints."""
+
+    url: str
+    process: subprocess.Popen[str]
+
+    @classmethod
+    def start(cls) -> Emulator:
+        process = subprocess.Popen([sys.executable, "-m", "components", "emulator", "--port", "0",
+                                    "--phase-seconds", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "listening on" in line, line
+        return cls(line.split("listening on", 1)[1].strip(), process)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+    def control(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + "_emulator/" + path, data=data, method="POST" if data else "GET",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read() or b"null")
+
+    def calls(self, method: str) -> list[dict[str, Any]]:
+        return [r for r in self.control("requests") if r["method"] == method]
+
+    def jobs(self) -> dict[str, dict[str, Any]]:
+        """Every job by its job id (ml v1's jobId; on Vertex AI, the id its pulumi-job label carries)."""
+        return {j["job"].get("jobId") or j["job"]["labels"]["pulumi-job"]: j["job"] for j in self.control("jobs")}
+
+    def live(self) -> dict[str, dict[str, Any]]:
+        return {k: j for k, j in self.jobs().items() if j["state"] in LIVE_STATES}
+
+
+@dataclass
+class Project:
+    """A copy of the project in a temporary folder, with its own file state backend."""
+
+    path: Path
+    env: dict[str, str]
+    exe: str
+    stack: str = "local"
+
+    @classmethod
+    def copy(cls, base: Path, pulumi: str, emulator: Emulator, stack: str = "local",
+             config: dict[str, Any] | None = None) -> Project:
+        """The project in base/project, stack `stack` initialised and pointed at the emulator; `config`
+        replaces the stack file's config (default: the repository's stacks/Pulumi.local.yaml)."""
+        path = base / "project"
+        path.mkdir()
+        for name in PROJECT_FILES:
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, path / name, ignore=shutil.ignore_patterns("__pycache__", ".build"))
+            else:
+                shutil.copy2(source, path / name)
+        (path / "stacks").mkdir()
+        stack_file = path / "stacks" / f"Pulumi.{stack}.yaml"
+        if config is None:
+            shutil.copy2(ROOT / "stacks" / "Pulumi.local.yaml", stack_file)
+        else:
+            stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+        (path / "venv").symlink_to(ROOT / "venv")
+        env = {
+            "PATH": f"{Path(pulumi).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "HOME": str(base / "home"),
+            "PULUMI_HOME": str(base / "pulumi-home"),
+            "PULUMI_BACKEND_URL": f"file://{base / 'state'}",
+            "PULUMI_CONFIG_PASSPHRASE": "e2e-passphrase",
+            "PULUMI_SKIP_UPDATE_CHECK": "1",
+            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
+            "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python"),
+            "GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": "0.01",
+        }
+        (base / "state").mkdir()
+        project = cls(path, env, pulumi, stack)
+        project.pulumi("stack", "init")
+        project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+        return project
+
+    def command(self, *args: str) -> list[str]:
+        return [self.exe, *args, "--stack", self.stack, "--non-interactive"]
+
+    def pulumi(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(self.command(*args), cwd=self.path, env=self.env, capture_output=True, text=True,
+                              timeout=300)
+        if ok and done.returncode != 0:
+            raise AssertionError(f"pulumi {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+        return done
+
+    def up(self) -> subprocess.CompletedProcess[str]:
+        return self.pulumi("up", "--yes", "--skip-preview")
+
+    def outputs(self) -> dict[str, Any]:
+        return json.loads(self.pulumi("stack", "output", "--json", "--show-secrets").stdout)
+
+    def state(self) -> str:
+        return self.pulumi("stack", "export").stdout
+
+    def deployment(self) -> dict[str, Any]:
+        deployment: dict[str, Any] = json.loads(self.state())["deployment"]
+        return deployment
+
+    def resources(self, type_suffix: str = "TrainingJob") -> list[dict[str, Any]]:
+        return [r for r in self.deployment().get("resources", []) if r["type"].endswith(type_suffix)]
+
+    def edit_job(self, name: str, change: Any) -> None:
+        """Change one job of the stack file in place (the stack file a user would edit)."""
+        path = self.path / "stacks" / f"Pulumi.{self.stack}.yaml"
+        data = yaml.safe_load(path.read_text())
+        change(data["config"]["gcp-training-jobs:jobs"][name])
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def kill_session(leader: subprocess.Popen[str]) -> list[int]:
+    """SIGKILL every process of the session `leader` started (the CLI, its language host, the program and the
+    dynamic provider: what a lost CI runner loses), by process id; the ids killed."""
+    session = os.getsid(leader.pid)
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == session:  # fields after the command: state, ppid, pgrp, session
+            members.append(int(entry.name))
+    for pid in members:
+        with contextlib.suppress(ProcessLookupError):  # ended meanwhile
+            os.kill(pid, signal.SIGKILL)
+    leader.wait(timeout=30)
+    return members
+
+
+def wait_until(condition: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {seconds}s")
+        time.sleep(0.1)

@@ -1,0 +1,234 @@
+"""At most one live job per resource, whatever dies when: the provider against the emulator over real HTTP.
+
+A "run" here is what one `pulumi up` does for a resource: check, then create. A run that died after its
+create reached the API leaves a live job and no state; the next run must find and adopt it. A create whose
+answer is unknown is never sent again blindly, on either backend.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from components.backends import transport
+from components.backends.lifecycle import CreateOutcomeUnknown, Jobs, LookupFailed
+from components.emulator import Emulator
+from components.resources.training_job import TrainingJobProvider
+
+BACKENDS = ["ai-platform", "vertex"]
+CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
+LIST = {"ai-platform": "jobs.list", "vertex": "customJobs.list"}
+GET = {"ai-platform": "jobs.get", "vertex": "customJobs.get"}
+LIVE = {"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING"}
+
+
+def job(count: int = 1, **labels: str) -> dict[str, Any]:
+    """A container job both backends take (its code is in the image)."""
+    spec: dict[str, Any] = {"trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
+        "masterConfig": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/resnet:1.0",
+                         "acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
+        "jobDir": "gs://my-job-dir/jobs/resnet",
+    }}
+    if labels:
+        spec["labels"] = labels
+    return spec
+
+
+def props(backend: str, spec: dict[str, Any] | None = None, identity: str = "org/proj/dev/resnet") -> dict[str, Any]:
+    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": spec or job(),
+            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": identity}
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "30")
+    return TrainingJobProvider()
+
+
+def run(provider: TrainingJobProvider, backend: str, spec: dict[str, Any] | None = None,
+        identity: str = "org/proj/dev/resnet") -> dict[str, Any]:
+    """One `pulumi up` of the resource with no state: check, then create; its outputs."""
+    result = provider.check({}, props(backend, spec, identity))
+    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    return dict(provider.create(dict(result.inputs)).outs)
+
+
+def live(emulator: Emulator) -> list[dict[str, Any]]:
+    return [j for j in emulator.state.jobs() if j["job"]["state"] in LIVE]
+
+
+def wait_for_jobs(emulator: Emulator, count: int, seconds: float = 20.0) -> None:
+    """Wait until the emulator holds `count` jobs (a delayed create has landed)."""
+    deadline = time.monotonic() + seconds
+    while len(emulator.state.jobs()) < count:
+        assert time.monotonic() < deadline, f"no job landed within {seconds}s"
+        time.sleep(0.05)
+
+
+def clear_faults(emulator: Emulator, method: str) -> None:
+    while emulator.state.pending_faults():
+        emulator.state.take_faults(method)
+
+
+# -- a run that died ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_live_job_left_by_a_dead_run_is_adopted_not_doubled(provider, emulator, backend) -> None:
+    dead = run(provider, backend)  # its create reached the API; its state was never written
+    again = run(provider, backend)
+    assert len(emulator.state.jobs()) == 1
+    assert len(emulator.state.requests(CREATE[backend])) == 1
+    assert (again["jobId"], again["resourceName"]) == (dead["jobId"], dead["resourceName"])
+    assert again["state"] == "QUEUED"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_finished_job_of_an_earlier_incarnation_is_never_adopted(provider, emulator, backend) -> None:
+    first = run(provider, backend)
+    emulator.state.set_phase_seconds(0)  # it runs to the end
+    assert live(emulator) == []
+    emulator.state.set_phase_seconds(1e9)
+    second = run(provider, backend)
+    assert second["jobId"] != first["jobId"]
+    assert len(emulator.state.requests(CREATE[backend])) == 2
+    assert len(live(emulator)) == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_only_a_job_of_the_same_resource_and_spec_is_adopted(provider, emulator, backend) -> None:
+    mine = run(provider, backend)
+    other_resource = run(provider, backend, identity="org/proj/dev/other")
+    other_spec = run(provider, backend, job(count=2))
+    assert len({mine["jobId"], other_resource["jobId"], other_spec["jobId"]}) == 3
+    assert len(live(emulator)) == 3
+
+
+def test_a_vertex_label_change_is_a_new_job_not_an_adoption(provider, emulator) -> None:
+    first = run(provider, "vertex")
+    relabelled = run(provider, "vertex", job(team="vision"))
+    assert relabelled["jobId"] != first["jobId"] and len(live(emulator)) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_failing_lookup_before_create_creates_nothing(provider, emulator, backend) -> None:
+    emulator.state.inject_faults(status=503, count=100, method=LIST[backend])
+    with pytest.raises(LookupFailed, match="nothing was created: run `pulumi up` again"):
+        run(provider, backend)
+    assert emulator.state.requests(CREATE[backend]) == []
+
+
+# -- a create whose outcome is unknown ----------------------------------------------------------------
+
+@pytest.mark.parametrize("status", [500, 503])
+def test_a_vertex_create_answered_5xx_is_never_sent_again(provider, emulator, monkeypatch, status) -> None:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.3")
+    emulator.state.inject_faults(status=status, count=1, method="customJobs.create")
+    with pytest.raises(CreateOutcomeUnknown) as caught:
+        run(provider, "vertex")
+    message = str(caught.value)
+    assert "outcome is unknown" in message and f"HTTP {status}" in message
+    assert "It was not sent again; the next `pulumi up` will look for it again" in message
+    assert "pulumi-resource=" in message and "pulumi-spec=" in message
+    assert len(emulator.state.requests("customJobs.create")) == 1
+    assert len(emulator.state.requests("customJobs.list")) >= 2  # looked for it, with patience
+    run(provider, "vertex")  # the next run: nothing was made, so it creates the job
+    assert len(emulator.state.jobs()) == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lookup_that_keeps_failing_fails_the_create_loudly_and_the_next_run_adopts(
+        provider, emulator, monkeypatch, backend) -> None:
+    """The answer of the create is lost (the job exists), then every lookup fails (18 503s and more)."""
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.5")
+    emulator.state.drop_next_response(method=CREATE[backend])
+    lookup = GET[backend] if backend == "ai-platform" else LIST[backend]  # by id where ids are the caller's
+    original = transport.execute_once
+
+    def create_then_break_lookups(request: Any, endpoint: str, method: str) -> Any:
+        try:
+            return original(request, endpoint, method)
+        finally:
+            if method.endswith(".create"):
+                emulator.state.inject_faults(status=503, count=10_000, method=lookup)
+
+    monkeypatch.setattr(transport, "execute_once", create_then_break_lookups)
+    inputs = dict(provider.check({}, props(backend)).inputs)
+    with pytest.raises(CreateOutcomeUnknown, match="the lookup failed: .*HTTP 503"):
+        provider.create(inputs)
+    failed_lookups = len(emulator.state.requests(lookup))
+    assert failed_lookups >= 18
+    (made,) = emulator.state.jobs()  # the job exists; the run failed loudly
+    clear_faults(emulator, lookup)
+    monkeypatch.setattr(transport, "execute_once", original)
+    again = run(provider, backend)
+    assert again["resourceName"] == made["name"]
+    assert len(emulator.state.jobs()) == 1
+    assert len(emulator.state.requests(CREATE[backend])) == 1
+
+
+def test_a_slow_vertex_create_past_the_client_timeout_is_adopted_once_it_lands(provider, emulator, monkeypatch):
+    """The server finishes the create after the client gave up: the label lookup finds nothing at first,
+    then the job; it is adopted, never created again."""
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.5")
+    emulator.state.inject_delay(2.0, count=1, method="customJobs.create")
+    outs = run(provider, "vertex")
+    (made,) = emulator.state.jobs()
+    assert outs["resourceName"] == made["name"]
+    assert len(emulator.state.requests("customJobs.create")) == 1
+    assert len(emulator.state.requests("customJobs.list")) >= 3  # before the create, then until it landed
+
+
+def test_a_vertex_create_still_unknown_when_patience_ends_is_adopted_by_the_next_run(provider, emulator,
+                                                                                      monkeypatch):
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.3")
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.2")
+    emulator.state.inject_delay(2.0, count=1, method="customJobs.create")
+    with pytest.raises(CreateOutcomeUnknown, match="not found yet"):
+        run(provider, "vertex")
+    wait_for_jobs(emulator, 1)  # the server finished it after all
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "30")
+    outs = run(provider, "vertex")
+    (made,) = emulator.state.jobs()
+    assert outs["resourceName"] == made["name"]
+    assert len(emulator.state.requests("customJobs.create")) == 1
+
+
+def test_a_slow_ml_create_is_resent_under_its_own_id_only(provider, emulator, monkeypatch) -> None:
+    """ml v1 ids are the caller's: after a timeout the job is looked up by its id and the create re-sent
+    with the same id, which can never make a second job (the late first copy meets a 409)."""
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.3")
+    emulator.state.inject_delay(1.5, count=1, method="jobs.create")
+    outs = run(provider, "ai-platform")
+    creates = emulator.state.requests("jobs.create")
+    assert len(creates) == 2
+    time.sleep(1.5)  # let the late first copy reach the emulator's handler
+    (made,) = emulator.state.jobs()
+    assert made["job"]["jobId"] == outs["jobId"]
+
+
+def test_several_live_jobs_of_one_resource_are_reported_and_one_adopted(provider, emulator, monkeypatch) -> None:
+    logged: list[str] = []
+    monkeypatch.setattr("components.resources.training_job.pulumi.log.info", logged.append)
+    real, blind = Jobs.find_live, {"on": True}
+    monkeypatch.setattr(Jobs, "find_live", lambda self, labels: [] if blind["on"] else real(self, labels))
+    first, second = run(provider, "vertex"), run(provider, "vertex")  # a duplicate, as older versions made
+    blind["on"] = False
+    adopted = run(provider, "vertex")
+    assert adopted["jobId"] == first["jobId"]  # the oldest
+    assert any(second["jobId"] in line and "cancel them" in line for line in logged), logged
+    assert len(emulator.state.jobs()) == 2
+
+
+def test_import_is_refused_with_the_way_that_works() -> None:
+    """The engine reads an imported dynamic resource without its pickled provider; say so, not KeyError."""
+    import pulumi
+
+    from components.resources.training_job import TrainingJob
+
+    with pytest.raises(pulumi.RunError, match=r"import_ cannot work .*KeyError '__provider'.*adopted by its labels"):
+        TrainingJob("resnet", project="my-proj", job=job(), opts=pulumi.ResourceOptions(import_="projects/p/jobs/x"))

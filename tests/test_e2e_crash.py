@@ -1,0 +1,144 @@
+"""The real engine, killed: SIGKILL of `pulumi up` (every process of it, as a lost CI runner) while its creates
+are slow, then the recovery the README gives, then exactly one live job per resource, on both backends. And a
+secret label, set as a user sets it, never appears in plain text in the state.
+
+Needs the `pulumi` CLI, as tests/test_e2e.py does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e_support import Emulator, Project, find_pulumi, kill_session, wait_until
+
+pytestmark = pytest.mark.e2e
+
+PULUMI = find_pulumi()
+if PULUMI is None:
+    if os.environ.get("CI"):
+        pytest.fail("no pulumi CLI: .ci/run must build it with scripts/install-pulumi-engine.sh", pytrace=False)
+    pytest.skip("no pulumi CLI on PATH or in the engine cache (scripts/install-pulumi-engine.sh)",
+                allow_module_level=True)
+
+JOBS = 6
+CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
+#: How long the emulator holds each create before making the job (the dead run never sees an answer).
+SLOW_CREATE_SECONDS = 5
+
+
+def stack_config(backend: str) -> dict[str, Any]:
+    """JOBS container jobs (valid on both backends), no `gcp:` resources."""
+    job = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-4",
+                             "masterConfig": {"imageUri": "us-docker.pkg.dev/crash-project/trainers/t:1"}}}
+    return {
+        "gcp:project": "crash-project",
+        "gcp:region": "us-central1",
+        "gcp-training-jobs:backend": backend,
+        "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "crash-staging", "jobDir": "crash-job-dir"},
+        "gcp-training-jobs:tpuAccess": {"grant": False},
+        "gcp-training-jobs:jobs": {f"j{i}": job for i in range(JOBS)},
+    }
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    emulator = Emulator.start()
+    yield emulator
+    emulator.stop()
+
+
+def live_per_resource(emulator: Emulator) -> Counter[str]:
+    """How many live jobs each resource has (by the job id's stem: the resource name)."""
+    return Counter(job_id.rsplit("_", 1)[0] for job_id in emulator.live())
+
+
+@pytest.mark.parametrize("backend", ["ai-platform", "vertex"])
+def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
+        tmp_path: Path, emulator: Emulator, backend: str) -> None:
+    assert PULUMI is not None
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="crash", config=stack_config(backend))
+    emulator.control("faults", {"delay": SLOW_CREATE_SECONDS, "count": JOBS, "method": CREATE[backend]})
+
+    dead = subprocess.Popen(project.command("up", "--yes", "--skip-preview"), cwd=project.path, env=project.env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    wait_until(lambda: len(emulator.calls(CREATE[backend])) >= JOBS // 2, 120, "creates sent by the first up")
+    killed = kill_session(dead)
+    sent = len(emulator.calls(CREATE[backend]))
+    assert len(killed) >= 3, killed  # the CLI, its language host and program, the dynamic provider
+    wait_until(lambda: len(emulator.jobs()) == sent, 60, "the dead run's slow creates landing")
+    left = len(emulator.live())
+    assert 0 < left == sent <= JOBS
+    assert project.resources() == []  # the dead run wrote none of them
+    print(f"{backend}: the killed up sent {sent} creates; {left} live jobs and 0 in state before recovery")
+
+    # The README's "Recovering after a crash", as written.
+    locked = project.pulumi("up", "--yes", "--skip-preview", ok=False)
+    assert locked.returncode != 0 and "locked" in locked.stdout + locked.stderr
+    project.pulumi("cancel", "--yes")
+    project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
+    project.up()
+
+    assert live_per_resource(emulator) == Counter({f"j{i}": 1 for i in range(JOBS)})
+    assert len(emulator.calls(CREATE[backend])) == sent + (JOBS - left)  # none of the dead run's jobs doubled
+    state = project.deployment()
+    assert not state.get("pending_operations")
+    in_state = {r["outputs"]["jobId"] for r in project.resources()}
+    assert in_state == set(emulator.live())
+    print(f"{backend}: after recovery {len(emulator.live())} live jobs for {JOBS} resources, "
+          f"{len(emulator.jobs())} jobs in all")
+
+
+def test_a_secret_label_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
+    assert PULUMI is not None
+    emulator.control("reset", {})
+    canary = "canary-0f3b9d2e71c4"
+    project = Project.copy(tmp_path, PULUMI, emulator)
+    project.pulumi("config", "set", "--secret", "--path", "gcp-training-jobs:labels.owner", canary)
+    stack_file = (project.path / "stacks" / "Pulumi.local.yaml").read_text()
+    assert canary not in stack_file and "secure:" in stack_file
+    project.up()
+    assert all(job["labels"]["owner"] == canary for job in emulator.jobs().values())  # it reached the API
+    project.edit_job("gpu", lambda job: job["labels"].update(team="speech"))
+    project.up()  # a label update (ml v1 patches in place) echoes the inputs again
+    assert len(emulator.calls("jobs.patch")) == 1
+    state = project.state()
+    assert canary not in state
+    assert canary in project.pulumi("stack", "export", "--show-secrets").stdout
+    for resource in project.resources():
+        assert json.dumps(resource["inputs"]["job"]).startswith('{"4dabf18193072939515e22adb298388d"')
+        assert json.dumps(resource["outputs"]["job"]).startswith('{"4dabf18193072939515e22adb298388d"')
+
+
+def test_a_vertex_create_answered_after_the_client_timeout_makes_one_job(tmp_path: Path, emulator: Emulator) -> None:
+    """The server finishes each create after the client gave up: `up` adopts them by their labels."""
+    assert PULUMI is not None
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="crash", config=stack_config("vertex"))
+    project.env["GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS"] = "1"
+    emulator.control("faults", {"delay": 3, "count": JOBS, "method": "customJobs.create"})
+    project.up()
+    assert len(emulator.calls("customJobs.create")) == JOBS
+    assert live_per_resource(emulator) == Counter({f"j{i}": 1 for i in range(JOBS)})
+    assert {r["outputs"]["jobId"] for r in project.resources()} == set(emulator.live())
+
+
+def test_a_plaintext_remote_endpoint_is_refused_before_anything_runs(tmp_path: Path, emulator: Emulator) -> None:
+    assert PULUMI is not None
+    project = Project.copy(tmp_path, PULUMI, emulator)
+    project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", "http://192.0.2.2:18099/")
+    done = project.pulumi("preview", ok=False)
+    text = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "gcp-training-jobs:apiEndpoint: 'http://192.0.2.2:18099/': would carry Google credentials in clear " \
+           "text" in text, text

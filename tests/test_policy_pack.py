@@ -1,0 +1,195 @@
+"""The policy pack's policies, run directly: the inputs as the engine hands them (pulumi_policy's proxies,
+numbers as floats, values unknown at preview), the guardrails from the stack's file, each violation's text.
+The pack under the real engine: tests/test_e2e_policy.py."""
+
+from __future__ import annotations
+
+import functools
+import os
+import textwrap
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if os.environ.get("CI"):
+    import pulumi_policy  # CI installs it (.ci/run): a missing package fails there
+else:
+    pulumi_policy = pytest.importorskip("pulumi_policy")
+
+from pulumi_policy import (  # noqa: E402
+    EnforcementLevel,
+    PolicyResource,
+    ResourceValidationArgs,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.deserialize import deserialize_properties  # noqa: E402
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy  # noqa: E402
+
+from components.jobspec.guardrails import end_of_life_problems  # noqa: E402
+from policies import pack  # noqa: E402
+
+JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
+
+
+def props(value: dict[str, Any]) -> Any:
+    """Inputs as the analyzer sees them."""
+    return unknown_checking_proxy(deserialize_properties(value))
+
+
+def training_job(name: str, count: float = 4.0, workers: str = "3", labels: dict[str, str] | None = None,
+                 accelerator: str = "NVIDIA_TESLA_T4", backend: str = "vertex") -> dict[str, Any]:
+    """A TrainingJob's inputs as build_stack registers them (jobDir unknown at preview, numbers as floats)."""
+    return {
+        "name": name, "project": "my-ml-test", "backend": backend, "jobId": None,
+        "job": {"labels": labels if labels is not None else {"env": "qa", "team": "ml"}, "trainingInput": {
+            "scaleTier": "CUSTOM", "region": "us-central1", "jobDir": UNKNOWN_STRING_VALUE,
+            "masterType": "n1-standard-16", "workerType": "n1-standard-16", "workerCount": workers,
+            "masterConfig": {"acceleratorConfig": {"type": accelerator, "count": count},
+                             "imageUri": "us-docker.pkg.dev/my-ml-test/trainers/trainer:1"},
+            "workerConfig": {"acceleratorConfig": {"type": accelerator, "count": count}}}},
+    }
+
+
+def urn(name: str, typ: str = JOB_TYPE, stack: str = "qa") -> str:
+    return f"urn:pulumi:{stack}::gcp-training-jobs::{typ}::{name}"
+
+
+def resource_args(name: str, inputs: dict[str, Any], typ: str = JOB_TYPE) -> ResourceValidationArgs:
+    return ResourceValidationArgs(typ, props(inputs), urn(name, typ), name, None, None)
+
+
+def stack_args(*resources: tuple[str, dict[str, Any]]) -> StackValidationArgs:
+    return StackValidationArgs([PolicyResource(JOB_TYPE, props(inputs), urn(name), name, None, None, None, [], {})
+                                for name, inputs in resources])
+
+
+def run(validate: Any, args: Any) -> list[str]:
+    found: list[str] = []
+    validate(args, lambda message, urn=None: found.append(message))
+    return found
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project whose `qa` stack declares guardrails; the pack runs in it (the engine's working directory)."""
+    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.qa.yaml").write_text(textwrap.dedent("""\
+        config:
+          gcp:project: my-ml-test
+          gcp-training-jobs:guardrails:
+            allowedAccelerators: [NVIDIA_TESLA_T4, NVIDIA_L4]
+            maxAcceleratorsPerJob: 16
+            maxAcceleratorsPerStack: 20
+            requiredLabels: [env, team]
+        """))
+    monkeypatch.chdir(tmp_path)
+    pack.stack_guardrails.cache_clear()
+    yield tmp_path
+    pack.stack_guardrails.cache_clear()
+
+
+def test_the_pack_holds_every_policy_mandatory_but_the_cost_advisory() -> None:
+    levels = {p.name: p.enforcement_level for p in pack.policies()}
+    assert levels == {"training-job-guardrails": EnforcementLevel.MANDATORY,
+                      "stack-guardrails": EnforcementLevel.MANDATORY,
+                      "no-end-of-life-accelerators": EnforcementLevel.MANDATORY,
+                      "private-buckets": EnforcementLevel.MANDATORY,
+                      "additive-iam-only": EnforcementLevel.MANDATORY,
+                      "estimated-cost": EnforcementLevel.ADVISORY}
+    assert {p.name for p in pack.policies() if isinstance(p, StackValidationPolicy)} == {
+        "stack-guardrails", "estimated-cost"}
+
+
+def test_a_job_within_its_guardrails_passes_with_unknowns_at_preview(project: Path) -> None:
+    assert run(pack.validate_job_guardrails, resource_args("ok", training_job("ok"))) == []
+
+
+def test_a_job_over_its_guardrails_is_named_with_the_value(project: Path) -> None:
+    found = run(pack.validate_job_guardrails, resource_args("big", training_job("big", workers="7", labels={})))
+    assert found == [
+        "gcp-training-jobs:guardrails.maxAcceleratorsPerJob: job big holds 32 accelerators at once "
+        "(4 NVIDIA_TESLA_T4 x 1 replica + 4 NVIDIA_TESLA_T4 x 7 replicas); allowed: at most 16",
+        "gcp-training-jobs:guardrails.requiredLabels: job big has no label env, team; allowed: jobs labelled env, "
+        "team (the job's labels or the stack's gcp-training-jobs:labels)"]
+
+
+def test_a_forbidden_accelerator(project: Path) -> None:
+    inputs = training_job("v100", count=2.0, workers="0", accelerator="NVIDIA_TESLA_V100")
+    assert run(pack.validate_job_guardrails, resource_args("v100", inputs)) == [
+        "gcp-training-jobs:guardrails.allowedAccelerators: job v100 uses NVIDIA_TESLA_V100 "
+        "(jobSpec.workerPoolSpecs[0]); allowed: NVIDIA_TESLA_T4, NVIDIA_L4"]
+
+
+def test_end_of_life_accelerators(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = training_job("t4", workers="0")
+    assert run(pack.validate_end_of_life, resource_args("t4", inputs)) == []
+    after_t4 = functools.partial(end_of_life_problems, today=date(2027, 8, 1))  # T4's end of support
+    monkeypatch.setattr(pack, "end_of_life_problems", after_t4)
+    assert run(pack.validate_end_of_life, resource_args("t4", inputs)) == [
+        "no-end-of-life-accelerators: job t4 uses NVIDIA_TESLA_T4 (jobSpec.workerPoolSpecs[0]), which reached end "
+        "of support on 2027-08-01; allowed: an accelerator without a past end-of-support date"]
+
+
+def test_the_stack_total_is_judged_over_all_jobs(project: Path) -> None:
+    args = stack_args(("a", training_job("a")), ("b", training_job("b", count=1.0)))
+    assert run(pack.validate_stack_guardrails, args) == []  # 16 + 4: at the cap
+    args = stack_args(("a", training_job("a")), ("b", training_job("b", count=2.0)))
+    assert run(pack.validate_stack_guardrails, args) == [
+        "gcp-training-jobs:guardrails.maxAcceleratorsPerStack: the stack's jobs hold 24 accelerators at once "
+        "(a 16, b 8); allowed: at most 20"]
+
+
+def test_the_cost_advisory_lists_each_job_the_stack_and_the_sources(project: Path) -> None:
+    (message,) = run(pack.validate_estimated_cost, stack_args(("b", training_job("b")), ("a", training_job("a"))))
+    lines = message.splitlines()
+    assert lines[0].startswith("a: us-central1: on demand unknown (no price for 4 x n1-standard-16; "
+                               "16 x NVIDIA_TESLA_T4)")
+    assert lines[1].startswith("b: ") and lines[2].startswith("stack: on demand unknown")
+    assert lines[3].startswith("prices: Vertex AI pricing") and "read 2026-11-22" in lines[3]
+
+
+def test_a_stack_without_a_file_or_guardrails_has_none(project: Path) -> None:
+    inputs = training_job("big", workers="7", labels={})
+    other = ResourceValidationArgs(JOB_TYPE, props(inputs), urn("big", stack="elsewhere"), "big", None, None)
+    assert run(pack.validate_job_guardrails, other) == []
+
+
+def test_bad_guardrails_in_the_stack_file_are_reported(project: Path) -> None:
+    path = project / "stacks" / "Pulumi.qa.yaml"
+    path.write_text("config:\n  gcp-training-jobs:guardrails:\n    maxAcceleratorsPerJob: many\n")
+    (message,) = run(pack.validate_job_guardrails, resource_args("ok", training_job("ok")))
+    assert message.startswith(f"{path}: gcp-training-jobs:guardrails.maxAcceleratorsPerJob: 'many'")
+
+
+def test_an_invalid_or_unknown_job_is_left_to_the_providers_check(project: Path) -> None:
+    inputs = training_job("x", count=3.0)  # 3 T4 on n1-standard-16: the provider's check says so
+    inputs["job"]["trainingInput"]["masterType"] = "n1-standard-8"
+    assert run(pack.validate_job_guardrails, resource_args("x", inputs)) == []
+    unknown = {**training_job("u"), "job": UNKNOWN_STRING_VALUE}
+    assert run(pack.validate_job_guardrails, resource_args("u", unknown)) == []
+
+
+def test_buckets_and_iam_fixed_rules(project: Path) -> None:
+    bucket = "gcp:storage/bucket:Bucket"
+    good = {"uniformBucketLevelAccess": True, "publicAccessPrevention": "enforced", "name": UNKNOWN_STRING_VALUE}
+    assert run(pack.validate_private_buckets, resource_args("ok", good, bucket)) == []
+    assert run(pack.validate_private_buckets, resource_args("open", {"uniformBucketLevelAccess": False}, bucket)) == [
+        "private-buckets: bucket open has uniformBucketLevelAccess false; allowed: true",
+        "private-buckets: bucket open has publicAccessPrevention unset; allowed: enforced"]
+    binding = "gcp:projects/iAMBinding:IAMBinding"
+    assert run(pack.validate_additive_iam, resource_args("admins", {"role": "roles/owner"}, binding)) == [
+        "additive-iam-only: admins is a IAMBinding (gcp:projects/iAMBinding:IAMBinding), which owns a whole role "
+        "or policy and removes grants made elsewhere; allowed: additive IAMMember resources"]
+    member = "gcp:projects/iAMMember:IAMMember"
+    assert run(pack.validate_additive_iam, resource_args("grant", {"role": "roles/ml.serviceAgent"}, member)) == []
+
+
+def test_plain_reads_through_proxies_without_raising_on_unknowns() -> None:
+    value = props({"a": [1.0, {"b": UNKNOWN_STRING_VALUE}], "c": "x"})
+    assert pack.plain(value) == {"a": [1.0, {"b": UNKNOWN_STRING_VALUE}], "c": "x"}
+    assert pack.stack_of("urn:pulumi:prod::gcp-training-jobs::pulumi:pulumi:Stack::gcp-training-jobs-prod") == "prod"

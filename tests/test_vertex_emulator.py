@@ -1,0 +1,104 @@
+"""The emulator's Vertex AI surface with the CustomJobSpec fields of today: it accepts and returns them as sent
+(bodies rendered by the project included), and makes Vertex's own checks of them, answering Google's error shape
+(400 INVALID_ARGUMENT with a google.rpc.BadRequest field violation)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from googleapiclient.errors import HttpError
+
+from components.emulator import Emulator
+from components.jobspec.load import load_custom_job
+from components.jobspec.render import render_body
+from tests.helpers import container_pool, custom_job_spec
+from tests.test_vertex_render import FULL
+
+PARENT = "projects/demo-project/locations/us-central1"
+
+
+def customjobs(client: Any) -> Any:
+    return client.projects().locations().customJobs()
+
+
+def body(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"displayName": "today", "labels": {"team": "ml"}, "jobSpec": spec}
+
+
+def tpu_v5e() -> dict[str, Any]:
+    return custom_job_spec(container_pool({"machineType": "ct5lp-hightpu-4t", "tpuTopology": "4x4"}),
+                           scheduling={"strategy": "SPOT", "maxWaitDuration": "3600s", "timeout": "7200s",
+                                       "restartJobOnWorkerRestart": True, "disableRetries": False},
+                           persistentResourceId="my-cluster")
+
+
+def rejected(client: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    with pytest.raises(HttpError) as caught:
+        customjobs(client).create(parent=PARENT, body=body(spec)).execute()
+    assert caught.value.status_code == 400
+    error: dict[str, Any] = json.loads(caught.value.content)["error"]
+    assert error["status"] == "INVALID_ARGUMENT" and error["code"] == 400
+    return error
+
+
+@pytest.mark.parametrize("spec", [tpu_v5e(), FULL], ids=["tpu-v5e-spot", "every-field"])
+def test_new_fields_are_accepted_and_returned_as_sent(emulator: Emulator, vertex_client: Any,
+                                                      spec: dict[str, Any]) -> None:
+    sent = body(copy.deepcopy(spec))
+    created = customjobs(vertex_client).create(parent=PARENT, body=sent).execute()
+    assert created["jobSpec"] == sent["jobSpec"]
+    got = customjobs(vertex_client).get(name=created["name"]).execute()
+    assert got["jobSpec"] == sent["jobSpec"] and got["state"] == "JOB_STATE_QUEUED"
+
+
+def test_a_body_rendered_by_the_project_is_created(emulator: Emulator, vertex_client: Any) -> None:
+    emulator.state.strict_int64 = True
+    job = load_custom_job(FULL, region="us-central1")
+    rendered = render_body(job, "vertex", "llm_run")
+    created = customjobs(vertex_client).create(parent=PARENT, body=rendered).execute()
+    assert created["jobSpec"] == rendered["jobSpec"] and created["displayName"] == "llm_run"
+
+
+@pytest.mark.parametrize(("machine", "field", "words"), [
+    ({"machineType": "n1-standard-8", "tpuTopology": "2x2"}, "machine_spec.tpu_topology",
+     "tpu_topology is only supported for TPU VM machine types"),
+    ({"machineType": "ct5lp-hightpu-4t"}, "machine_spec.tpu_topology", "Required field is not set"),
+    ({"machineType": "ct5lp-hightpu-4t", "tpuTopology": "four"}, "machine_spec.tpu_topology", "Invalid TPU topology"),
+    ({"machineType": "n1-standard-8", "acceleratorCount": 2}, "machine_spec.accelerator_type",
+     "accelerator_type must be set"),
+    ({"machineType": "n1-standard-8", "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION"}},
+     "machine_spec.reservation_affinity.key", "Required field is not set"),
+    ({"machineType": "n1-standard-8", "reservationAffinity": {"key": "k"}},
+     "machine_spec.reservation_affinity.reservation_affinity_type", "Required field is not set"),
+    ({"machineType": "n1-standard-8", "reservationAffinity": {"reservationAffinityType": "ANY_RESERVATION",
+                                                             "values": ["x"]}},
+     "machine_spec.reservation_affinity", "only be set with SPECIFIC_RESERVATION"),
+])
+def test_vertex_s_machine_checks(emulator: Emulator, vertex_client: Any, machine: dict[str, Any], field: str,
+                                 words: str) -> None:
+    error = rejected(vertex_client, custom_job_spec(container_pool(machine)))
+    assert words in error["message"]
+    violation = error["details"][0]["fieldViolations"][0]
+    assert violation["field"] == f"custom_job.job_spec.worker_pool_specs[0].{field}"
+    assert emulator.state.jobs() == []
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}), scheduling={"strategy": "SPOTTY"}),
+     'scheduling.strategy: invalid value "SPOTTY"'),
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}), scheduling={"timeout": "-5s"}),
+     "The duration must not be negative"),
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}), scheduling={"maxWaitDuration": "1h"}),
+     "invalid duration"),
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}, diskSpec={"bootDiskType": "pd-fast"})),
+     "Invalid boot disk type"),
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}, diskSpec={"bootDiskSizeGb": 10})),
+     "between 100 and 64000"),
+    (custom_job_spec(container_pool({"machineType": "n1-standard-8"}), persistentResourceId="My_Cluster"),
+     "Invalid persistent resource id"),
+], ids=["strategy", "negative-timeout", "duration", "disk-type", "disk-size", "persistent-resource"])
+def test_vertex_s_spec_checks(emulator: Emulator, vertex_client: Any, spec: dict[str, Any], words: str) -> None:
+    assert words in rejected(vertex_client, spec)["message"]
