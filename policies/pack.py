@@ -47,9 +47,9 @@ from components.jobspec.guardrails import (
     resource_problems,
     stack_guardrail_problems,
 )
-from components.jobspec.load import load_job
 from components.jobspec.problems import Problem, from_validation_error
 from components.jobspec.render import render_body
+from components.resources.job_wire import load_wire, region_of
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root
 
@@ -58,7 +58,7 @@ TRAINING_JOB = "training:TrainingJob"
 #: Placeholders for the job's URIs unknown at preview (a created bucket's name, an uploaded package's),
 #: so the rest of the job is still judged (the provider's check does the same).
 PREVIEW_URI = "gs://unknown-at-preview/unknown"
-URI_FIELDS = ("packageUris", "jobDir")
+URI_FIELDS = ("packageUris", "jobDir", "outputUriPrefix")
 _UNKNOWNS = frozenset(getattr(_proxy, name) for name in dir(_proxy) if name.startswith("UNKNOWN_"))
 
 Report = Callable[..., None]
@@ -118,12 +118,12 @@ def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
     given = props.get("name")
     name = given if isinstance(given, str) and not is_unknown(given) else name
     try:
-        parsed = load_job(known_only(job))
+        known = known_only(job)
+        parsed = load_wire(known, backend=backend)  # either vocabulary: trainingInput, or jobSpec with its region
         body = render_body(parsed, backend, str(name).replace("-", "_"))
     except (SpecError, ValueError):
         return None
-    training_input = getattr(parsed, "training_input", None)
-    return RenderedJob(str(name), body, getattr(training_input, "region", None), dict(parsed.labels or {}))
+    return RenderedJob(str(name), body, region_of(known) or None, dict(parsed.labels or {}))
 
 
 # --- The stack's guardrails, from its config file ------------------------------------------------------

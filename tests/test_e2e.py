@@ -122,7 +122,7 @@ def test_outputs_survive_an_update_where_only_the_provider_code_changed(project:
     def outputs() -> dict[str, Any]:
         return {r["urn"]: {k: v for k, v in r["outputs"].items() if k != "__provider"} for r in project.resources()}
     before = outputs()
-    provider = project.path / "components" / "resources" / "training_job.py"
+    provider = project.path / "components" / "resources" / "job_provider.py"
     provider.write_text(provider.read_text() + "\n# provider code changed\n")
     project.up()
     assert outputs() == before
@@ -162,3 +162,94 @@ def test_destroy_cancels_running_jobs_and_leaves_finished_ones(project: Project,
     assert project.resources() == []
     assert emulator.jobs()[running[0]]["state"] == "CANCELLED"
     assert len(emulator.calls("jobs.cancel")) == cancels + 1  # the finished tpu job is left as it is
+
+
+# --- Vertex AI: a job in its own vocabulary, on current hardware, and what a merge does to it -------------
+
+IMAGE = "us-central1-docker.pkg.dev/local-project/trainers/example:0.1"
+VERTEX_STACK: dict[str, Any] = {
+    "gcp:project": "local-project",
+    "gcp:region": "us-central1",
+    "gcp-training-jobs:backend": "vertex",
+    "gcp-training-jobs:enableApis": False,
+    "gcp-training-jobs:labels": {"env": "local"},
+    "gcp-training-jobs:buckets": {"staging": "local-staging-bucket", "jobDir": "local-job-dir-bucket"},
+    "gcp-training-jobs:guardrails": {"allowedAccelerators": ["NVIDIA_L4"], "requiredLabels": ["env"],
+                                     "spotOnly": True},
+    "gcp-training-jobs:jobs": {"l4": {"jobSpec": {
+        "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                             "acceleratorCount": 1},
+                             "replicaCount": 1,
+                             "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=${jobDir}"]}}],
+        "scheduling": {"strategy": "SPOT"}}}},
+}
+
+
+@pytest.fixture(scope="module")
+def vertex(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
+    assert PULUMI is not None
+    return Project.copy(tmp_path_factory.mktemp("e2e-vertex"), PULUMI, emulator, stack="vertex",
+                        config=VERTEX_STACK)
+
+
+def two_l4(job: dict[str, Any]) -> None:
+    job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"].update(machineType="g2-standard-24", acceleratorCount=2)
+
+
+def test_a_vertex_job_spec_on_l4_spot_is_created_as_written(vertex: Project, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    preview = vertex.pulumi("preview")
+    assert "job l4: estimated cost per hour while every machine runs: us-central1" in preview.stdout + preview.stderr
+    vertex.up()
+    (create,) = emulator.calls("customJobs.create")
+    (job,) = emulator.jobs().values()
+    spec = job["jobSpec"]
+    assert spec["scheduling"]["strategy"] == "SPOT"
+    assert spec["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "g2-standard-8",
+                                                         "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
+    assert spec["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--model-dir=gs://local-job-dir-bucket/jobs/l4"]
+    assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://local-job-dir-bucket/jobs/l4"}
+    assert job["labels"]["env"] == "local"
+    assert vertex.outputs()["jobs"]["l4"]["state"] == "QUEUED"
+    assert vertex.pulumi("preview", "--expect-no-changes").returncode == 0
+
+
+def test_a_preview_that_replaces_a_running_job_says_it_will_be_cancelled(vertex: Project) -> None:
+    (resource,) = vertex.resources()
+    vertex.edit_job("l4", two_l4)
+    preview = vertex.pulumi("preview", "--diff")
+    text = preview.stdout + preview.stderr
+    assert f"replacing job l4 (QUEUED since {resource['outputs']['createTime']}): the running job will be " \
+        "cancelled" in text, text
+    assert "+-" in preview.stdout
+
+
+def test_a_protected_running_job_fails_the_preview_and_the_up(vertex: Project, emulator: Emulator) -> None:
+    path = vertex.path / "stacks" / "Pulumi.vertex.yaml"
+    saved = path.read_text()
+    vertex.edit_job("l4", lambda job: job.update(protect=True))
+    try:
+        for command in (("preview",), ("up", "--yes", "--skip-preview")):
+            done = vertex.pulumi(*command, ok=False)
+            text = done.stdout + done.stderr
+            assert done.returncode != 0, text
+            assert "gcp-training-jobs:jobs.l4.protect: replacing job l4 (QUEUED since" in text, text
+            assert "and job l4 is protected" in text
+        assert len(emulator.calls("customJobs.create")) == 1 and len(emulator.live()) == 1
+    finally:
+        path.write_text(saved)
+
+
+def test_an_unprotected_replace_cancels_the_old_job_and_a_retained_job_outlives_destroy(
+        vertex: Project, emulator: Emulator) -> None:
+    (old_id,) = emulator.jobs()
+    vertex.up()  # the two-L4 change, unprotected now
+    jobs = emulator.jobs()
+    (new_id,) = [j for j in jobs if j != old_id]
+    assert jobs[old_id]["state"] == "JOB_STATE_CANCELLED"
+    assert jobs[new_id]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] == 2
+    vertex.edit_job("l4", lambda job: job.update(retainOnDelete=True))
+    vertex.up()
+    vertex.pulumi("destroy", "--yes", "--skip-preview")
+    assert vertex.resources() == []
+    assert emulator.jobs()[new_id]["state"] == "JOB_STATE_QUEUED", "retainOnDelete: the job outlives its stack"

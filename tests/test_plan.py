@@ -74,33 +74,44 @@ def test_dev_plan_shows_buckets_grant_package_and_the_tpu_job(
     assert "__provider" not in out
 
 
-def test_prod_plan_shows_the_seed_cluster(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+def test_prod_plan_shows_the_seed_cluster_shape_on_current_gpus(
+        plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
     out = plans["prod"].stdout
-    for line in ("master: n1-highcpu-16 x1 + 4 NVIDIA_TESLA_T4", "worker: n1-highcpu-16 x9 + 4 NVIDIA_TESLA_T4",
-                 "parameterServer: n1-highmem-8 x3", "accelerators: 40 NVIDIA_TESLA_T4", "backend: vertex",
-                 "container: us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest (prebuilt)"):
+    for line in ("master: a2-ultragpu-8g x1 + 8 NVIDIA_A100_80GB", "worker: a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB",
+                 "parameterServer: n1-highmem-8 x3", "accelerators: 32 NVIDIA_A100_80GB", "backend: vertex",
+                 "image: us-central1-docker.pkg.dev/my-ml-prod/trainers/example:0.1",
+                 "args: --epochs=50 --batch-size=256 --model-dir=gs://prod-job-dir/jobs/distributed",
+                 "protectJobs true", "    all hold"):
         assert line in out, f"{line!r} not in:\n{out}"
     assert "IAMMember" not in out and "TpuServiceAccount" not in out
 
 
-def test_staging_plan_shows_the_t4_vm(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+def test_staging_plan_shows_the_l4_vm_on_spot(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
     out = plans["staging"].stdout
-    assert "master: n1-standard-8 x1 + 2 NVIDIA_TESLA_T4" in out
-    assert "runtime: 2.11, Python 3.7" in out and "scheduling: maxRunningTime=7200s" in out
+    for line in ("+ pulumi-python:dynamic/training:TrainingJob  l4-trial", "region: us-central1",
+                 "pool 0: g2-standard-8 x1 + 1 NVIDIA_L4", "accelerators: 1 NVIDIA_L4",
+                 "pool 0 image: us-central1-docker.pkg.dev/my-ml-staging/trainers/example:0.1",
+                 "pool 0 args: --epochs=5 --batch-size=64 --model-dir=gs://staging-job-dir/jobs/l4-trial",
+                 "outputDir: gs://staging-job-dir/jobs/l4-trial", "scheduling: strategy=SPOT, timeout=7200s",
+                 "labels: env=staging, purpose=trial, team=ml-platform", "runs as SPOT", "spotOnly true",
+                 "    all hold"):
+        assert line in out, f"{line!r} not in:\n{out}"
+    assert "TrainerPackage" not in out, "a custom container carries its code: nothing is built"
 
 
 def test_json_plan_is_the_same_plan_as_data(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
     document = json.loads(plans["prod-json"].stdout)
-    assert document["stack"] == "prod" and document["summary"] == {"resources": 9, "custom": 6, "components": 3}
+    assert document["stack"] == "prod" and document["summary"] == {"resources": 7, "custom": 5, "components": 2}
 
     def flat(nodes: list[dict]) -> list[dict]:
         return [n for node in nodes for n in (node, *flat(node.get("children", [])))]
 
     resources = flat(document["resources"])
-    assert len(resources) == 9
+    assert len(resources) == 7
     job = next(r for r in resources if r["type"].endswith("training:TrainingJob"))
-    assert job["details"]["worker"] == "n1-highcpu-16 x9 + 4 NVIDIA_TESLA_T4"
-    assert job["inputs"]["job"]["trainingInput"]["workerCount"] == "9"
+    assert job["details"]["worker"] == "a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB"
+    assert job["inputs"]["job"]["trainingInput"]["workerCount"] == "3"
+    assert job["inputs"]["guardrails"]["protectJobs"] is True
     assert "__provider" not in job["inputs"]
     assert document["outputs"]["jobDirBucket"] == "prod-job-dir"
 

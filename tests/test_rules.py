@@ -102,10 +102,9 @@ def test_custom_needs_master_type_and_counts_need_types() -> None:
 def test_types_and_counts_only_under_custom() -> None:
     job = custom(scaleTier="BASIC", workerType="n1-highcpu-16", workerCount=2)
     assert problems_of(job) == [
-        "trainingInput.masterType: 'n1-highcpu-16' is set but scaleTier is BASIC; machine types are allowed "
-        "only with scaleTier CUSTOM",
-        "trainingInput.workerType: 'n1-highcpu-16' is set but scaleTier is BASIC; machine types are allowed "
-        "only with scaleTier CUSTOM",
+        # the same problem of two fields is one line naming both (problems.collapse_repeated)
+        "trainingInput.masterType, trainingInput.workerType: 'n1-highcpu-16' is set but scaleTier is BASIC; "
+        "machine types are allowed only with scaleTier CUSTOM",
         "trainingInput.workerCount: 2 is set but scaleTier is BASIC; counts are allowed only with scaleTier CUSTOM",
     ]
 
@@ -158,12 +157,8 @@ def test_image_uri_xor_runtime_version_and_package() -> None:
     assert problems_of(job) == [
         "trainingInput.runtimeVersion: '2.11' is set with masterConfig.imageUri; allowed: one of imageUri "
         "(custom container) or runtimeVersion (prebuilt runtime)",
-        "trainingInput.packageUris: is set with masterConfig.imageUri; allowed: a custom container or a Python "
-        "package, not both",
-        "trainingInput.pythonModule: is set with masterConfig.imageUri; allowed: a custom container or a Python "
-        "package, not both",
-        "trainingInput.pythonVersion: is set with masterConfig.imageUri; allowed: a custom container or a Python "
-        "package, not both",
+        "trainingInput.packageUris, trainingInput.pythonModule, trainingInput.pythonVersion: is set with "
+        "masterConfig.imageUri; allowed: a custom container or a Python package, not both",
     ]
 
 

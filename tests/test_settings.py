@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import textwrap
@@ -18,7 +19,7 @@ import yaml  # noqa: E402
 
 from components.cli.plan import mocked_pulumi, pulumi_config  # noqa: E402
 from components.jobspec.errors import SpecError  # noqa: E402
-from components.jobspec.names import NAMESPACE  # noqa: E402
+from components.jobspec.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from components.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402
 from components.resources.settings.decimals import OBJECT_KEYS  # noqa: E402
 
@@ -35,6 +36,39 @@ GOOD_JOB = {
         "pythonModule": "trainer.task",
     },
 }
+
+
+#: A day the seeds' prebuilt container (tf-gpu.2-11, GOOD_JOB's runtime on vertex, the default backend) was still
+#: available: every prebuilt Vertex AI training container is past its end of availability today (2026-11-22).
+SEEDS_DAY = "2024-06-01"
+
+L4_SPOT = {  # a jobSpec that runs on Vertex AI today: one L4 on Spot, a custom container
+    "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                         "acceleratorCount": 1},
+                         "replicaCount": 1,
+                         "containerSpec": {"imageUri": "us-central1-docker.pkg.dev/my-ml-test/trainers/t:1",
+                                           "args": ["--model-dir=${jobDir}"]}}],
+    "scheduling": {"strategy": "SPOT"},
+}
+#: The same on a prebuilt container, as a Python package (valid on SEEDS_DAY; its trainer is built by the stack).
+L4_PACKAGE = {"workerPoolSpecs": {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                                  "acceleratorCount": 1},
+                                  "replicaCount": 1,
+                                  "pythonPackageSpec": {
+                                      "executorImageUri": "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest",
+                                      "pythonModule": "trainer.task"}}}
+
+
+@pytest.fixture(autouse=True)
+def seeds_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GOOD_JOB's tests judge on SEEDS_DAY (tests of the repository's stacks ask for `real_today`)."""
+    monkeypatch.setenv(TODAY_ENV, SEEDS_DAY)
+
+
+@pytest.fixture
+def real_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository's stacks must hold today: the date rules judge against the system's date."""
+    monkeypatch.delenv(TODAY_ENV, raising=False)
 
 
 def write_stack(tmp_path: Path, config: dict[str, Any] | str, name: str = "t") -> Path:
@@ -61,38 +95,49 @@ def problems_of(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["dev", "staging", "prod"])
-def test_repository_stacks_load(name: str) -> None:
+def test_repository_stacks_load(name: str, real_today: None) -> None:
     settings = load_stack_file(STACKS / f"Pulumi.{name}.yaml")
     assert settings.project == f"my-ml-{name}"
     assert settings.region == "us-central1"
     assert settings.jobs, "every stack runs a job"
     for job in settings.jobs.values():
-        assert job.trainer is not None and job.trainer.path == "trainers/example"
-        assert job.job.training_input.region == "us-central1"
+        region = getattr(job.job, "region", None) or job.job.training_input.region
+        assert region == "us-central1"
+        assert job.trainer is None or job.trainer.path == "trainers/example"
 
 
-def test_dev_is_the_seed_tpu_job_on_ai_platform_with_the_grant() -> None:
+def test_dev_is_the_seed_tpu_job_on_ai_platform_with_the_grant(real_today: None) -> None:
     settings = load_stack_file(STACKS / "Pulumi.dev.yaml")
     ti = settings.jobs["resnet"].job.training_input
     assert settings.backend == "ai-platform"
+    assert settings.jobs["resnet"].trainer.path == "trainers/example"
     assert (ti.scale_tier, ti.runtime_version, ti.python_module) == ("BASIC_TPU", "1.12", "resnet.resnet_main")
     assert ti.args == ["--data_dir=gs://cloud-tpu-test-datasets/fake_imagenet", "--model_dir=${jobDir}"]
     assert settings.has_tpu_job and settings.grants_tpu_access
 
 
-def test_staging_and_prod_run_t4_gpus_on_vertex_without_a_tpu_grant() -> None:
+def test_staging_and_prod_run_gpus_that_can_be_bought_today_on_vertex_without_a_tpu_grant(real_today: None) -> None:
+    """Staging: one L4 on Spot in Vertex AI's vocabulary; prod: the seed's cluster shape (master, workers with
+    GPUs, parameter servers) on A100 80GB in the seeds' vocabulary; both in custom containers."""
     staging = load_stack_file(STACKS / "Pulumi.staging.yaml")
     prod = load_stack_file(STACKS / "Pulumi.prod.yaml")
     assert staging.backend == prod.backend == "vertex"
     assert not staging.grants_tpu_access and not prod.grants_tpu_access
+    (pool,) = staging.jobs["l4-trial"].job.spec.worker_pool_specs
+    assert (pool.machine_spec.machine_type, pool.machine_spec.accelerator_type, pool.machine_spec.accelerator_count) \
+        == ("g2-standard-8", "NVIDIA_L4", 1)
+    assert staging.jobs["l4-trial"].job.spec.scheduling.strategy == "SPOT" and pool.container_spec.image_uri
+    assert staging.guardrails.spot_only
     cluster = prod.jobs["distributed"].job.training_input
-    assert (cluster.master_type, cluster.worker_count, cluster.parameter_server_count) == ("n1-highcpu-16", 9, 3)
-    assert cluster.worker_config.accelerator_config.count == 4
+    assert (cluster.master_type, cluster.worker_count, cluster.parameter_server_count) == ("a2-ultragpu-8g", 3, 3)
+    assert cluster.worker_config.accelerator_config.type == "NVIDIA_A100_80GB"
+    assert cluster.worker_config.accelerator_config.count == 8
+    assert cluster.master_config.image_uri == cluster.worker_config.image_uri
 
 
-def test_stack_labels_go_on_every_job_under_its_own() -> None:
+def test_stack_labels_go_on_every_job_under_its_own(real_today: None) -> None:
     settings = load_stack_file(STACKS / "Pulumi.staging.yaml")
-    assert settings.jobs["t4-trial"].job.labels == {"env": "staging", "team": "ml-platform", "purpose": "trial"}
+    assert settings.jobs["l4-trial"].job.labels == {"env": "staging", "team": "ml-platform", "purpose": "trial"}
 
 
 # --- Defaults and fallbacks -----------------------------------------------------------------------------
@@ -295,6 +340,109 @@ def test_a_package_folder_without_setup_is_a_trainer(tmp_path: Path) -> None:
                for line in lines), lines
 
 
+# --- Jobs in Vertex AI's vocabulary: jobs.NAME.jobSpec ------------------------------------------------------
+
+
+def test_a_job_spec_is_judged_in_the_stacks_region_with_the_stacks_labels(tmp_path: Path, real_today: None) -> None:
+    path = write_stack(tmp_path, stack({f"{NAMESPACE}:labels": {"env": "test"},
+                                        f"{NAMESPACE}:jobs": {"l4": {"labels": {"team": "a"}, "jobSpec": L4_SPOT}}}))
+    job = load_stack_file(path, root=ROOT).jobs["l4"].job
+    assert (job.region, job.labels) == ("us-central1", {"env": "test", "team": "a"})
+    assert job.spec.scheduling.strategy == "SPOT"
+    assert job.spec.worker_pool_specs[0].container_spec.args == ["--model-dir=${jobDir}"]
+
+
+def test_job_spec_problems_are_named_at_the_path_written(tmp_path: Path, real_today: None) -> None:
+    two = copy.deepcopy(L4_SPOT)
+    two["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] = 2
+    two["scheduling"]["strategy"] = "SPOTTY"
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"l4": {"jobSpec": two}}})))
+    prefix = f"{NAMESPACE}:jobs.l4.jobSpec"
+    assert any(f"{prefix}.workerPoolSpecs[0].machineSpec.acceleratorCount: " in line for line in lines), lines
+    assert any(f"{prefix}.scheduling.strategy: 'SPOTTY' is not a scheduling strategy" in line for line in lines)
+    single = {**L4_PACKAGE, "workerPoolSpecs": {**L4_PACKAGE["workerPoolSpecs"], "replica_count": 1}}
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"one": {"jobSpec": single}}}), "u"))
+    assert any(f"{NAMESPACE}:jobs.one.jobSpec.workerPoolSpecs.replica_count: unknown field" in line
+               for line in lines), lines  # one mapping, as gcloud's example writes it; camelCase only
+
+
+def test_a_job_spec_names_the_stacks_region_when_it_does_not_offer_the_accelerator(tmp_path: Path,
+                                                                                   real_today: None) -> None:
+    path = write_stack(tmp_path, stack({"gcp:region": "northamerica-northeast1",
+                                        f"{NAMESPACE}:jobs": {"l4": {"jobSpec": L4_SPOT}}}))
+    lines = problems_of(path)
+    assert any(f"{NAMESPACE}:jobs.l4.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType: NVIDIA_L4 is not "
+               "offered for training in northamerica-northeast1" in line for line in lines), lines
+
+
+def test_a_job_spec_runs_on_vertex_only_and_goes_alone(tmp_path: Path, real_today: None) -> None:
+    ai = write_stack(tmp_path, stack({f"{NAMESPACE}:backend": "ai-platform",
+                                      f"{NAMESPACE}:jobs": {"l4": {"jobSpec": L4_SPOT}}}))
+    assert problems_of(ai) == [f"{ai}: {NAMESPACE}:jobs.l4.jobSpec: a CustomJobSpec is Vertex AI's vocabulary and "
+                               "runs on Vertex AI only; allowed with backend ai-platform (gcp-training-jobs:backend): "
+                               "trainingInput"]
+    both_ways = {"jobSpec": L4_SPOT, "trainingInput": GOOD_JOB["trainingInput"]}
+    both = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"l4": both_ways}}), "u")
+    assert any(f"{NAMESPACE}:jobs.l4: has both trainingInput and jobSpec; allowed: exactly one" in line
+               for line in problems_of(both))
+    neither = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"l4": {"labels": {"a": "b"}}}}), "v")
+    assert any(f"{NAMESPACE}:jobs.l4: required: trainingInput" in line and "or jobSpec" in line
+               for line in problems_of(neither))
+
+
+def test_a_trainer_goes_into_a_job_specs_python_package_pools(tmp_path: Path) -> None:
+    ok = load_stack_file(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"pkg": {
+        "trainer": {"path": "trainers/example"}, "jobSpec": L4_PACKAGE}}})), root=ROOT)
+    assert ok.trainer_folders() == {"trainers/example": ROOT / "trainers" / "example"}
+    assert ok.jobs["pkg"].job.spec.worker_pool_specs[0].python_package_spec.package_uris is None  # the stack's
+    typo = copy.deepcopy(L4_PACKAGE)
+    typo["workerPoolSpecs"]["pythonPackageSpec"]["pythonModule"] = "trainer.tsk"
+    lines = problems_of(write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {
+        "typo": {"trainer": {"path": "trainers/example"}, "jobSpec": typo},
+        "box": {"trainer": {"path": "trainers/example"}, "jobSpec": L4_SPOT},
+        "none": {"jobSpec": L4_PACKAGE}}}), "u"))
+    text = "\n".join(lines)
+    assert f"{NAMESPACE}:jobs.typo.jobSpec.workerPoolSpecs.pythonPackageSpec.pythonModule: 'trainer.tsk' is not a " \
+        "module of trainer trainers/example" in text
+    assert f"{NAMESPACE}:jobs.box.trainer: is set, but no pool of jobSpec runs a Python package" in text
+    assert f"{NAMESPACE}:jobs.none.jobSpec.workerPoolSpecs.pythonPackageSpec.packageUris: required" in text
+
+
+def test_job_spec_decimals_and_secrets_are_kept_as_written(tmp_path: Path) -> None:
+    path = write_stack(tmp_path, f"""\
+        config:
+          gcp:project: my-ml-test
+          {NAMESPACE}:jobs:
+            l4:
+              jobSpec:
+                workerPoolSpecs:
+                  - machineSpec: {{machineType: g2-standard-8, acceleratorType: NVIDIA_L4, acceleratorCount: 1}}
+                    replicaCount: 1
+                    containerSpec:
+                      imageUri: us-central1-docker.pkg.dev/my-ml-test/trainers/t:1
+                      args: [--lr, 0.10, --token]
+                      env: [{{name: RATIO, value: 1.50}}]
+        """)
+    text = "\n".join(problems_of(path))
+    base = f"{NAMESPACE}:jobs.l4.jobSpec.workerPoolSpecs[0].containerSpec"
+    assert f"{base}.args[1]: 0.10 unquoted: Pulumi reads it as the number 0.1" in text, text
+    assert f"{base}.env[0].value: 1.50 unquoted: Pulumi reads it as the number 1.5" in text, text
+    quoted = path.read_text().replace("0.10", '"0.10"').replace("1.50", '"1.50"').replace(
+        "--token]", "{secure: v1:AAAA:BBBB}]")
+    path.write_text(quoted)
+    settings = load_stack_file(path, root=ROOT)
+    box = settings.jobs["l4"].job.spec.worker_pool_specs[0].container_spec
+    assert box.args == ["--lr", "0.10", "[secret]"] and box.env[0].value == "1.50"
+    assert settings.secret_keys == {"jobs"}
+    config, secret = pulumi_config(yaml.safe_load(path.read_text()))
+    assert secret == [f"{NAMESPACE}:jobs"]
+    assert program_settings(config).jobs["l4"].job.spec.worker_pool_specs[0].container_spec.args[1] == "0.10"
+    jobs = json.loads(config[f"{NAMESPACE}:jobs"])  # as Pulumi passes a number it read: JSON 0.5
+    jobs["l4"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"][0]["value"] = 0.5
+    config[f"{NAMESPACE}:jobs"] = json.dumps(jobs)
+    assert program_settings(config).jobs["l4"].job.spec.worker_pool_specs[0].container_spec.env[0].value == "0.5"
+
+
 # --- Decimals and secrets ----------------------------------------------------------------------------------
 
 
@@ -397,7 +545,7 @@ def program_settings(config: dict[str, str], stack_name: str = "t") -> StackSett
 
 
 @pytest.mark.parametrize("name", ["dev", "staging", "prod"])
-def test_pulumi_config_gives_the_same_settings_as_the_stack_file(name: str) -> None:
+def test_pulumi_config_gives_the_same_settings_as_the_stack_file(name: str, real_today: None) -> None:
     path = STACKS / f"Pulumi.{name}.yaml"
     config, _ = pulumi_config(yaml.safe_load(path.read_text()))
     offline, inside = load_stack_file(path), program_settings(config, name)

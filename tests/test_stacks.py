@@ -25,7 +25,8 @@ from pulumi.dynamic import ConfigureRequest  # noqa: E402
 
 from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
-from components.jobspec.names import NAMESPACE  # noqa: E402
+from components.jobspec.names import NAMESPACE, TODAY_ENV  # noqa: E402
+from components.resources import stack as stack_module  # noqa: E402
 from components.resources.settings import load_stack_file  # noqa: E402
 from components.resources.stack import build_stack  # noqa: E402
 from components.resources.tpu_access import ROLE, TpuServiceAccountProvider  # noqa: E402
@@ -110,15 +111,18 @@ def test_buckets_are_private_regional_and_checkpoint_safe(recordings: dict[str, 
 
 
 def test_existing_buckets_are_used_not_created(build_dir: Path) -> None:
-    recording = run("staging", stack_config("staging", buckets={"staging": "team-packages",
-                                                                "jobDir": "team-checkpoints"}))
+    given = {"staging": "team-packages", "jobDir": "team-checkpoints"}
+    recording = run("dev", stack_config("dev", buckets=given))
     assert recording.of_type(BUCKET) == []
     assert one(recording, OBJECT).inputs["bucket"] == "team-packages"
     ti = one(recording, JOB).inputs["job"]["trainingInput"]
-    assert ti["jobDir"] == "gs://team-checkpoints/jobs/t4-trial"
+    assert ti["jobDir"] == "gs://team-checkpoints/jobs/resnet"
     assert ti["packageUris"][0].startswith("gs://team-packages/trainers/example_trainer-")
     assert (recording.outputs["stagingBucket"], recording.outputs["jobDirBucket"]) == \
         ("team-packages", "team-checkpoints")
+    staging = run("staging", stack_config("staging", buckets=given))
+    spec = one(staging, JOB).inputs["job"]["jobSpec"]
+    assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://team-checkpoints/jobs/l4-trial"}
 
 
 def test_one_bucket_given_the_other_created(build_dir: Path) -> None:
@@ -221,13 +225,78 @@ def test_dev_job_is_the_seed_job_with_package_job_dir_and_model_dir_filled_in(re
     assert job["job"]["labels"] == {"env": "dev", "team": "ml-platform"}
 
 
-def test_prod_job_is_the_seed_cluster_in_wire_form(recordings: dict[str, Recording]) -> None:
+def test_prod_job_is_the_seed_cluster_shape_on_current_gpus_in_wire_form(recordings: dict[str, Recording]) -> None:
     ti = one(recordings["prod"], JOB).inputs["job"]["trainingInput"]
     assert (ti["masterType"], ti["workerType"], ti["parameterServerType"]) == \
-        ("n1-highcpu-16", "n1-highcpu-16", "n1-highmem-8")
-    assert (ti["workerCount"], ti["parameterServerCount"]) == ("9", "3"), "int64 travels as a string"
-    assert ti["masterConfig"]["acceleratorConfig"] == {"type": "NVIDIA_TESLA_T4", "count": "4"}
-    assert ti["workerConfig"]["acceleratorConfig"] == {"type": "NVIDIA_TESLA_T4", "count": "4"}
+        ("a2-ultragpu-8g", "a2-ultragpu-8g", "n1-highmem-8")
+    assert (ti["workerCount"], ti["parameterServerCount"]) == ("3", "3"), "int64 travels as a string"
+    assert ti["masterConfig"]["acceleratorConfig"] == {"type": "NVIDIA_A100_80GB", "count": "8"}
+    assert ti["workerConfig"]["acceleratorConfig"] == {"type": "NVIDIA_A100_80GB", "count": "8"}
+    assert ti["jobDir"] == "gs://prod-job-dir/jobs/distributed"
+    assert ti["args"][-1] == "--model-dir=gs://prod-job-dir/jobs/distributed"
+    assert "packageUris" not in ti, "a custom container carries its code"
+
+
+def test_staging_job_is_a_custom_job_spec_with_its_job_dir_filled_in(recordings: dict[str, Recording]) -> None:
+    job = one(recordings["staging"], JOB).inputs
+    assert (job["backend"], job["name"]) == ("vertex", "l4-trial")
+    assert set(job["job"]) == {"jobSpec", "region", "labels"}
+    assert job["job"]["region"] == "us-central1"
+    assert job["job"]["labels"] == {"env": "staging", "team": "ml-platform", "purpose": "trial"}
+    spec = job["job"]["jobSpec"]
+    (pool,) = spec["workerPoolSpecs"]
+    assert pool["machineSpec"] == {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                   "acceleratorCount": 1}
+    assert pool["replicaCount"] == "1", "int64 travels as a string"
+    assert pool["containerSpec"]["args"][-1] == "--model-dir=gs://staging-job-dir/jobs/l4-trial"
+    assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://staging-job-dir/jobs/l4-trial"}
+    assert spec["scheduling"] == {"strategy": "SPOT", "timeout": "7200s"}
+
+
+def test_a_job_spec_with_a_trainer_gets_the_package_in_its_python_pools(build_dir: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TODAY_ENV, "2024-06-01")  # a day the prebuilt tf-gpu.2-11 executor was still available
+    config = stack_config("staging")
+    config[f"{NAMESPACE}:jobs"]["l4-trial"] = {"trainer": {"path": "trainers/example"}, "jobSpec": {
+        "workerPoolSpecs": {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                            "acceleratorCount": 1},
+                            "replicaCount": 1,
+                            "pythonPackageSpec": {
+                                "executorImageUri": "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest",
+                                "pythonModule": "trainer.task", "args": ["--model-dir=${jobDir}"]}},
+        "baseOutputDirectory": {"outputUriPrefix": "gs://elsewhere/out"},
+        "scheduling": {"strategy": "SPOT"}}}
+    recording = run("staging", config)
+    job, package = one(recording, JOB), one(recording, OBJECT)
+    (pool,) = job.inputs["job"]["jobSpec"]["workerPoolSpecs"]
+    assert pool["pythonPackageSpec"]["packageUris"] == [f"gs://staging-packages/{package.inputs['name']}"]
+    assert pool["pythonPackageSpec"]["args"] == ["--model-dir=gs://elsewhere/out"], "the output dir given: the job dir"
+    assert package.urn in job.dependencies
+
+
+def test_guardrails_and_protection_reach_each_job(recordings: dict[str, Recording], build_dir: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    prod = one(recordings["prod"], JOB).inputs
+    assert prod["guardrails"] == {"allowedAccelerators": ["NVIDIA_L4", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB"],
+                                  "maxAcceleratorsPerJob": 48, "maxAcceleratorsPerStack": 64,
+                                  "requiredLabels": ["env", "team"], "spotOnly": False, "protectJobs": True}
+    assert prod.get("protect") is None, "unset: the stack's protectJobs decides"
+    assert one(recordings["staging"], JOB).inputs["guardrails"]["spotOnly"] is True
+    options: dict[str, pulumi.ResourceOptions] = {}
+    real = stack_module.TrainingJob
+
+    def recording_job(name: str, *args: Any, opts: pulumi.ResourceOptions | None = None, **kwargs: Any) -> Any:
+        options[name] = opts or pulumi.ResourceOptions()
+        return real(name, *args, opts=opts, **kwargs)
+
+    monkeypatch.setattr(stack_module, "TrainingJob", recording_job)
+    config = stack_config("prod")
+    config[f"{NAMESPACE}:jobs"]["distributed"].update(protect=False, retainOnDelete=True)
+    job = one(run("prod", config), JOB)
+    assert job.inputs["protect"] is False
+    assert options["distributed"].retain_on_delete is True
+    run("staging")
+    assert not options["l4-trial"].retain_on_delete
 
 
 @pytest.mark.parametrize("name", ["dev", "staging", "prod"])
@@ -241,22 +310,29 @@ def test_outputs_are_exported(recordings: dict[str, Recording], name: str) -> No
         assert set(job) == {"jobId", "state", "consoleUrl"}
 
 
-def test_secret_job_config_makes_the_job_input_secret(build_dir: Path) -> None:
-    config = stack_config("staging")
-    config[f"{NAMESPACE}:jobs"]["t4-trial"]["trainingInput"]["args"].append({"secure": "v1:AAAA:BBBB"})
-    job = one(run("staging", config), JOB)
-    assert job.secrets == ["job"]
-    assert job.inputs["job"]["trainingInput"]["args"][-1] == "[secret]"
+@pytest.mark.parametrize("name", ["staging", "prod"])
+def test_secret_job_config_makes_the_job_input_secret(build_dir: Path, name: str) -> None:
+    config = stack_config(name)
+    job = next(iter(config[f"{NAMESPACE}:jobs"].values()))
+    args = job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] if "jobSpec" in job \
+        else job["trainingInput"]["args"]
+    args.append({"secure": "v1:AAAA:BBBB"})
+    registered = one(run(name, config), JOB)
+    assert registered.secrets == ["job"]
+    wire = registered.inputs["job"]
+    sent = wire["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] if "jobSpec" in wire \
+        else wire["trainingInput"]["args"]
+    assert sent[-1] == "[secret]"
 
 
 # --- Trainer packages ---------------------------------------------------------------------------------------
 
 
 def test_one_package_per_trainer_folder(build_dir: Path) -> None:
-    config = stack_config("prod")
+    config = stack_config("dev")
     jobs = config[f"{NAMESPACE}:jobs"]
-    jobs["again"] = jobs["distributed"]
-    recording = run("prod", config)
+    jobs["again"] = jobs["resnet"]
+    recording = run("dev", config)
     assert len(recording.of_type(OBJECT)) == 1 and len(recording.of_type(JOB)) == 2
     uris = {r.inputs["job"]["trainingInput"]["packageUris"][0] for r in recording.of_type(JOB)}
     assert len(uris) == 1
@@ -267,18 +343,18 @@ def test_a_changed_trainer_gets_a_new_object_name_and_an_unchanged_one_keeps_it(
     shutil.copy2(ROOT / "__main__.py", tmp_path / "__main__.py")  # a project root of its own: trainers stay inside
     trainer = tmp_path / "trainer-copy"
     shutil.copytree(ROOT / "trainers" / "example", trainer, ignore=shutil.ignore_patterns("__pycache__"))
-    config = stack_config("staging")
-    config[f"{NAMESPACE}:jobs"]["t4-trial"]["trainer"] = {"path": "trainer-copy"}
+    config = stack_config("dev")
+    config[f"{NAMESPACE}:jobs"]["resnet"]["trainer"] = {"path": "trainer-copy"}
 
     def package_name() -> tuple[str, str]:
         text, secrets = pulumi_config({"config": config})
-        recording = run_program("staging", text, secrets, main=tmp_path / "__main__.py")
+        recording = run_program("dev", text, secrets, main=tmp_path / "__main__.py")
         uri = one(recording, JOB).inputs["job"]["trainingInput"]["packageUris"][0]
         return one(recording, OBJECT).inputs["name"], uri
 
     first, again = package_name(), package_name()
     assert first == again, "the same trainer builds the same archive"
-    task = trainer / "trainer" / "task.py"
+    task = trainer / "resnet" / "resnet_main.py"
     task.write_text(task.read_text() + "\n# changed\n")
     changed = package_name()
     assert changed[0] != first[0] and changed[0].startswith("trainers/example_trainer-")
@@ -286,11 +362,11 @@ def test_a_changed_trainer_gets_a_new_object_name_and_an_unchanged_one_keeps_it(
 
 
 def test_a_bad_trainer_path_is_a_clean_error_naming_the_key(build_dir: Path) -> None:
-    config = stack_config("staging")
-    config[f"{NAMESPACE}:jobs"]["t4-trial"]["trainer"] = {"path": "trainers/missing"}
+    config = stack_config("dev")
+    config[f"{NAMESPACE}:jobs"]["resnet"]["trainer"] = {"path": "trainers/missing"}
     with pytest.raises(pulumi.RunError) as caught:
-        run("staging", config)
-    assert f"{NAMESPACE}:jobs.t4-trial.trainer.path: 'trainers/missing'" in str(caught.value)
+        run("dev", config)
+    assert f"{NAMESPACE}:jobs.resnet.trainer.path: 'trainers/missing'" in str(caught.value)
 
 
 # --- build_stack under @pulumi.runtime.test -----------------------------------------------------------------
@@ -306,7 +382,7 @@ def staging_mocks(build_dir: Path) -> Iterator[None]:
 @pulumi.runtime.test
 def test_build_stack_outputs_resolve(staging_mocks: None) -> Any:
     outputs = build_stack(load_stack_file(STACKS / "Pulumi.staging.yaml"))
-    job = outputs["jobs"]["t4-trial"]
+    job = outputs["jobs"]["l4-trial"]
 
     def check(values: list[Any]) -> None:
         staging, job_dir, job_id = values
@@ -332,3 +408,19 @@ def test_tpu_service_account_lookup_reads_get_config(emulator: Emulator) -> None
     provider.delete(created.id, created.outs)  # nothing to delete: a lookup owns nothing
     assert vars(provider) == {"endpoint": emulator.url}, "nothing but the endpoint is pickled into state"
     assert vars(dill.loads(dill.dumps(provider))) == {"endpoint": emulator.url}
+
+
+# --- The policy pack reads what the stacks send -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+def test_the_policy_pack_renders_every_stacks_job_in_either_vocabulary(recordings: dict[str, Recording],
+                                                                         name: str) -> None:
+    pytest.importorskip("pulumi_policy")
+    from policies import pack
+
+    job = one(recordings[name], JOB)
+    rendered = pack.rendered_job(job.name, job.inputs)
+    assert rendered is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
+    assert rendered.region == "us-central1"
+    assert ("trainingInput" if name == "dev" else "jobSpec") in rendered.body  # ml v1 Job, or Vertex CustomJob

@@ -126,13 +126,29 @@ def test_check_reports_every_problem_as_a_check_failure(provider, backend) -> No
 
 
 def test_check_applies_vertex_only_limits(provider) -> None:
+    job = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "complex_model_s", "masterConfig": {},
+                             "region": "us-central1", "runtimeVersion": "2.11", "pythonModule": "trainer.task",
+                             "packageUris": ["gs://my-staging/trainer-abc.tar.gz"]}}
+    assert provider.check({}, props("ai-platform", job)).failures == []
+    (failure,) = provider.check({}, props("vertex", job)).failures
+    assert failure.property == "job.trainingInput.masterType"
+    assert "complex_model_s has no documented Compute Engine equivalent on Vertex AI" in failure.reason
+
+
+def test_check_refuses_end_of_life_accelerators_on_either_backend(provider) -> None:
+    """The fixed rule of plan and the policy pack, on AI Platform's own limits too; Vertex also names the fields."""
     job = t4_job()
     for cfg in ("masterConfig", "workerConfig"):
         job["trainingInput"][cfg]["acceleratorConfig"]["type"] = "NVIDIA_TESLA_K80"
-    assert provider.check({}, props("ai-platform", job)).failures == []
+    (failure,) = provider.check({}, props("ai-platform", job)).failures
+    assert failure.property == "no-end-of-life-accelerators"
+    assert failure.reason.startswith("job resnet uses NVIDIA_TESLA_K80 (")
+    assert "reached end of support on 2024-05-01" in failure.reason
     failures = provider.check({}, props("vertex", job)).failures
-    assert [f.property.split(".")[2][:6] for f in failures] == ["master", "worker"]  # the field the rule names
-    assert all("NVIDIA_TESLA_K80 is not offered by Vertex AI" in f.reason for f in failures)
+    named = " ".join(f.property for f in failures)  # the fields the rule names
+    assert "trainingInput.masterConfig.acceleratorConfig.type" in named
+    assert "trainingInput.workerConfig.acceleratorConfig.type" in named
+    assert failures and all("NVIDIA_TESLA_K80 is not offered by Vertex AI" in f.reason for f in failures)
 
 
 def test_check_skips_values_unknown_at_preview_and_judges_the_rest(provider) -> None:
@@ -244,7 +260,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.training_job.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("components.resources.job_provider.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
@@ -379,3 +395,95 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "QUEUED"
+
+
+# -- a job in Vertex AI's own vocabulary (jobs.NAME.jobSpec) ------------------------------------------
+
+def l4_spot(count: int = 1, machine: str = "g2-standard-8", **labels: str) -> dict[str, Any]:
+    """A CustomJobSpec as stack.py sends it: the spec (int64 as strings), its region and labels."""
+    job: dict[str, Any] = {"jobSpec": {
+        "workerPoolSpecs": [{"machineSpec": {"machineType": machine, "acceleratorType": "NVIDIA_L4",
+                                             "acceleratorCount": count},
+                             "replicaCount": "1",
+                             "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=gs://my-job-dir/jobs/l4"]}}],
+        "scheduling": {"strategy": "SPOT", "timeout": "7200s"},
+        "baseOutputDirectory": {"outputUriPrefix": "gs://my-job-dir/jobs/l4"},
+    }, "region": "us-central1"}
+    if labels:
+        job["labels"] = labels
+    return job
+
+
+def spec_props(job: dict[str, Any] | None = None, backend: str = "vertex", **extra: Any) -> dict[str, Any]:
+    return {"name": "l4", "project": "my-proj", "backend": backend, "job": job or l4_spot(),
+            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/staging/l4", **extra}
+
+
+def test_a_job_spec_is_created_as_given_on_spot_read_and_cancelled(provider, emulator) -> None:
+    inputs = checked(provider, spec_props(l4_spot(team="vision")))
+    outs = provider.create(inputs).outs
+    assert outs["resourceName"].startswith("projects/my-proj/locations/us-central1/customJobs/")
+    (job,) = emulator.state.jobs()
+    body = job["job"]
+    assert body["jobSpec"]["scheduling"] == {"strategy": "SPOT", "timeout": "7200s"}
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
+    assert body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://my-job-dir/jobs/l4"}
+    assert body["labels"]["team"] == "vision" and body["displayName"] == outs["jobId"]
+    assert set(body["labels"]) == {"team", "pulumi-job", "pulumi-resource", "pulumi-spec"}
+    assert provider.read(outs["resourceName"], outs).outs["state"] == "QUEUED"
+    provider.delete(outs["resourceName"], outs)
+    assert emulator.state.jobs()[0]["job"]["state"] in ("JOB_STATE_CANCELLED", "CANCELLED")
+
+
+def test_a_live_job_spec_job_is_adopted_by_its_identity_labels(provider, emulator) -> None:
+    inputs = checked(provider, spec_props())
+    first = provider.create(inputs)
+    again = provider.create(inputs)  # a run that died after its create reached Google
+    assert again.id == first.id and len(emulator.state.jobs()) == 1
+    other = checked(provider, spec_props(l4_spot(count=2, machine="g2-standard-24")))
+    assert provider.create(other).id != first.id, "a replacement never adopts the job it replaces"
+
+
+def test_check_names_job_spec_problems_at_their_path_and_refuses_it_on_ai_platform(provider) -> None:
+    failures = provider.check({}, spec_props(l4_spot(count=3))).failures
+    assert [f.property for f in failures] == ["job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
+    far = l4_spot()
+    far["region"] = "northamerica-northeast1"
+    (failure,) = provider.check({}, spec_props(far)).failures
+    assert failure.property == "job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"
+    assert "not offered for training in northamerica-northeast1" in failure.reason
+    (failure,) = provider.check({}, spec_props(backend="ai-platform")).failures
+    assert failure.property == "job.jobSpec" and "runs on Vertex AI only" in failure.reason
+
+
+def test_check_judges_a_job_spec_whose_output_dir_is_unknown_at_preview(provider) -> None:
+    job = l4_spot()
+    job["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"] = UNKNOWN
+    job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = [UNKNOWN]
+    assert provider.check({}, spec_props(job)).failures == []
+    job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] = 3
+    assert [f.property for f in provider.check({}, spec_props(job)).failures] == \
+        ["job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
+
+
+def test_diff_of_a_job_spec_ignores_int64_and_float_noise_and_replaces_on_a_change(provider) -> None:
+    olds = {**checked(provider, spec_props()), "state": "SUCCEEDED"}
+    news = copy.deepcopy(olds)
+    pool = news["job"]["jobSpec"]["workerPoolSpecs"][0]
+    pool["replicaCount"], pool["machineSpec"]["acceleratorCount"] = 1.0, 1.0  # as Pulumi may hand them back
+    news["job"]["jobSpec"] = dict(reversed(list(news["job"]["jobSpec"].items())))
+    assert provider.diff("id", olds, news).changes is False
+    spot_off = copy.deepcopy(olds)
+    spot_off["job"]["jobSpec"]["scheduling"]["strategy"] = "STANDARD"
+    assert provider.diff("id", olds, spot_off).replaces == ["job"]
+    moved = copy.deepcopy(olds)
+    moved["job"]["region"] = "us-east4"
+    assert provider.diff("id", olds, moved).replaces == ["job"]
+    relabelled = checked(provider, spec_props(l4_spot(team="b")))
+    assert provider.diff("id", olds, relabelled).replaces == ["job"], "Vertex AI jobs cannot be relabelled"
+
+
+def test_check_of_a_job_wholly_unknown_at_preview_waits_for_its_value(provider) -> None:
+    """A secret job holding Outputs is one unknown value at preview: nothing to judge yet, nothing refused."""
+    assert provider.check({}, {**props("vertex"), "job": UNKNOWN}).failures == []

@@ -328,6 +328,10 @@ def _task_lines(job: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
     job = inputs.get("job") or {}
+    if "jobSpec" in job:
+        from components.cli.plan_custom_job import describe_custom_job
+
+        return describe_custom_job(inputs)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
     backend = str(inputs.get("backend"))

@@ -15,6 +15,7 @@ from components.jobspec.documents import Document, load
 from components.jobspec.errors import SpecError, UnreadableError
 from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.render import render_body
+from components.jobspec.tuning_models import is_tuning_config
 from components.jobspec.vertex_models import is_custom_job_spec
 
 
@@ -41,7 +42,7 @@ def cmd_render(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_UNREADABLE
     data: Any = doc.data
-    custom = is_custom_job_spec(data)
+    custom = is_custom_job_spec(data) or is_tuning_config(data)  # Vertex's vocabulary: no jobId in the file
     file_id = data.get("jobId") if isinstance(data, dict) and not custom else None
     job_id = args.job_id or (file_id if isinstance(file_id, str) else None) or job_id_from(path)
     if isinstance(data, dict) and not custom:

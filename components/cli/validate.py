@@ -16,9 +16,10 @@ from typing import Any
 from components.cli.gcloud_flags import flag_labels, input_paths, with_flags
 from components.jobspec.documents import Document, expand, load
 from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.load import load_custom_job, load_job
+from components.jobspec.load import load_custom_job, load_job, load_tuning_job
 from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.problems import Problem, printable
+from components.jobspec.tuning_models import is_tuning_config
 from components.jobspec.vertex_models import is_custom_job_spec
 
 #: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
@@ -32,11 +33,20 @@ def region_of(args: argparse.Namespace) -> str:
 
 def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None = None,
                   partial: bool = True) -> Any:
-    """A job config, completed by gcloud's flags and judged in its vocabulary: a CustomJobSpec by Vertex AI's
+    """A job config, completed by gcloud's flags and judged in its vocabulary: a tuning config as `gcloud ai
+    hp-tuning-jobs create --config FILE --region R` reads it (--region, --labels; its trials' CustomJobSpec by
+    Vertex AI's catalog); a CustomJobSpec by Vertex AI's
     catalog (what `gcloud ai custom-jobs create --config FILE --region R` reads); a trainingInput config as
     `gcloud ai-platform jobs submit training` reads it, by AI Platform's limits, or by Vertex AI's with
     --backend vertex. `partial` (validate) lets gcloud's submit-time flags (module, package, runtime) be
     missing; render passes False: it never prints a body the API would refuse for lack of them."""
+    if is_tuning_config(doc.data):  # gcloud ai hp-tuning-jobs create --config FILE --region R
+        if args.backend == AI_PLATFORM:
+            raise SpecError([Problem("studySpec", "this file is a Vertex AI tuning config (studySpec, trialJobSpec), "
+                                     "which runs on Vertex AI only; allowed: --backend vertex (the default for it), "
+                                     "or a trainingInput config with hyperparameters for ai-platform")])
+        return load_tuning_job(doc.data, region=region_of(args), region_at=REGION_FLAG, labels=flag_labels(args),
+                               job_id=job_id)
     if is_custom_job_spec(doc.data):
         if args.backend == AI_PLATFORM:
             raise SpecError([Problem("workerPoolSpecs", "this file is a Vertex AI CustomJobSpec, which runs on "

@@ -1,4 +1,5 @@
-"""Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom jobs (aiplatform v1).
+"""Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom and hyperparameter tuning jobs
+(aiplatform v1).
 
 Why: tests and users can run the project without a cloud, with Google's own client unchanged:
 
@@ -32,6 +33,7 @@ Modules, one concern each:
     discovery   the discovery documents and the schema checker
     routing     path routes and the create/list/get/cancel routes of a job collection
     ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
+    vertex_tuning  the Vertex hyperparameterTuningJobs surface (trials on the emulator's clock)
     server      the HTTP handler, the /_emulator/ control endpoints, Emulator
     cli         main(), for `python -m components emulator`
 

@@ -23,6 +23,11 @@ API_METHODS: frozenset[str] = frozenset(
         "customJobs.list",
         "customJobs.cancel",
         "customJobs.delete",
+        "hyperparameterTuningJobs.create",
+        "hyperparameterTuningJobs.get",
+        "hyperparameterTuningJobs.list",
+        "hyperparameterTuningJobs.cancel",
+        "hyperparameterTuningJobs.delete",
         "operations.get",
     }
 )

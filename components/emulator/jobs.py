@@ -40,6 +40,8 @@ class Vocabulary:
     page_sizes: tuple[int, int]  # default and largest page size of a list
     filter_fields: dict[str, Callable[[Job], str | None]]  # list filter fields beyond labels.KEY and state
     render: Callable[[Job], dict[str, Any]]  # the job's JSON as the API answers it
+    kind: str = "Job"  # the resource's name in messages ("CustomJob", "HyperparameterTuningJob")
+    listed: Callable[[Job], dict[str, Any]] | None = None  # the job's JSON in a list answer (None: render)
 
     def name(self, project: str, location: str, job_id: str) -> str:
         return f"{self.parent.format(project=project, location=location)}/{self.collection}/{job_id}"
@@ -76,6 +78,8 @@ class Job:
     error_message: str | None = None
     error_code: int = 13
     revision: int = 0
+    seen: float = 0.0  # the emulated time the job was last settled at (what its JSON shows)
+    phase_seconds: float = 0.0  # the phase length in force then
 
     @property
     def api(self) -> str:

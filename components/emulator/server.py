@@ -1,4 +1,4 @@
-"""The HTTP side: a threading server on 127.0.0.1 that routes API paths to the two surfaces, applies
+"""The HTTP side: a threading server on 127.0.0.1 that routes API paths to the API surfaces, applies
 injected faults, answers in Google's JSON error shape, serves the `/_emulator/...` control endpoints,
 and the Emulator object that runs it in a daemon thread."""
 
@@ -13,13 +13,13 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from components.emulator import ml_v1, vertex
+from components.emulator import ml_v1, vertex, vertex_tuning
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
-ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES]
+ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail"}

@@ -201,7 +201,7 @@ class EmulatorState(FaultInjection):
             page, token = listing.select_page(jobs, terms, size, page_token, vocab.filter_fields)
             result: dict[str, Any] = {}
             if page:
-                result[vocab.collection] = [vocab.render(j) for j in page]
+                result[vocab.collection] = [(vocab.listed or vocab.render)(j) for j in page]
             if token:
                 result["nextPageToken"] = token
             return result
@@ -257,7 +257,8 @@ class EmulatorState(FaultInjection):
         return matches[0]
 
     def _settle(self, job: Job, now: float) -> None:
-        """Apply every phase change due by `now` (lazy clock)."""
+        """Apply every phase change due by `now` (lazy clock); record when, for what the job's JSON shows."""
+        job.seen, job.phase_seconds = now, self._phase_seconds
         vocab = job.vocab
         phases = vocab.running_phases
         fail_message, cancel_message = vocab.messages

@@ -1,5 +1,7 @@
 """The Vertex AI v1 (aiplatform.googleapis.com) custom jobs surface: projects.locations.customJobs
-create / get / list / cancel / delete and the operations.get of the delete operations it answers."""
+create / get / list / cancel / delete and the operations.get of the delete operations it answers; and what
+the hyperparameter tuning jobs surface (vertex_tuning) shares with it: the JSON, the display name, the
+CustomJobSpec checks (a tuning job's trialJobSpec is one) and delete."""
 
 from __future__ import annotations
 
@@ -9,15 +11,15 @@ from typing import Any
 
 from components.emulator.errors import ApiError, failed_precondition, invalid
 from components.emulator.jobs import Job, Vocabulary, rfc3339, same_project
-from components.emulator.routing import ITEM, Route, collection_path, job_routes, resource_pattern
+from components.emulator.routing import ITEM, Handler, Route, collection_path, job_routes, resource_pattern
 from components.emulator.state import EmulatorState
 from components.emulator.validation import check_labels, int_value, user_fields
 
 _SCHEMA = "GoogleCloudAiplatformV1CustomJob"
 
 
-def _render(job: Job) -> dict[str, Any]:
-    """The CustomJob JSON as the real API answers it (user fields echoed as received)."""
+def render(job: Job) -> dict[str, Any]:
+    """The job's JSON as the real API answers it (user fields echoed as received)."""
     out: dict[str, Any] = {"name": job.name}
     out.update(copy.deepcopy(job.body))
     out.update(job.status(update_time=True))
@@ -36,34 +38,40 @@ VERTEX = Vocabulary(
     prefix="JOB_STATE_", phases=("QUEUED", "PENDING", "RUNNING"), page_sizes=(100, 1000),
     messages=("The replica workerpool0-0 exited with a non-zero status of 1.", "CANCELED"),
     not_found="CustomJob {name} not found.",
-    filter_fields={"display_name": _display_name, "displayName": _display_name}, render=_render,
+    filter_fields={"display_name": _display_name, "displayName": _display_name}, render=render, kind="CustomJob",
 )
 
 
 def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
     """projects.locations.customJobs.create: server-assigned id, QUEUED job answered."""
     user = user_fields(body, "aiplatform", _SCHEMA, strict_int64=state.strict_int64)
+    check_named(user, "custom_job")
+    check_job_spec(user.get("jobSpec"), "custom_job.job_spec")
+    with state.lock:
+        return render(state.add_job(VERTEX, project, location, state.next_id(), user))
+
+
+def check_named(user: dict[str, Any], resource: str) -> None:
+    """A display name of 1 to 128 characters, and labels by Google's rules (`resource`: custom_job, ...)."""
     display_name = user.get("displayName")
     if not display_name:
-        raise _required("custom_job.display_name")
+        raise required(f"{resource}.display_name")
     if len(display_name) > 128:
         raise invalid(
-            "Field: custom_job.display_name Error: Display name must be at most 128 characters.",
-            "custom_job.display_name",
+            f"Field: {resource}.display_name Error: Display name must be at most 128 characters.",
+            f"{resource}.display_name",
         )
-    check_labels(user.get("labels"), "custom_job.labels")
-    _check_job_spec(user.get("jobSpec"))
-    with state.lock:
-        return _render(state.add_job(VERTEX, project, location, state.next_id(), user))
+    check_labels(user.get("labels"), f"{resource}.labels")
 
 
-def delete(state: EmulatorState, project: str, location: str, job_id: str) -> dict[str, Any]:
-    """projects.locations.customJobs.delete: a done Operation; unfinished jobs must be cancelled first."""
+def delete(state: EmulatorState, vocab: Vocabulary, project: str, location: str, job_id: str) -> dict[str, Any]:
+    """projects.locations.{customJobs,hyperparameterTuningJobs}.delete: a done Operation; unfinished jobs must
+    be cancelled first."""
     with state.lock:
-        job = state.find_job(VERTEX, project, location, job_id)
-        if job.state not in VERTEX.finished:
+        job = state.find_job(vocab, project, location, job_id)
+        if job.state not in vocab.finished:
             raise failed_precondition(
-                f"CustomJob {job.name} is in state {job.state} and cannot be deleted: it must be "
+                f"{vocab.kind} {job.name} is in state {job.state} and cannot be deleted: it must be "
                 "cancelled first (only finished jobs can be deleted)."
             )
         state.remove_job(job)
@@ -96,14 +104,21 @@ def get_operation(state: EmulatorState, project: str, location: str, operation_i
     return operation
 
 
+def vertex_routes(vocab: Vocabulary, create: Handler) -> list[Route]:
+    """create, list, get, cancel and delete of a Vertex AI job collection (create is the collection's own)."""
+    return [
+        *job_routes(vocab, create),
+        Route(
+            "DELETE",
+            re.compile(collection_path(vocab) + ITEM + "$"),
+            f"{vocab.collection}.delete",
+            lambda s, r: delete(s, vocab, r.project, r.location, r.job),
+        ),
+    ]
+
+
 ROUTES: list[Route] = [
-    *job_routes(VERTEX, lambda s, r: create(s, r.project, r.location, r.body)),
-    Route(
-        "DELETE",
-        re.compile(collection_path(VERTEX) + ITEM + "$"),
-        "customJobs.delete",
-        lambda s, r: delete(s, r.project, r.location, r.job),
-    ),
+    *vertex_routes(VERTEX, lambda s, r: create(s, r.project, r.location, r.body)),
     Route(
         "GET",
         re.compile(resource_pattern(VERTEX.parent) + r"/operations/(?P<o>[^/:]+)$"),
@@ -113,23 +128,24 @@ ROUTES: list[Route] = [
 ]
 
 
-def _check_job_spec(spec: Any) -> None:
-    """Vertex CustomJobSpec checks: non-empty worker pools with machine, replicas and code."""
+def check_job_spec(spec: Any, at: str) -> None:
+    """Vertex CustomJobSpec checks: non-empty worker pools with machine, replicas and code. `at` is the spec's
+    field in error messages (custom_job.job_spec, hyperparameter_tuning_job.trial_job_spec)."""
     pools = spec.get("workerPoolSpecs") if isinstance(spec, dict) else None
     if not pools:
         raise invalid(
-            "Field: custom_job.job_spec.worker_pool_specs Error: At least one worker pool spec is required.",
-            "custom_job.job_spec.worker_pool_specs",
+            f"Field: {at}.worker_pool_specs Error: At least one worker pool spec is required.",
+            f"{at}.worker_pool_specs",
         )
     for index, pool in enumerate(pools):
-        where = f"custom_job.job_spec.worker_pool_specs[{index}]"
+        where = f"{at}.worker_pool_specs[{index}]"
         if not pool:
             if index == 0:
                 raise invalid(f"Field: {where} Error: The first worker pool spec must not be empty.", where)
             continue
         machine = pool.get("machineSpec") or {}
         if not machine.get("machineType"):
-            raise _required(f"{where}.machine_spec.machine_type")
+            raise required(f"{where}.machine_spec.machine_type")
         replicas = int_value(pool.get("replicaCount"))
         if replicas is None or replicas < 1:
             raise invalid(f"Field: {where}.replica_count Error: The replica count must be at least 1.",
@@ -149,15 +165,15 @@ def _check_job_spec(spec: Any) -> None:
             for key, snake in (("executorImageUri", "executor_image_uri"), ("packageUris", "package_uris"),
                                ("pythonModule", "python_module")):
                 if not python.get(key):
-                    raise _required(f"{where}.python_package_spec.{snake}")
+                    raise required(f"{where}.python_package_spec.{snake}")
         elif not container.get("imageUri"):
-            raise _required(f"{where}.container_spec.image_uri")
-    _check_scheduling(spec.get("scheduling"))
+            raise required(f"{where}.container_spec.image_uri")
+    _check_scheduling(spec.get("scheduling"), f"{at}.scheduling")
     resource = spec.get("persistentResourceId")
     if resource is not None and not _RESOURCE_ID.fullmatch(resource):
-        raise invalid(f"Field: custom_job.job_spec.persistent_resource_id Error: Invalid persistent resource id "
+        raise invalid(f"Field: {at}.persistent_resource_id Error: Invalid persistent resource id "
                       f"{resource!r}: it must match ^[a-z]([a-z0-9-]{{0,61}}[a-z0-9])?$.",
-                      "custom_job.job_spec.persistent_resource_id")
+                      f"{at}.persistent_resource_id")
 
 
 #: Machine types of TPU VM hosts, the only ones that take a tpuTopology (Vertex AI: TPU v5e ct5lp-hightpu-*,
@@ -179,7 +195,7 @@ def _check_machine(machine: dict[str, Any], where: str) -> None:
                       f"(ct5lp-hightpu-*, ct6e-standard-*, tpu7x-standard-*), not {machine_type}.",
                       f"{where}.tpu_topology")
     if tpu_vm and not topology:
-        raise _required(f"{where}.tpu_topology")
+        raise required(f"{where}.tpu_topology")
     if topology is not None and not _TOPOLOGY.fullmatch(str(topology)):
         raise invalid(f"Field: {where}.tpu_topology Error: Invalid TPU topology {topology!r} (e.g. 2x2 or 2x2x1).",
                       f"{where}.tpu_topology")
@@ -193,12 +209,12 @@ def _check_machine(machine: dict[str, Any], where: str) -> None:
     at = f"{where}.reservation_affinity"
     kind = affinity.get("reservationAffinityType")
     if kind in (None, "TYPE_UNSPECIFIED"):
-        raise _required(f"{at}.reservation_affinity_type")
+        raise required(f"{at}.reservation_affinity_type")
     if kind == "SPECIFIC_RESERVATION":
         if not affinity.get("key"):
-            raise _required(f"{at}.key")
+            raise required(f"{at}.key")
         if not affinity.get("values"):
-            raise _required(f"{at}.values")
+            raise required(f"{at}.values")
     elif affinity.get("key") or affinity.get("values"):
         raise invalid(f"Field: {at} Error: key and values may only be set with SPECIFIC_RESERVATION, not {kind}.", at)
 
@@ -216,7 +232,7 @@ def _check_disk(disk: Any, where: str) -> None:
                       "GB.", f"{where}.boot_disk_size_gb")
 
 
-def _check_scheduling(scheduling: Any) -> None:
+def _check_scheduling(scheduling: Any, at: str) -> None:
     """Scheduling checks Vertex makes beyond the schema: durations that are not negative (the schema's
     enum check already refuses an unknown strategy)."""
     if not isinstance(scheduling, dict):
@@ -224,9 +240,8 @@ def _check_scheduling(scheduling: Any) -> None:
     for key, snake in (("timeout", "timeout"), ("maxWaitDuration", "max_wait_duration")):
         value = scheduling.get(key)
         if isinstance(value, str) and value.startswith("-"):
-            raise invalid(f"Field: custom_job.job_spec.scheduling.{snake} Error: The duration must not be negative.",
-                          f"custom_job.job_spec.scheduling.{snake}")
+            raise invalid(f"Field: {at}.{snake} Error: The duration must not be negative.", f"{at}.{snake}")
 
 
-def _required(field_name: str) -> ApiError:
+def required(field_name: str) -> ApiError:
     return invalid(f"Field: {field_name} Error: Required field is not set.", field_name)

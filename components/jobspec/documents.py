@@ -59,18 +59,38 @@ def _no_duplicate_keys(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_INDENT = re.compile(r"^ +", re.M)
+
+
+def _plain(loader: _Loader, node: yaml.Node) -> Any:
+    """The value of a node tree without aliases, merge keys or explicit tags (what job configs and stack
+    files are): the same result as the SafeLoader's constructors, built directly. Duplicate keys refused."""
+    if isinstance(node, yaml.ScalarNode):
+        return node.value if node.tag == _STR_TAG else loader.construct_object(node, deep=True)
+    if isinstance(node, yaml.SequenceNode):
+        return [_plain(loader, item) for item in node.value]
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = _plain(loader, key_node)
+        try:
+            duplicate = key in mapping
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, "found unhashable key", key_node.start_mark) from None
+        if duplicate:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        mapping[key] = _plain(loader, value_node)
+    return mapping
+
+
 def _may_nest_deeper_than(text: str, limit: int) -> bool:
     """A cheap upper bound on nesting: flow brackets anywhere, plus block nesting, which needs deeper
     indentation (or compact `- - ` entries on one line) at every level."""
     flow = text.count("[") + text.count("{")
     if flow >= limit:
         return True
-    indent = dashes = 0
-    for line in text.splitlines():
-        body = line.lstrip(" ")
-        indent = max(indent, len(line) - len(body))
-        dashes = max(dashes, body.count("-"))
-    return flow + 2 * (indent + 1) + dashes + 2 > limit
+    indent = max(map(len, _INDENT.findall(text)), default=0)
+    return flow + 2 * (indent + 1) + text.count("- ") + 2 > limit
 
 
 def _bounded(text: str, source: str) -> None:
@@ -126,6 +146,8 @@ def parse_yaml(text: str, source: str) -> Any:
                 return None
             if "*" in text:  # only aliases can make a document bigger than its text
                 _expanded_size(node, source)
+            elif not any(mark in text for mark in ("<<", "!")):  # no merge keys, no explicit tags
+                return _plain(loader, node)
             return loader.construct_document(node)
         finally:
             loader.dispose()

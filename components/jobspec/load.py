@@ -1,5 +1,5 @@
-"""Parse and judge a job: the one entry point from raw data to a validated job, in either vocabulary (an ml
-v1 Job with trainingInput, or a Vertex AI CustomJobSpec)."""
+"""Parse and judge a job: the one entry point from raw data to a validated job, in any vocabulary (an ml v1
+Job with trainingInput, a Vertex AI CustomJobSpec, or a Vertex AI tuning config)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 from components.jobspec.errors import SpecError
 from components.jobspec.models import Job, parse_job
-from components.jobspec.rules import Options, check_custom_job, check_job
+from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
+from components.jobspec.tuning_models import TuningJob, parse_tuning_config
 from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec
 
 
@@ -50,6 +51,23 @@ def load_custom_job(
     spec, single = parse_custom_job_spec(data)
     job = VertexJob(spec, region=region, labels=labels, job_id=job_id, single_pool=single)
     problems = check_custom_job(job, Options(today=today), region_at=region_at)
+    if problems:
+        raise SpecError(problems)
+    return job
+
+
+def load_tuning_job(
+    data: Any, *, region: str | None, region_at: str = "region", labels: dict[str, str] | None = None,
+    job_id: str | None = None, today: date | None = None,
+) -> TuningJob:
+    """Parse and judge a tuning config (what `gcloud ai hp-tuning-jobs create --config FILE --region R` reads:
+    studySpec, trialJobSpec, the trial counts). As in gcloud, `labels` (--labels) and `job_id` (--display-name)
+    replace the file's labels and displayName when given. SpecError carries every problem, each naming the
+    path as the user wrote it."""
+    config, single = parse_tuning_config(data)
+    job = TuningJob(config, region=region, labels=labels if labels is not None else config.labels,
+                    job_id=job_id or config.display_name, single_pool=single)
+    problems = check_tuning_job(job, Options(today=today), region_at=region_at)
     if problems:
         raise SpecError(problems)
     return job

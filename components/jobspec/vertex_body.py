@@ -6,7 +6,8 @@ the master (one replica), then workers, parameter servers and evaluators, with `
 later pool follows (Vertex numbers pools by role); legacy machine types become their Compute Engine
 equivalents; a prebuilt runtime becomes the matching prebuilt container; BASIC_TPU one cloud-tpu pool. What
 Vertex cannot express or refuses (rules.translate: the pool rules on the translation, container dates
-included) is a SpecError naming the field, never a silent change.
+included) is a SpecError naming the field, never a silent change. A job with hyperparameters is not a
+CustomJob but a HyperparameterTuningJob (render.tuning_body): trial_job_spec is what each of its trials runs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from components.jobspec.names import VERTEX
 from components.jobspec.problems import Problem
 from components.jobspec.rules import TI, Options, Pool, translate
 from components.jobspec.rules.pools import CONTAINER, RUNTIME
+from components.jobspec.tuning_models import TuningJob
 from components.jobspec.vertex_models import VertexJob, spec_body
 
 
@@ -56,13 +58,19 @@ def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
     return body
 
 
-def _training_input_spec(job: Job, today: date | None) -> dict[str, Any]:
+def trial_job_spec(job: Job, today: date | None = None) -> dict[str, Any]:
+    """A trainingInput's CustomJobSpec, hyperparameters aside: what each trial of its HyperparameterTuningJob
+    runs (render.tuning_body). SpecError with everything Vertex cannot express."""
+    return _training_input_spec(job, today, tuning=True)
+
+
+def _training_input_spec(job: Job, today: date | None, *, tuning: bool = False) -> dict[str, Any]:
     ti = job.training_input
     pools, problems = translate(job, Options(backend=VERTEX, today=today))
-    if ti.hyperparameters is not None:
-        problems.append(Problem(f"{TI}.hyperparameters", "hyperparameter tuning is a separate Vertex AI "
-                                "resource (HyperparameterTuningJob) that this backend does not create; "
-                                "allowed on Vertex: unset"))
+    if ti.hyperparameters is not None and not tuning:
+        problems.append(Problem(f"{TI}.hyperparameters", "makes the job a Vertex AI HyperparameterTuningJob, not a "
+                                "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: "
+                                "unset"))
     sched = ti.scheduling
     if sched and sched.priority is not None:
         problems.append(Problem(f"{TI}.scheduling.priority", "has no Vertex AI equivalent; allowed: unset"))
@@ -81,10 +89,14 @@ def _training_input_spec(job: Job, today: date | None) -> dict[str, Any]:
     return spec
 
 
-def custom_job_body(job: Job | VertexJob, display_name: str, labels: dict[str, str], *,
+def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels: dict[str, str], *,
                     today: date | None = None) -> dict[str, Any]:
     """The Vertex CustomJob for a validated job, or SpecError with everything Vertex cannot express (for a
     trainingInput; a CustomJobSpec was judged when it was loaded and is carried over unchanged)."""
+    if isinstance(job, TuningJob):
+        raise SpecError([Problem("studySpec", "a tuning config is a Vertex AI HyperparameterTuningJob, not a "
+                                 "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: a "
+                                 "CustomJobSpec")])
     if isinstance(job, VertexJob):
         body: dict[str, Any] = {"displayName": display_name, "jobSpec": spec_body(job.spec)}
         if labels:

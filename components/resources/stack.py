@@ -17,8 +17,8 @@ from typing import Any
 
 import pulumi
 
-from components.jobspec.models import job_body
 from components.jobspec.names import NAMESPACE
+from components.resources.job_wire import JOB_SPEC, wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
@@ -93,6 +93,8 @@ def build_stack(settings: StackSettings, stack: str | None = None,
 
     jobs: dict[str, TrainingJob] = {}
     hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
+    guardrails = secret.wrap(settings.guardrails.model_dump(by_alias=True, exclude_none=True, mode="json"),
+                             "guardrails")
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
         wire: pulumi.Input[dict[str, Any]] = secret.wrap(_wire_job(name, job, package, buckets), *JOB_SOURCES)
@@ -103,8 +105,11 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             backend=settings.backend,
             wait_for_completion=job.wait_for_completion,
             wait_timeout_seconds=job.wait_timeout_seconds,
+            guardrails=guardrails,
+            protect=job.protect,
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])],
-                                        additional_secret_outputs=hidden or None),
+                                        additional_secret_outputs=hidden or None,
+                                        retain_on_delete=job.retain_on_delete or None),
         )
     outputs["jobs"] = {name: {"jobId": job.jobId, "state": job.state, "consoleUrl": job.consoleUrl}
                        for name, job in jobs.items()}
@@ -145,26 +150,55 @@ def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path
 
 def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
               buckets: TrainingBuckets) -> dict[str, Any]:
-    """The job as TrainingJob takes it (ml v1 wire names, int64 as strings), with the package's URI and
-    the job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's
-    name is not known yet, the provider still sees (and judges) the rest of the job."""
-    body = job_body(job.job)
-    body.pop("jobId", None)
+    """The job as TrainingJob takes it (job_wire: API names, int64 as strings), with the package's URI and the
+    job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's name is
+    not known yet, the provider still sees (and judges) the rest of the job."""
+    body = wire_of(job.job)
+    if JOB_SPEC in body:
+        return _wire_custom_job(name, body, package, buckets)
     ti: dict[str, Any] = dict(body["trainingInput"])
     job_dir: pulumi.Input[str] = ti.get("jobDir") or buckets.job_dir_uri(name)
     ti["jobDir"] = job_dir
     if package is not None:
         ti["packageUris"] = [package.uri, *ti.get("packageUris", [])]
-    for key in ("args",):
-        if key in ti:
-            ti[key] = [_with_job_dir(arg, job_dir) for arg in ti[key]]
+    if "args" in ti:
+        ti["args"] = _with_job_dirs(ti["args"], job_dir)
     for role in ("master", "worker", "parameterServer", "evaluator"):
         config = ti.get(f"{role}Config")
         if isinstance(config, dict) and "containerArgs" in config:
-            ti[f"{role}Config"] = {**config, "containerArgs": [_with_job_dir(a, job_dir)
-                                                               for a in config["containerArgs"]]}
+            ti[f"{role}Config"] = {**config, "containerArgs": _with_job_dirs(config["containerArgs"], job_dir)}
     body["trainingInput"] = ti
     return body
+
+
+def _wire_custom_job(name: str, body: dict[str, Any], package: TrainerPackage | None,
+                     buckets: TrainingBuckets) -> dict[str, Any]:
+    """A CustomJobSpec: baseOutputDirectory defaults to the job's folder (its job dir, as ${jobDir} in args),
+    and the trainer package goes first into every pythonPackageSpec's packageUris."""
+    spec: dict[str, Any] = dict(body[JOB_SPEC])
+    given = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix")
+    job_dir: pulumi.Input[str] = given or buckets.job_dir_uri(name)
+    spec["baseOutputDirectory"] = {**(spec.get("baseOutputDirectory") or {}), "outputUriPrefix": job_dir}
+    pools = []
+    for pool in spec.get("workerPoolSpecs") or []:
+        pool = dict(pool)
+        for kind in ("containerSpec", "pythonPackageSpec"):
+            code = pool.get(kind)
+            if not isinstance(code, dict):
+                continue
+            code = dict(code)
+            if "args" in code:
+                code["args"] = _with_job_dirs(code["args"], job_dir)
+            if kind == "pythonPackageSpec" and package is not None:
+                code["packageUris"] = [package.uri, *code.get("packageUris", [])]
+            pool[kind] = code
+        pools.append(pool)
+    spec["workerPoolSpecs"] = pools
+    return {**body, JOB_SPEC: spec}
+
+
+def _with_job_dirs(args: list[str], job_dir: pulumi.Input[str]) -> list[pulumi.Input[str]]:
+    return [_with_job_dir(arg, job_dir) for arg in args]
 
 
 def _with_job_dir(arg: str, job_dir: pulumi.Input[str]) -> pulumi.Input[str]:

@@ -8,9 +8,10 @@ Vertex AI is judged on worker pools in one form (`pools`), whichever vocabulary 
 CustomJobSpec's pools as written, a trainingInput's as translated. Pool rules: vertex_hardware (machine
 types, accelerators, end of support, regions), vertex_pools (primary pool, replicas, code, TPU VMs,
 reservations, disks, what SPOT and FLEX_START need), containers (prebuilt images and their end of
-availability); vertex_spec holds the rules on a CustomJobSpec's own fields. On backend vertex a trainingInput
-keeps the rules on its shape (ids, labels, tier, roles, code) and trades AI Platform's hardware limits for
-Vertex AI's.
+availability); vertex_spec holds the rules on a CustomJobSpec's own fields, and vertex_tuning those on a
+tuning config (a HyperparameterTuningJob), whose trials' CustomJobSpec is judged as any other. On backend
+vertex a trainingInput keeps the rules on its shape (ids, labels, tier, roles, code) and trades AI Platform's
+hardware limits for Vertex AI's.
 """
 
 from __future__ import annotations
@@ -43,11 +44,13 @@ from components.jobspec.rules.vertex_pools import (
     rule_tpus,
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
+from components.jobspec.rules.vertex_tuning import TUNING_RULES
+from components.jobspec.tuning_models import TRIAL, TuningJob
 from components.jobspec.vertex_models import VertexJob
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
-           "check_custom_job", "check_job", "check_vertex_pools", "gpus_used", "judge_pools", "rule_labels",
-           "scale_tier", "tasks", "today", "translate", "uses_tpu"]
+           "check_custom_job", "check_job", "check_tuning_job", "check_vertex_pools", "gpus_used", "judge_pools",
+           "rule_labels", "scale_tier", "tasks", "today", "translate", "uses_tpu"]
 
 RULES: tuple[Rule, ...] = (
     rule_job_id,
@@ -136,4 +139,20 @@ def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: 
     setting = Setting(job.region, region_at, today(opts), strategy=sched.strategy if sched else None,
                       persistent_resource=job.spec.persistent_resource_id is not None)
     problems.extend(judge_pools(spec_pools(job), setting))
+    return collapse_repeated(problems)
+
+
+def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: str = "region") -> list[Problem]:
+    """Every problem of a tuning config (and its region and labels): the study, the trial counts, and the trials'
+    CustomJobSpec by the CustomJobSpec rules (its problems named under trialJobSpec), without duplicates."""
+    opts = opts or Options()
+    problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
+    for rule in TUNING_RULES:
+        problems.extend(rule(job, opts))
+    if job.config.trial_job_spec is None:
+        problems.append(Problem(TRIAL, "required; allowed: a CustomJobSpec (workerPoolSpecs, ...), the job each "
+                                "trial runs"))
+    else:
+        problems += [p if p.path == region_at else p.within(TRIAL)
+                     for p in check_custom_job(job.trial, opts, region_at=region_at)]
     return collapse_repeated(problems)

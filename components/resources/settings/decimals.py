@@ -25,7 +25,8 @@ GCP_KEYS = ("gcp:project", "gcp:region")
 
 def text_fields(value: Any, key: str) -> Iterator[tuple[str, Any, Any]]:
     """(path, container, key) of the text fields of a config value that a number may be written in:
-    versions, label values and arguments. Pulumi reads unquoted 1.10 in them as the number 1.1."""
+    versions, label values, arguments and environment values (of a trainingInput or a jobSpec). Pulumi reads
+    unquoted 1.10 in them as the number 1.1."""
     if key == "labels" and isinstance(value, dict):
         for name in value:
             yield f"labels.{name}", value, name
@@ -39,6 +40,7 @@ def text_fields(value: Any, key: str) -> Iterator[tuple[str, Any, Any]]:
         if isinstance(labels, dict):
             for name in labels:
                 yield f"{base}.labels.{name}", labels, name
+        yield from _job_spec_fields(f"{base}.jobSpec", job.get("jobSpec"))
         ti = job.get("trainingInput")
         if not isinstance(ti, dict):
             continue
@@ -54,6 +56,27 @@ def text_fields(value: Any, key: str) -> Iterator[tuple[str, Any, Any]]:
                 yield f"{base}.trainingInput.{role}Config.tpuTfVersion", config, "tpuTfVersion"
             for name in ("containerCommand", "containerArgs"):
                 yield from _list_items(f"{base}.trainingInput.{role}Config.{name}", config.get(name))
+
+
+def _job_spec_fields(base: str, spec: Any) -> Iterator[tuple[str, Any, Any]]:
+    """The text fields of a CustomJobSpec a number may be written in: each pool's command, args and env values
+    (`workerPoolSpecs` a list, or one mapping as gcloud's example writes it)."""
+    pools = spec.get("workerPoolSpecs") if isinstance(spec, dict) else None
+    single = isinstance(pools, dict)
+    for index, pool in enumerate([pools] if single else pools if isinstance(pools, list) else []):
+        if not isinstance(pool, dict):
+            continue
+        at = f"{base}.workerPoolSpecs" + ("" if single else f"[{index}]")
+        for kind in ("containerSpec", "pythonPackageSpec"):
+            code = pool.get(kind)
+            if not isinstance(code, dict):
+                continue
+            for name in ("command", "args"):
+                yield from _list_items(f"{at}.{kind}.{name}", code.get(name))
+            env = code.get("env")
+            for i, variable in enumerate(env if isinstance(env, list) else []):
+                if isinstance(variable, dict) and "value" in variable:
+                    yield f"{at}.{kind}.env[{i}].value", variable, "value"
 
 
 def _list_items(where: str, items: Any) -> Iterator[tuple[str, Any, Any]]:

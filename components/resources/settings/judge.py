@@ -10,15 +10,29 @@ from pydantic import ValidationError
 
 from components.jobspec import catalog
 from components.jobspec.errors import SpecError
-from components.jobspec.load import load_job
+from components.jobspec.load import load_custom_job, load_job
 from components.jobspec.models import Job, TrainingInput
-from components.jobspec.names import DEFAULT_BACKEND, DEFAULT_REGION, JOB_NAME, JOB_NAME_MAX, NAMESPACE
+from components.jobspec.names import (
+    BACKENDS,
+    DEFAULT_BACKEND,
+    DEFAULT_REGION,
+    JOB_NAME,
+    JOB_NAME_MAX,
+    NAMESPACE,
+    TODAY_ENV,
+    VERTEX,
+)
 from components.jobspec.problems import Problem, allowed, from_validation_error
 from components.jobspec.render import render_body
 from components.jobspec.rules import Options, rule_labels
+from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec, pool_path
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
+
+#: The two vocabularies a job may be written in (exactly one per job).
+TRAINING_INPUT, JOB_SPEC = "trainingInput", "jobSpec"
+VOCABULARIES = (TRAINING_INPUT, JOB_SPEC)
 
 
 def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset()) -> StackSettings:
@@ -72,9 +86,9 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     backend = ours.get("backend", DEFAULT_BACKEND)
     region = ours.get("region") if isinstance(ours.get("region"), str) else DEFAULT_REGION
     region = region or DEFAULT_REGION
-    if region not in catalog.TRAINING_REGIONS and region != OPAQUE:
+    if region not in _regions(str(backend)) and region != OPAQUE:
         problems.append(Problem(region_key, f"{region!r} is not a training region; allowed: "
-                                f"{allowed(catalog.TRAINING_REGIONS)}"))
+                                f"{allowed(_regions(str(backend)))}"))
     labels_given = ours.get("labels")
     stack_labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     label_problems = _label_problems(stack_labels)
@@ -131,7 +145,7 @@ def _label_problems(labels: dict[str, Any]) -> list[Problem]:
 
 def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, region_key: str,
                stack_labels: dict[str, str]) -> tuple[JobSettings | None, list[Problem]]:
-    """One job: its name, its settings shape, the spec rules (and Vertex's limits on vertex stacks).
+    """One job: its name, its settings shape, the spec rules (Vertex AI's on vertex stacks), in either vocabulary.
 
     The parts are judged independently, so a bad trainer path does not hide a bad accelerator count.
     """
@@ -142,70 +156,166 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
                                 f"letters, digits, - and _, starting with a letter, at most {JOB_NAME_MAX} "
                                 "characters (it names the Pulumi resource, the job id and the job dir)"))
     if not isinstance(raw, dict):
-        problems.append(Problem(prefix, f"expected a mapping with trainingInput, got {type(raw).__name__}"))
+        problems.append(Problem(prefix, f"expected a mapping with trainingInput or jobSpec, got {type(raw).__name__}"))
         return None, problems
     settings: JobSettings | None = None
     try:
         settings = JobSettings.model_validate(raw, context={"root": root})
     except ValidationError as error:
         problems += [_plain(p).within(prefix=prefix) for p in from_validation_error(error, JobSettings)]
-    training_input = raw.get("trainingInput")
-    if not isinstance(training_input, dict):
+    given = [key for key in VOCABULARIES if key in raw]
+    if len(given) != 1:
+        problems.append(Problem(prefix, "has both trainingInput and jobSpec; allowed: exactly one" if given else
+                                "required: trainingInput (the seeds' vocabulary, a gcloud config.yaml job) or "
+                                "jobSpec (a Vertex AI CustomJobSpec)"))
+        return None, problems
+    if not isinstance(raw[given[0]], dict):
         return None, problems  # the settings model said what is wrong with it
 
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
-    data: dict[str, Any] = {"trainingInput": training_input}
     merged = {**stack_labels, **labels}
-    if merged:
-        data["labels"] = _judgeable(merged)
-    job: Job | None = None
-    spec_problems: list[Problem] = []
-    try:
-        job = load_job(data, default_region=region, package_supplied="trainer" in raw)
-        if OPAQUE in merged.values():  # judged with stand-ins; the job keeps what the stack says
-            job = job.model_copy(update={"labels": merged})
-    except SpecError as error:
-        spec_problems += error.problems
+    if JOB_SPEC in raw:
+        job, spec_problems = _custom_job(raw, backend=backend, region=region, region_key=region_key, labels=merged)
+    else:
+        job, spec_problems = _training_input_job(raw, backend=backend, region=region, region_key=region_key,
+                                                 labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
-    if job is not None and backend == "vertex":
-        spec_problems += _vertex_problems(job, name)
-    inherits_region = "region" not in training_input
     for problem in spec_problems:
-        if inherits_region and problem.path == "trainingInput.region":
-            if region not in catalog.TRAINING_REGIONS:
-                continue  # reported once, at the stack's region key
-            problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
-        problems.append(problem.within(prefix=prefix))
+        problems.append(problem if problem.path.startswith((region_key, TODAY_ENV))
+                        else problem.within(prefix=prefix))
     if settings is None or job is None or problems:
         return None, problems
     settings._job = job
     return settings, problems
 
 
+def _training_input_job(raw: dict[str, Any], *, backend: str, region: str, region_key: str,
+                        labels: dict[str, Any]) -> tuple[Job | None, list[Problem]]:
+    """A trainingInput job, judged by the limits of the stack's backend (and its Vertex AI translation)."""
+    training_input = raw[TRAINING_INPUT]
+    data: dict[str, Any] = {TRAINING_INPUT: training_input}
+    if labels:
+        data["labels"] = _judgeable(labels)
+    job: Job | None = None
+    spec_problems: list[Problem] = []
+    try:
+        job = load_job(data, default_region=region, package_supplied="trainer" in raw,
+                       backend=backend if backend in BACKENDS else None)
+        if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
+            job = job.model_copy(update={"labels": labels})
+    except SpecError as error:
+        spec_problems += error.problems
+    if job is not None and backend == VERTEX:
+        spec_problems += _vertex_problems(job)
+    if "region" not in training_input:
+        inherited = []
+        for problem in spec_problems:
+            if problem.path == f"{TRAINING_INPUT}.region":
+                if region not in _regions(backend):
+                    continue  # reported once, at the stack's region key
+                problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
+            inherited.append(problem)
+        spec_problems = inherited
+    return job, spec_problems
+
+
+#: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
+TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
+
+
+def _custom_job(raw: dict[str, Any], *, backend: str, region: str, region_key: str,
+                labels: dict[str, Any]) -> tuple[VertexJob | None, list[Problem]]:
+    """A CustomJobSpec, judged by Vertex AI's limits in the stack's region (vertex stacks only)."""
+    spec = raw[JOB_SPEC]
+    if backend != VERTEX:
+        if backend not in BACKENDS:
+            return None, []  # the backend key is reported
+        return None, [Problem(JOB_SPEC, f"a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
+                              f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")]
+    judged = _with_trainer_stand_in(spec) if "trainer" in raw else spec
+    try:
+        load_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None)
+        parsed, single = parse_custom_job_spec(spec)
+    except SpecError as error:
+        known_region = region in _regions(backend)  # else reported once, at the stack's region key
+        return None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
+                      for p in error.problems if known_region or p.path != region_key]
+    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), []
+
+
+def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with the trainer package's URI standing in in every pythonPackageSpec's packageUris."""
+    pools = spec.get("workerPoolSpecs")
+    if not isinstance(pools, list | dict):
+        return spec
+
+    def with_package(pool: Any) -> Any:
+        package = pool.get("pythonPackageSpec") if isinstance(pool, dict) else None
+        if not isinstance(package, dict):
+            return pool
+        uris = package.get("packageUris")
+        uris = [TRAINER_STAND_IN, *uris] if isinstance(uris, list) else [TRAINER_STAND_IN]
+        return {**pool, "pythonPackageSpec": {**package, "packageUris": uris}}
+
+    packaged = with_package(pools) if isinstance(pools, dict) else [with_package(pool) for pool in pools]
+    return {**spec, "workerPoolSpecs": packaged}
+
+
+def _regions(backend: str) -> tuple[str, ...]:
+    """Where the stack's backend trains: Vertex AI's regions, or AI Platform Training's."""
+    return tuple(catalog.VERTEX_TRAINING_REGIONS) if backend == VERTEX else tuple(catalog.TRAINING_REGIONS)
+
+
 def _trainer_problems(settings: JobSettings, root: Path) -> list[Problem]:
-    """A built trainer must hold the job's module, and cannot go with a container image."""
+    """A built trainer must hold the job's module(s), and cannot go with a container image."""
     trainer = settings.trainer
     if trainer is None:
         return []
-    ti = settings.training_input
+    if settings.job_spec is not None:
+        return _custom_trainer_problems(settings, root)
+    ti = settings.training_input or {}
     master = ti.get("masterConfig")
     image = master.get("imageUri") if isinstance(master, dict) else None
     if image:
         return [Problem("trainer", f"is set with trainingInput.masterConfig.imageUri {image!r}; a container job "
                         "carries its code in the image; allowed: one of trainer or imageUri")]
-    module = ti.get("pythonModule")
+    return _module_problem(trainer, root, ti.get("pythonModule"), f"{TRAINING_INPUT}.pythonModule")
+
+
+def _custom_trainer_problems(settings: JobSettings, root: Path) -> list[Problem]:
+    """A trainer with a jobSpec goes into its pythonPackageSpec pools, each running a module of it."""
+    assert settings.trainer is not None
+    pools = (settings.job_spec or {}).get("workerPoolSpecs")
+    single = isinstance(pools, dict)
+    listed = [pools] if single else pools if isinstance(pools, list) else []
+    problems: list[Problem] = []
+    packaged = 0
+    for index, pool in enumerate(listed):
+        package = pool.get("pythonPackageSpec") if isinstance(pool, dict) else None
+        if not isinstance(package, dict):
+            continue
+        packaged += 1
+        where = f"{JOB_SPEC}.{pool_path(index, single)}.pythonPackageSpec.pythonModule"
+        problems += _module_problem(settings.trainer, root, package.get("pythonModule"), where)
+    if not packaged:
+        problems.append(Problem("trainer", "is set, but no pool of jobSpec runs a Python package (a container "
+                                "carries its code in the image); allowed: a pythonPackageSpec pool, or no trainer"))
+    return problems
+
+
+def _module_problem(trainer: Any, root: Path, module: Any, where: str) -> list[Problem]:
     if isinstance(module, str) and module and not trainer.has_module(root, module):
-        return [Problem("trainingInput.pythonModule", f"{module!r} is not a module of trainer {trainer.path} "
-                        f"(no {module.replace('.', '/')}.py in it); allowed: a module of the trainer package, "
-                        "e.g. trainer.task")]
+        return [Problem(where, f"{module!r} is not a module of trainer {trainer.path} (no {module.replace('.', '/')}"
+                        ".py in it); allowed: a module of the trainer package, e.g. trainer.task")]
     return []
 
 
-def _vertex_problems(job: Job, name: str) -> list[Problem]:
+def _vertex_problems(job: Job) -> list[Problem]:
+    """What the Vertex AI translation of a trainingInput cannot express (the body is built to find out)."""
     try:
-        render_body(job, "vertex", name.replace("-", "_"))
+        render_body(job, VERTEX, "job")
     except SpecError as error:
         return list(error.problems)
     return []

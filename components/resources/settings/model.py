@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr
 
+from components.jobspec.catalog import vertex_machines
 from components.jobspec.models import Job, WireModel
 from components.jobspec.names import (
     BUCKET_NAME,
@@ -24,10 +25,13 @@ from components.jobspec.names import (
     SERVICE_ACCOUNT,
 )
 from components.jobspec.rules import uses_tpu
+from components.jobspec.vertex_models import VertexJob
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
 from components.resources.trainer_source import TrainerSource
 
+#: Vertex AI machine types that are TPU hosts (cloud-tpu, and the TPU VMs whose chips have no acceleratorType).
+TPU_MACHINES = frozenset({"cloud-tpu", *vertex_machines.TPU_HOSTS})
 #: Where a job's args may name its job dir (the seed's `--model_dir=$OUTPUT_PATH`).
 JOB_DIR_PLACEHOLDER = "${jobDir}"
 
@@ -100,6 +104,18 @@ Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 
 
+def _uses_tpu(job: Job | VertexJob) -> bool:
+    """A TPU tier or cloud_tpu worker (trainingInput), or a pool on TPUs (CustomJobSpec)."""
+    if isinstance(job, Job):
+        return uses_tpu(job.training_input)
+    for pool in job.spec.worker_pool_specs or []:
+        machine = pool.machine_spec
+        if machine is not None and ((machine.accelerator_type or "").startswith("TPU")
+                                    or (machine.machine_type or "") in TPU_MACHINES):
+            return True
+    return False
+
+
 class SettingsModel(WireModel):
     """Base of the settings tree: camelCase keys as written in stack files, unknown keys refused (the same
     conventions as the job spec's models)."""
@@ -132,14 +148,19 @@ class TpuAccessSettings(SettingsModel):
 
 
 class JobSettings(SettingsModel):
-    """One job of `gcp-training-jobs:jobs`: a gcloud config.yaml job plus where its code comes from."""
+    """One job of `gcp-training-jobs:jobs`: the job in one of two vocabularies (exactly one of trainingInput and
+    jobSpec) plus where its code comes from and how the stack treats it."""
 
-    training_input: dict[str, Any]
-    """The seeds' trainingInput (judged by components.jobspec.models.load_job)."""
+    training_input: dict[str, Any] | None = None
+    """The seeds' trainingInput, a gcloud config.yaml job (judged by components.jobspec.load.load_job)."""
+    job_spec: dict[str, Any] | None = None
+    """A Vertex AI CustomJobSpec, as `gcloud ai custom-jobs create --config` reads it (judged by
+    components.jobspec.load.load_custom_job in the stack's region); backend vertex only."""
     labels: dict[str, str] | None = None
     """The job's labels (the stack's labels are added under them)."""
     trainer: TrainerSource | None = None
-    """Trainer code built and uploaded by the stack; else trainingInput.packageUris or a container image."""
+    """Trainer code built and uploaded by the stack (into trainingInput.packageUris, or every
+    pythonPackageSpec.packageUris of a jobSpec); else package URIs given or a container image."""
     wait_for_completion: bool = False
     """Whether `pulumi up` waits until the job ends."""
     wait_timeout_seconds: Seconds | None = None
@@ -150,10 +171,10 @@ class JobSettings(SettingsModel):
     retain_on_delete: bool = False
     """Leave the job running when it leaves the stack (or the stack is destroyed) instead of cancelling it."""
 
-    _job: Job | None = PrivateAttr(default=None)
+    _job: Job | VertexJob | None = PrivateAttr(default=None)
 
     @property
-    def job(self) -> Job:
+    def job(self) -> Job | VertexJob:
         """The validated job (spec model), with the stack's labels and region filled in."""
         if self._job is None:
             raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
@@ -197,7 +218,7 @@ class StackSettings(SettingsModel):
 
     @property
     def has_tpu_job(self) -> bool:
-        return any(uses_tpu(job.job.training_input) for job in self.jobs.values())
+        return any(_uses_tpu(job.job) for job in self.jobs.values())
 
     @property
     def grants_tpu_access(self) -> bool:

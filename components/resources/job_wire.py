@@ -1,0 +1,132 @@
+"""The `job` input of a TrainingJob as data, in either vocabulary: what stack.py sends, the provider reads and
+the policy pack judges. Pure (no Pulumi), so the settings, the provider and the pack read it alike.
+
+Two forms, one vocabulary each:
+- the seeds' ml v1 Job: `{"trainingInput": {...}, "labels": {...}}` (the region is trainingInput.region; the
+  job id is drawn at create);
+- a Vertex AI CustomJobSpec: `{"jobSpec": {...}, "region": "us-central1", "labels": {...}}`: the spec as
+  `gcloud ai custom-jobs create --config` reads it (int64 fields as decimal strings, as the API writes them),
+  plus what gcloud takes from its flags: the region (never part of the spec) and the labels. Vertex only.
+
+What identifies a job's work (`spec_of`, the `pulumi-spec` label and the diff) is its parsed form, so the
+noise Pulumi adds (8 sent back as 8.0, int64 as text or as a number, dict order) never reads as a change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from components.jobspec.errors import SpecError
+from components.jobspec.load import load_custom_job, load_job
+from components.jobspec.models import Job, job_body, parse_job
+from components.jobspec.names import AI_PLATFORM, BACKENDS
+from components.jobspec.problems import Problem
+from components.jobspec.render import AnyJob
+from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec, spec_body
+
+TRAINING_INPUT = "trainingInput"
+JOB_SPEC = "jobSpec"
+#: The keys of the CustomJobSpec form besides the spec.
+CUSTOM_KEYS = (JOB_SPEC, "region", "labels")
+#: Problem paths of a CustomJobSpec that are not inside the spec (its region and labels).
+OUTSIDE_SPEC = ("region", "labels")
+
+
+def is_custom(job: Any) -> bool:
+    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: the seeds' trainingInput)."""
+    return isinstance(job, Mapping) and JOB_SPEC in job
+
+
+def region_of(job: Any) -> str:
+    """Where the job runs: its trainingInput.region, or the CustomJobSpec form's region ("" if not known)."""
+    if not isinstance(job, Mapping):
+        return ""
+    where = job.get("region") if is_custom(job) else (job.get(TRAINING_INPUT) or {}).get("region")
+    return str(where) if isinstance(where, str) else ""
+
+
+def _custom_parts(job: Mapping[str, Any]) -> tuple[Any, str | None, dict[str, str] | None]:
+    extra = sorted(str(k) for k in job if k not in CUSTOM_KEYS)
+    if extra:
+        raise SpecError([Problem(extra[0], f"unknown key beside {JOB_SPEC}; allowed: {', '.join(CUSTOM_KEYS)}")])
+    region = job.get("region")
+    labels = job.get("labels")
+    return job[JOB_SPEC], region if isinstance(region, str) and region else None, \
+        dict(labels) if isinstance(labels, Mapping) else None
+
+
+def within_spec(problems: list[Problem] | tuple[Problem, ...]) -> list[Problem]:
+    """A CustomJobSpec's problems at their path in the `job` input (`jobSpec.workerPoolSpecs[0]...`)."""
+    return [p if p.path.startswith(OUTSIDE_SPEC) else Problem(f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC,
+                                                               p.message, p.file) for p in problems]
+
+
+def parse_wire(job: Any) -> AnyJob:
+    """The job, parsed but not judged (a job that was judged when it entered: the provider's create)."""
+    if not is_custom(job):
+        return parse_job(job)
+    spec, region, labels = _custom_parts(job)
+    try:
+        parsed, single = parse_custom_job_spec(spec)
+    except SpecError as error:
+        raise SpecError(within_spec(error.problems)) from None
+    return VertexJob(parsed, region=region, labels=labels, single_pool=single)
+
+
+def load_wire(job: Any, *, backend: str | None = None, today: date | None = None) -> AnyJob:
+    """The job parsed and judged: a trainingInput by the limits of `backend` (AI Platform Training's historic
+    ones, or Vertex AI's of today on its translation), a CustomJobSpec by Vertex AI's in its region. SpecError
+    with every problem, each at its path in the `job` input."""
+    if not is_custom(job):
+        return load_job(job, backend=backend if backend in BACKENDS else None, today=today)
+    if backend == AI_PLATFORM:
+        raise SpecError([Problem(JOB_SPEC, "a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
+                                 "allowed with backend ai-platform: a job with trainingInput")])
+    spec, region, labels = _custom_parts(job)
+    try:
+        return load_custom_job(spec, region=region, labels=labels, today=today)
+    except SpecError as error:
+        raise SpecError(within_spec(error.problems)) from None
+
+
+def wire_of(job: AnyJob) -> dict[str, Any]:
+    """A validated job as the `job` input carries it (JSON API names, int64 as decimal strings)."""
+    if isinstance(job, VertexJob):
+        body: dict[str, Any] = {JOB_SPEC: spec_body(job.spec), "region": job.region}
+        if job.labels:
+            body["labels"] = dict(job.labels)
+        return body
+    body = job_body(job)
+    body.pop("jobId", None)
+    return body
+
+
+def canonical(value: Any) -> Any:
+    """Normalise for comparison: integral floats to ints (Pulumi sends 8 as 8.0), None left out, keys sorted."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in sorted(value.items()) if v is not None}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+def spec_of(job: dict[str, Any]) -> Any:
+    """What identifies a job's work: everything but its labels, in canonical form (parsed, so an int64 written
+    as 9, "9" or 9.0 is the same; the raw job, canonicalised, where it does not parse)."""
+    try:
+        parsed = parse_wire(job)
+        body = wire_of(parsed)
+    except SpecError:
+        body = dict(job)
+    body.pop("labels", None)
+    body.pop("jobId", None)
+    return json.loads(json.dumps(canonical(body), sort_keys=True))
+
+
+__all__ = ["JOB_SPEC", "TRAINING_INPUT", "AnyJob", "Job", "VertexJob", "canonical", "is_custom", "load_wire",
+           "parse_wire", "region_of", "spec_of", "wire_of"]

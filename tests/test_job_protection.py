@@ -1,0 +1,144 @@
+"""The stack's rules in the TrainingJob provider, against the emulator: guardrails and the fixed job rules in
+check, the cost estimate as an info line, and what a replace or a delete does to a job still queued or running
+(a warning in words; with protectJobs or jobs.NAME.protect, a failure instead)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from components.emulator import Emulator
+from components.resources.job_review import ProtectedJobError
+from components.resources.training_job import TrainingJobProvider
+from tests.test_training_job import checked, l4_spot, spec_props
+
+RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requiredLabels": ["env"],
+         "spotOnly": True}
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    return TrainingJobProvider()
+
+
+@pytest.fixture
+def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    monkeypatch.setattr("components.resources.job_provider._SAID", set())
+    found: dict[str, list[str]] = {"info": [], "warn": []}
+    for level in found:
+        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+                            lambda msg, *_, level=level, **__: found[level].append(msg))
+    return found
+
+
+# -- check: guardrails, fixed rules, cost ---------------------------------------------------------------
+
+def test_check_holds_a_job_to_its_stacks_per_job_guardrails(provider) -> None:
+    job = l4_spot(count=2, machine="g2-standard-24")
+    job["jobSpec"]["scheduling"]["strategy"] = "STANDARD"
+    failures = provider.check({}, spec_props(job, guardrails=RAILS)).failures
+    assert [(f.property, f.reason) for f in failures] == [
+        ("gcp-training-jobs:guardrails.maxAcceleratorsPerJob", "job l4 holds 2 accelerators at once "
+         "(2 NVIDIA_L4 x 1 replica); allowed: at most 1"),
+        ("gcp-training-jobs:guardrails.requiredLabels", "job l4 has no label env; allowed: jobs labelled env (the "
+         "job's labels or the stack's gcp-training-jobs:labels)"),
+        ("gcp-training-jobs:guardrails.spotOnly", "job l4 runs as STANDARD (on demand); allowed: scheduling.strategy "
+         "SPOT or FLEX_START"),
+    ]
+    assert checked(provider, spec_props(l4_spot(env="staging"), guardrails=RAILS))
+
+
+def test_check_refuses_guardrails_it_cannot_read(provider) -> None:
+    (failure,) = provider.check({}, spec_props(guardrails={"maxAcceleratorsPerJob": "many"})).failures
+    assert failure.property == "guardrails"
+    assert failure.reason.startswith("gcp-training-jobs:guardrails.maxAcceleratorsPerJob: ")
+
+
+def test_check_logs_the_jobs_estimated_cost_once(provider, logged) -> None:
+    checked(provider, spec_props())
+    checked(provider, spec_props())  # the engine checks a replacement twice: one line for the reviewer
+    (line,) = logged["info"]
+    assert line.startswith("job l4: estimated cost per hour while every machine runs: us-central1: on demand "
+                           "unknown (no price for 1 x g2-standard-8; 1 x NVIDIA_L4)")
+    assert "runs as SPOT" in line and "(prices: Vertex AI pricing" in line and "read 2026-11-22" in line
+
+
+# -- diff: replacing an active job ----------------------------------------------------------------------
+
+def deployed(provider: TrainingJobProvider, **extra: Any) -> tuple[str, dict[str, Any]]:
+    result = provider.create(checked(provider, spec_props(**extra)))
+    return result.id, dict(result.outs)
+
+
+def replacing(outs: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """The next inputs: one more L4 (a replace), with other inputs changed as given."""
+    news = {k: v for k, v in copy.deepcopy(outs).items() if k in spec_props()}
+    news["job"] = l4_spot(count=2, machine="g2-standard-24")
+    news.update(extra)
+    return news
+
+
+def test_replacing_an_active_job_warns_in_words(provider, logged) -> None:
+    id_, outs = deployed(provider)
+    result = provider.diff(id_, outs, replacing(outs))
+    assert result.replaces == ["job"]
+    assert logged["warn"] == [f"replacing job l4 (QUEUED since {outs['createTime']}): the running job will be "
+                              "cancelled"]
+
+
+@pytest.mark.parametrize("protection", [{"guardrails": {"protectJobs": True}}, {"protect": True}])
+def test_replacing_a_protected_active_job_fails_the_preview(provider, logged, protection) -> None:
+    id_, outs = deployed(provider)
+    with pytest.raises(ProtectedJobError) as caught:
+        provider.diff(id_, outs, replacing(outs, **protection))
+    where = "jobs.l4.protect" if "protect" in protection else "guardrails.protectJobs"
+    assert str(caught.value) == (f"gcp-training-jobs:{where}: replacing job l4 (QUEUED since {outs['createTime']}): "
+                                 "the running job will be cancelled, and job l4 is protected; allowed: let it "
+                                 "finish (or cancel it) first, or set gcp-training-jobs:jobs.l4.protect to false")
+    assert logged["warn"] == []
+
+
+def test_a_job_protected_when_deployed_stays_protected_until_an_up_of_its_own(provider) -> None:
+    id_, outs = deployed(provider, guardrails={"protectJobs": True})
+    with pytest.raises(ProtectedJobError, match="it was protected when last deployed"):
+        provider.diff(id_, outs, replacing(outs, guardrails={}))
+    lifted = provider.diff(id_, outs, {**replacing(outs, guardrails={}), "job": outs["job"]})
+    assert (lifted.changes, lifted.replaces) == (True, []), "lifting the protection alone is an update"
+
+
+def test_a_protected_job_at_rest_is_replaced_and_its_state_is_read_again(provider, emulator, logged) -> None:
+    id_, outs = deployed(provider, protect=True)
+    emulator.state.set_phase_seconds(0)  # it finished since: the state recorded still says QUEUED
+    assert provider.diff(id_, outs, replacing(outs, protect=True)).replaces == ["job"]
+    assert logged["warn"] == []
+    assert emulator.state.requests("customJobs.get"), "the last known state was read again"
+
+
+def test_a_change_that_does_not_replace_never_warns(provider, logged) -> None:
+    id_, outs = deployed(provider, protect=True)
+    news = {k: v for k, v in outs.items() if k in spec_props()}
+    assert provider.diff(id_, outs, {**news, "waitForCompletion": True}).replaces == []
+    assert logged["warn"] == []
+
+
+# -- delete: the engine asks no provider before it, so a protected active job is refused here -----------
+
+def test_deleting_a_protected_active_job_is_refused_and_the_job_keeps_running(provider, emulator) -> None:
+    id_, outs = deployed(provider, guardrails={"protectJobs": True})
+    with pytest.raises(ProtectedJobError, match="deleting job l4 .QUEUED since .*: the running job will be "
+                       "cancelled, and job l4 is protected"):
+        provider.delete(id_, outs)
+    assert emulator.state.jobs()[0]["job"]["state"] == "JOB_STATE_QUEUED"
+    emulator.state.set_phase_seconds(0)
+    provider.delete(id_, outs)  # finished: nothing to protect
+    assert emulator.state.jobs() == []
+
+
+def test_deleting_an_unprotected_active_job_cancels_it(provider, emulator) -> None:
+    id_, outs = deployed(provider)
+    provider.delete(id_, outs)
+    assert emulator.state.jobs()[0]["job"]["state"] in ("JOB_STATE_CANCELLED", "JOB_STATE_CANCELLING")
