@@ -10,9 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from components.jobspec.models import Job
 from components.jobspec.names import JOB_LABEL, label_value
-from components.jobspec.render import BODIES
+from components.jobspec.render import BODIES, Renderable
 
 #: The identity labels every job carries, looked up before any create (see ARCHITECTURE.md, "Job identity"):
 #: whose job it is (a hash of the Pulumi organization, project, stack and resource name) and what it runs
@@ -51,7 +50,7 @@ class Backend(ABC):
     def endpoint(self, target: Target) -> str:
         """The API root for a target (the override wins)."""
 
-    def render(self, job: Job, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
+    def render(self, job: Renderable, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
         """The create request body for a validated job (the pure renderer of this API)."""
         return BODIES[self.name](job, job_id, labels)
 

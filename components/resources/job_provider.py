@@ -57,7 +57,7 @@ REPLACING = ("project", "backend")
 IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect")
 #: Outputs read back from the API.
 OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
-               "errorMessage", "trainingOutput", "consoleUrl")
+               "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial")
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20
 #: Placeholders that stand in for values unknown at preview, so the rest of the spec is still judged.

@@ -67,6 +67,10 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
     """The full API resource name (projects/P/jobs/ID, or projects/P/locations/R/customJobs/N)."""
     state: pulumi.Output[str]
     """QUEUED, PREPARING, RUNNING, SUCCEEDED, FAILED, CANCELLING or CANCELLED (both backends)."""
+    trialCount: pulumi.Output[int]
+    """Tuning jobs (Vertex AI HyperparameterTuningJob): the number of trials so far; None for training jobs."""
+    bestTrial: pulumi.Output[dict]
+    """Tuning jobs: the best trial so far (id, final metrics, parameters); None for training jobs."""
     consoleUrl: pulumi.Output[str]
     """The job's page in the Google Cloud console."""
 

@@ -175,6 +175,7 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
+    job: Job | VertexJob | None
     if JOB_SPEC in raw:
         job, spec_problems = _custom_job(raw, backend=backend, region=region, region_key=region_key, labels=merged)
     else:
