@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from components.cli.plan_text import job_tail, labels_text, yes
 from components.cli.review import review, review_document, review_lines
 from components.jobspec.documents import read_yaml
 from components.jobspec.errors import SpecError, UnreadableError
@@ -229,17 +230,9 @@ def _short_type(typ: str) -> str:
     return typ.rsplit(":", 1)[-1]
 
 
-def _yes(value: Any) -> str:
-    return "true" if value else "false"
-
-
 def _num(value: Any) -> str:
     """Pulumi hands numbers over as floats: 30.0 reads 30."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _labels(value: Any) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted((value or {}).items())) or "none"
 
 
 def _describe_bucket(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
@@ -257,12 +250,12 @@ def _describe_bucket(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]
     return [
         ("name", f"{inputs.get('name') or name} (+ a random suffix at apply)"),
         ("location", str(inputs.get("location"))),
-        ("uniformBucketLevelAccess", _yes(inputs.get("uniformBucketLevelAccess"))),
+        ("uniformBucketLevelAccess", yes(inputs.get("uniformBucketLevelAccess"))),
         ("publicAccessPrevention", str(inputs.get("publicAccessPrevention"))),
         ("versioning", "enabled" if versioning else "disabled"),
         ("lifecycle", "; ".join(rules) or "none"),
-        ("forceDestroy", _yes(inputs.get("forceDestroy"))),
-        ("labels", _labels(inputs.get("labels"))),
+        ("forceDestroy", yes(inputs.get("forceDestroy"))),
+        ("labels", labels_text(inputs.get("labels"))),
     ]
 
 
@@ -349,13 +342,7 @@ def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
     if ti.get("args"):
         lines.append(("args", " ".join(ti["args"])))
     lines.append(("jobDir", str(ti.get("jobDir"))))
-    if ti.get("scheduling"):
-        lines.append(("scheduling", ", ".join(f"{k}={v}" for k, v in sorted(ti["scheduling"].items()))))
-    lines.append(("labels", _labels(job.get("labels"))))
-    wait = inputs.get("waitForCompletion")
-    timeout = inputs.get("waitTimeoutSeconds")
-    lines.append(("waitForCompletion", _yes(wait) + (f" (at most {timeout:g} s)" if wait and timeout else "")))
-    return lines
+    return lines + job_tail(ti.get("scheduling"), job, inputs)
 
 
 def _vertex_executor(job: dict[str, Any], name: str) -> str:
@@ -379,8 +366,8 @@ def describe(reg: Registration) -> list[tuple[str, str]]:
     if reg.type == "gcp:storage/bucketObject:BucketObject":
         return _describe_object(inputs)
     if reg.type == "gcp:projects/service:Service":
-        return [("service", str(inputs.get("service"))), ("disableOnDestroy", _yes(inputs.get("disableOnDestroy"))),
-                ("disableDependentServices", _yes(inputs.get("disableDependentServices")))]
+        return [("service", str(inputs.get("service"))), ("disableOnDestroy", yes(inputs.get("disableOnDestroy"))),
+                ("disableDependentServices", yes(inputs.get("disableDependentServices")))]
     if reg.type == "gcp:projects/iAMMember:IAMMember":
         return [("project", str(inputs.get("project"))), ("role", str(inputs.get("role"))),
                 ("member", str(inputs.get("member")))]

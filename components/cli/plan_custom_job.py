@@ -6,15 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from components.cli.plan_text import job_tail
 from components.jobspec.cost import pools
-
-
-def _labels(value: Any) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted((value or {}).items())) or "none"
-
-
-def _yes(value: Any) -> str:
-    return "true" if value else "false"
 
 
 def describe_custom_job(inputs: dict[str, Any]) -> list[tuple[str, str]]:
@@ -42,10 +35,4 @@ def describe_custom_job(inputs: dict[str, Any]) -> list[tuple[str, str]]:
         if (box or package).get("args"):
             lines.append((f"pool {i} args", " ".join((box or package)["args"])))
     lines.append(("outputDir", str((spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"))))
-    if spec.get("scheduling"):
-        lines.append(("scheduling", ", ".join(f"{k}={v}" for k, v in sorted(spec["scheduling"].items()))))
-    lines.append(("labels", _labels(job.get("labels"))))
-    wait = inputs.get("waitForCompletion")
-    timeout = inputs.get("waitTimeoutSeconds")
-    lines.append(("waitForCompletion", _yes(wait) + (f" (at most {timeout:g} s)" if wait and timeout else "")))
-    return lines
+    return lines + job_tail(spec.get("scheduling"), job, inputs)
