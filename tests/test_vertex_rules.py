@@ -80,8 +80,8 @@ def test_fixed_count_family_needs_its_count() -> None:
 def test_no_h100_on_n1() -> None:
     text = one(custom_job_spec(container_pool(machine("n1-standard-8", "NVIDIA_H100_80GB", 8))))
     assert text.startswith("workerPoolSpecs[0].machineSpec.acceleratorType: NVIDIA_H100_80GB on n1-standard-8 is "
-                           "not offered; allowed on n1-standard-8: NVIDIA_TESLA_P4, NVIDIA_TESLA_P100, "
-                           "NVIDIA_TESLA_T4, NVIDIA_TESLA_V100")
+                           "not offered; allowed on n1-standard-8: NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, "
+                           "NVIDIA_TESLA_V100")  # P100 ended on 2026-09-15: never offered after it
     assert "(NVIDIA_H100_80GB comes with a3-highgpu-1g, a3-highgpu-2g, a3-highgpu-4g, a3-highgpu-8g)" in text
 
 

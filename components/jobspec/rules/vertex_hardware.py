@@ -133,7 +133,7 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
     if fixed is not None:
         yield from _fixed(mt, fixed, acc, count, acc_at, count_at)
     elif mt in catalog.N1_GPU_COUNTS:
-        yield from _n1(mt, acc, count, acc_at, count_at)
+        yield from _n1(mt, acc, count, acc_at, count_at, today)
     elif mt == catalog.CLOUD_TPU_MACHINE:
         yield from _cloud_tpu(acc, count, acc_at, count_at)
     elif mt in catalog.TPU_HOSTS:
@@ -161,8 +161,10 @@ def _fixed(mt: str, fixed: catalog.FixedMachine, acc: str | None, count: int | N
                       f"allowed: {fixed.count}{hint}")
 
 
-def _n1(mt: str, acc: str | None, count: int | None, acc_at: str, count_at: str) -> Iterator[Problem]:
-    offered = catalog.N1_GPU_COUNTS[mt]
+def _n1(mt: str, acc: str | None, count: int | None, acc_at: str, count_at: str,
+        today: date) -> Iterator[Problem]:
+    # what may be attached today (a GPU past its end of support is refused above, and never offered)
+    offered = {gpu: counts for gpu, counts in catalog.N1_GPU_COUNTS[mt].items() if _ended(gpu, today) is None}
     if acc is None:
         if count is not None:
             yield Problem(count_at, f"{count} without acceleratorType; allowed: an acceleratorType too "
