@@ -12,15 +12,17 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
-PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "trainers", "requirements.txt")
+PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "trainers", "requirements.txt", "policies")
 LIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "JOB_STATE_PENDING",
                          "JOB_STATE_RUNNING"})
 
@@ -31,6 +33,29 @@ def find_pulumi() -> str | None:
         return found
     built = sorted(ENGINE_CACHE.glob("v*/bin/pulumi"))
     return str(built[-1]) if built else None
+
+
+def require_pulumi(missing: str | None = None) -> str:
+    """The pulumi CLI for a module of e2e tests; without it (or with `missing`, another thing they need) the
+    module fails under CI (.ci/run must provide it) and is skipped elsewhere."""
+    found = find_pulumi()
+    if found is None:
+        missing = "no pulumi CLI on PATH or in the engine cache (scripts/install-pulumi-engine.sh)"
+    if missing is None and found is not None:
+        return found
+    if os.environ.get("CI"):
+        pytest.fail(f"{missing}: .ci/run must install it", pytrace=False)
+    pytest.skip(missing or "", allow_module_level=True)
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="module", name="emulator")
+def process_emulator() -> Iterator[Emulator]:
+    """`emulator` in an e2e module that imports this: the emulator as a separate process, for that module (it
+    stands in for the in-process emulator of the other tests)."""
+    running = Emulator.start()
+    yield running
+    running.stop()
 
 
 @dataclass
@@ -143,12 +168,16 @@ class Project:
     def resources(self, type_suffix: str = "TrainingJob") -> list[dict[str, Any]]:
         return [r for r in self.deployment().get("resources", []) if r["type"].endswith(type_suffix)]
 
-    def edit_job(self, name: str, change: Any) -> None:
-        """Change one job of the stack file in place (the stack file a user would edit)."""
+    def edit_config(self, change: Any) -> None:
+        """Change the stack file's config in place (the stack file a user would edit)."""
         path = self.path / "stacks" / f"Pulumi.{self.stack}.yaml"
         data = yaml.safe_load(path.read_text())
-        change(data["config"]["gcp-training-jobs:jobs"][name])
+        change(data["config"])
         path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+    def edit_job(self, name: str, change: Any) -> None:
+        """Change one job of the stack file in place."""
+        self.edit_config(lambda config: change(config["gcp-training-jobs:jobs"][name]))
 
 
 def kill_session(leader: subprocess.Popen[str]) -> list[int]:

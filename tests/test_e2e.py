@@ -10,35 +10,20 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, find_pulumi
+from tests.e2e_support import Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
 
 pytestmark = pytest.mark.e2e
 
-PULUMI = find_pulumi()
-if PULUMI is None:
-    if os.environ.get("CI"):
-        pytest.fail("no pulumi CLI: .ci/run must build it with scripts/install-pulumi-engine.sh",
-                    pytrace=False)
-    pytest.skip("no pulumi CLI on PATH or in the engine cache (scripts/install-pulumi-engine.sh)",
-                allow_module_level=True)
+PULUMI = require_pulumi()
 
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    emulator = Emulator.start()
-    yield emulator
-    emulator.stop()
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    assert PULUMI is not None
     return Project.copy(tmp_path_factory.mktemp("e2e"), PULUMI, emulator)
 
 
@@ -187,7 +172,6 @@ VERTEX_STACK: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def vertex(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    assert PULUMI is not None
     return Project.copy(tmp_path_factory.mktemp("e2e-vertex"), PULUMI, emulator, stack="vertex",
                         config=VERTEX_STACK)
 

@@ -8,25 +8,25 @@ Needs the `pulumi` CLI, as tests/test_e2e.py does.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, find_pulumi, kill_session, wait_until
+from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
+    Emulator,
+    Project,
+    kill_session,
+    process_emulator,
+    require_pulumi,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
-PULUMI = find_pulumi()
-if PULUMI is None:
-    if os.environ.get("CI"):
-        pytest.fail("no pulumi CLI: .ci/run must build it with scripts/install-pulumi-engine.sh", pytrace=False)
-    pytest.skip("no pulumi CLI on PATH or in the engine cache (scripts/install-pulumi-engine.sh)",
-                allow_module_level=True)
+PULUMI = require_pulumi()
 
 JOBS = 6
 CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
@@ -49,12 +49,6 @@ def stack_config(backend: str) -> dict[str, Any]:
     }
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    emulator = Emulator.start()
-    yield emulator
-    emulator.stop()
-
 
 def live_per_resource(emulator: Emulator) -> Counter[str]:
     """How many live jobs each resource has (by the job id's stem: the resource name)."""
@@ -64,7 +58,6 @@ def live_per_resource(emulator: Emulator) -> Counter[str]:
 @pytest.mark.parametrize("backend", ["ai-platform", "vertex"])
 def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
         tmp_path: Path, emulator: Emulator, backend: str) -> None:
-    assert PULUMI is not None
     emulator.control("reset", {})
     project = Project.copy(tmp_path, PULUMI, emulator, stack="crash", config=stack_config(backend))
     emulator.control("faults", {"delay": SLOW_CREATE_SECONDS, "count": JOBS, "method": CREATE[backend]})
@@ -100,7 +93,6 @@ def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
 
 
 def test_a_secret_label_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
-    assert PULUMI is not None
     emulator.control("reset", {})
     canary = "canary-0f3b9d2e71c4"
     project = Project.copy(tmp_path, PULUMI, emulator)
@@ -122,7 +114,6 @@ def test_a_secret_label_never_appears_in_plain_text_in_the_state(tmp_path: Path,
 
 def test_a_vertex_create_answered_after_the_client_timeout_makes_one_job(tmp_path: Path, emulator: Emulator) -> None:
     """The server finishes each create after the client gave up: `up` adopts them by their labels."""
-    assert PULUMI is not None
     emulator.control("reset", {})
     project = Project.copy(tmp_path, PULUMI, emulator, stack="crash", config=stack_config("vertex"))
     project.env["GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS"] = "1"
@@ -134,7 +125,6 @@ def test_a_vertex_create_answered_after_the_client_timeout_makes_one_job(tmp_pat
 
 
 def test_a_plaintext_remote_endpoint_is_refused_before_anything_runs(tmp_path: Path, emulator: Emulator) -> None:
-    assert PULUMI is not None
     project = Project.copy(tmp_path, PULUMI, emulator)
     project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", "http://192.0.2.2:18099/")
     done = project.pulumi("preview", ok=False)
