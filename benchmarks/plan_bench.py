@@ -65,7 +65,9 @@ def write_stack(folder: Path, jobs: int) -> Path:
 
 
 def run_once(stacks: Path, build: Path) -> tuple[float, str]:
-    env = {**os.environ, "GCP_TRAINING_JOBS_BUILD_DIR": str(build)}
+    # The packaged shapes run on prebuilt runtime containers, all past their end of availability on Google's
+    # page today: the stack is judged as of a day they were offered, so the workload stays comparable.
+    env = {**os.environ, "GCP_TRAINING_JOBS_BUILD_DIR": str(build), "GCP_TRAINING_JOBS_TODAY": "2024-06-01"}
     started = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "bench",
                              "--stacks-dir", str(stacks)], cwd=ROOT, env=env, capture_output=True, text=True)
@@ -73,6 +75,15 @@ def run_once(stacks: Path, build: Path) -> tuple[float, str]:
     if result.returncode != 0:
         sys.exit(f"plan failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     return elapsed, result.stdout
+
+
+FLOOR = "import pulumi, pulumi_gcp, pydantic, yaml"
+
+
+def _floor() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FLOOR], cwd=ROOT, capture_output=True, check=True)
+    return time.perf_counter() - started
 
 
 def main() -> int:
@@ -91,8 +102,11 @@ def main() -> int:
                         re.MULTILINE)
     resources = summary.group(0) if summary else "(no summary line)"
     best, median = min(times), statistics.median(times)
+    floor = min(_floor() for _ in range(args.runs))
+    print(f"floor: `python -c \"{FLOOR}\"` (what any plan of a Pulumi program pays): {floor:.2f} s")
     print(f"plan of {args.jobs} jobs, {args.runs} runs: best {best:.2f} s, median {median:.2f} s "
           f"(target < {TARGET_SECONDS:.0f} s); {resources}")
+    print(f"ratio to the floor: {best / floor:.1f}x")
     return 0 if best < TARGET_SECONDS else 1
 
 

@@ -13,6 +13,7 @@ import os
 import statistics
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,13 @@ from components.resources.training_job import TrainingJobProvider  # noqa: E402
 
 JOB = {"trainingInput": {
     "scaleTier": "CUSTOM", "masterType": "n1-highcpu-16",
-    "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "4"}},
     "workerType": "n1-highcpu-16", "workerCount": "9",
     "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "4"}},
     "parameterServerType": "n1-highmem-8", "parameterServerCount": "3",
-    "region": "us-central1", "runtimeVersion": "2.11", "pythonModule": "trainer.task",
-    "packageUris": ["gs://bench-bucket/trainer.tar.gz"],
+    "region": "us-central1",
+    # a custom container: every prebuilt training image is past its end of availability today
+    "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "4"},
+                     "imageUri": "us-docker.pkg.dev/bench-project/trainers/resnet:1.0"},
 }}
 
 
@@ -41,6 +43,17 @@ def measure(emulator: Emulator, action: Callable[[], Any]) -> tuple[float, list[
     action()
     elapsed = time.perf_counter() - start
     return elapsed, [r["method"] for r in emulator.state.requests()[before:]]
+
+
+def _round_trip(url: str, n: int) -> float:
+    """The median time of a bare GET of the emulator's control endpoint: the floor of any API call here."""
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        with urllib.request.urlopen(url + "_emulator/health", timeout=10) as answer:
+            answer.read()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def main() -> None:
@@ -72,6 +85,10 @@ def main() -> None:
                 (seq,) = calls[op] if len(calls[op]) == 1 else (sorted(calls[op])[0],)
                 print(f"  {op:6} {len(seq)} request(s) {list(seq)}  median {statistics.median(times[op]) * 1e3:.2f} ms"
                       f"  p95 {sorted(times[op])[int(0.95 * (n - 1))] * 1e3:.2f} ms")
+        floor = _round_trip(emulator.url, n)
+        print(f"floor: one bare HTTP GET to the emulator over loopback (urllib, new connection): median "
+              f"{floor * 1e3:.2f} ms; vertex create / floor: {statistics.median(times['create']) / floor:.1f}x "
+              "(for 2 requests)")
         discovery = [r for r in emulator.state.requests() if "discovery" in r["path"]]
         print(f"discovery fetches: {len(discovery)}; googleapiclient services built in this process: "
               f"{transport.build_count} (one per API)")

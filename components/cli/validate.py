@@ -9,7 +9,6 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -107,15 +106,24 @@ def judge_file(path: Path, args: argparse.Namespace) -> Verdict:
 PARALLEL_FROM = 200
 
 
+def _judge_all(paths: list[Path], args: argparse.Namespace) -> list[Verdict]:
+    return [judge_file(path, args) for path in paths]
+
+
 def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
-    """Each file's verdict, in order; judged in worker processes (forked: nothing re-imported) when many."""
+    """Each file's verdict, in order. With many files, one contiguous slice per core: this process judges the
+    first while forked workers (nothing re-imported) judge the others."""
     workers = min(os.cpu_count() or 1, len(files) // (PARALLEL_FROM // 2))
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield from (judge_file(path, args) for path in files)
         return
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        yield from pool.map(partial(judge_file, args=args), files, chunksize=max(1, len(files) // (workers * 4)))
+    size = -(-len(files) // workers)
+    slices = [files[i:i + size] for i in range(0, len(files), size)]
+    with ProcessPoolExecutor(len(slices) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+        rest = [pool.submit(_judge_all, part, args) for part in slices[1:]]
+        yield from _judge_all(slices[0], args)
+        for future in rest:
+            yield from future.result()
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ from components.jobspec.cost import (
 from components.jobspec.models import WireModel
 from components.jobspec.names import NAMESPACE
 from components.jobspec.problems import Problem, allowed
+from components.jobspec.rules.tasks import today as today_of_rules
 
 #: The stack config key the guardrails are declared under.
 GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
@@ -145,8 +146,9 @@ def _breakdown(body: Mapping[str, Any]) -> str:
 
 
 def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None = None) -> list[Problem]:
-    """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`)."""
-    today = today or date.today()
+    """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`), judged against the
+    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date)."""
+    today = today or today_of_rules()
     problems: list[Problem] = []
     for kind, where in _accelerator_pools(body).items():
         ended = vertex_machines.GPU_END_OF_SUPPORT.get(kind)
