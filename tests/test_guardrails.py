@@ -121,10 +121,11 @@ def test_max_accelerators_per_stack_sums_the_jobs() -> None:
 
 
 def test_max_hourly_usd_over_the_cap_with_known_prices() -> None:
-    jobs = [RenderedJob("h100", vertex(pool("n1-standard-4", "NVIDIA_H100_80GB", 1, 2)), "us-central1")]
-    assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 10})) == [
-        "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $20.03/h, over the "
-        "cap; allowed: at most $10.00/h"]
+    # the one machine the price table has a sourced price for: n1-standard-4 in us-central1, $0.21849885/h
+    jobs = [RenderedJob("cpu", vertex(pool("n1-standard-4", None, 0, 10)), "us-central1")]
+    assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 1})) == [
+        "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $2.18/h, over the "
+        "cap; allowed: at most $1.00/h"]
     assert stack_guardrail_problems(jobs, {"maxHourlyUsd": 25}) == []
 
 

@@ -19,6 +19,7 @@ the SKU article below.  None was added.  components.jobspec.cost reports every m
 "unknown" by name.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from types import MappingProxyType
@@ -79,11 +80,11 @@ SOURCE_PRICING: Final = Source(
         "every region other than us-central1, any Spot price, any per-vCPU/per-GB "
         "rate from the page, and any page statement on whether a2/a3/g2 prices "
         "include their GPUs. The NVIDIA_H100_80GB figure's region is NOT stated by the "
-        "transcription; it is filed under us-central1 only because the same capture's "
-        "n1-standard-4 value is the us-central1 (Iowa) value. Caution: 9.79655057 equals "
+        "transcription, so it is NOT in ACCELERATOR_PRICES (filing it under a region would "
+        "be a guess). Also: 9.79655057 equals "
         "the Aug-2025 Vertex training SKU for H100 in Iowa (11.2660332, see "
         "TRAINING_SKU_PRICES_US_CENTRAL1_2025_08) divided by 1.15, so it may come from "
-        "a different column or reflect a 2026 repricing; treat as unverified. "
+        "a different column or reflect a 2026 repricing. "
         "Secondary paraphrase (Zenn article, code-index id 13115385303, footnote 6): "
         "the page states that Spot VMs and reservations used with Vertex AI are billed "
         "as Compute Engine SKUs plus a Vertex AI management-fee SKU - no Spot figures "
@@ -147,21 +148,11 @@ MACHINE_PRICES: Final = MappingProxyType(
     }
 )
 
-# Units: per accelerator (one GPU) per hour - transcription row "Accelerator
-# NVIDIA_H100_80GB (training)", price_text "$9.79655057 / 1 hour".  Region not stated
-# by the transcription (filed under us-central1 by inference; see SOURCE_PRICING.note).
-ACCELERATOR_PRICES: Final = MappingProxyType(
-    {
-        "us-central1": MappingProxyType(
-            {
-                "NVIDIA_H100_80GB": HourlyPrice(
-                    9.79655057, None, SOURCE_PRICING,
-                    note="region not stated by the transcription; unverified (see SOURCE_PRICING.note)",
-                ),
-            }
-        ),
-    }
-)
+# Units: per accelerator (one GPU) per hour. No accelerator price could be placed in a region: the one row
+# the copy holds ("Accelerator NVIDIA_H100_80GB (training)", "$9.79655057 / 1 hour") states no region, and
+# its figure equals another region's SKU price / 1.15 (see SOURCE_PRICING.note). Filing it under us-central1
+# would be a guess, so it is left out: every accelerator is "unknown" in estimates.
+ACCELERATOR_PRICES: Final[Mapping[str, Mapping[str, HourlyPrice]]] = MappingProxyType({})
 
 # The page text available says nothing on whether any machine-type price already
 # includes its GPUs, so this is empty.
