@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field, NonNegativeInt
 
-from components.jobspec.catalog import vertex_legacy, vertex_machines
+from components.jobspec.catalog import vertex_legacy
 from components.jobspec.cost import (
     SPOT_STRATEGIES,
     accelerators,
@@ -37,6 +37,7 @@ from components.jobspec.cost import (
 from components.jobspec.models import WireModel
 from components.jobspec.names import NAMESPACE
 from components.jobspec.problems import Problem, allowed
+from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
 
 #: The stack config key the guardrails are declared under.
@@ -151,9 +152,9 @@ def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None 
     today = today or today_of_rules()
     problems: list[Problem] = []
     for kind, where in _accelerator_pools(body).items():
-        ended = vertex_machines.GPU_END_OF_SUPPORT.get(kind)
+        ended = support_ended(kind, today)
         retired = vertex_legacy.VERTEX_RETIRED_ACCELERATORS.get(kind)
-        if ended is not None and ended <= today:
+        if ended is not None:
             why = f"reached end of support on {ended.isoformat()}"
         elif retired:
             why = f"is retired: {retired}"

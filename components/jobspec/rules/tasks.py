@@ -39,6 +39,13 @@ class Options:
         return self.backend == VERTEX
 
 
+def support_ended(accelerator: str | None, today: date) -> date | None:
+    """The end-of-support date of an accelerator if it has passed by `today` (catalog.GPU_END_OF_SUPPORT), else
+    None: the one test of "past its end of support" for the rules and the guardrails' fixed rule."""
+    ended = catalog.GPU_END_OF_SUPPORT.get(accelerator or "")
+    return ended if ended is not None and today >= ended else None
+
+
 def today(opts: Options | None = None) -> date:
     """The day date rules judge against: Options.today, else $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD), else the
     system's date. A malformed variable is a SpecError naming it (never silently ignored)."""

@@ -14,6 +14,7 @@ from components.jobspec import catalog
 from components.jobspec.catalog.replacements import replacement
 from components.jobspec.problems import Problem, allowed, allowed_some, suggestion
 from components.jobspec.rules.pools import Pool
+from components.jobspec.rules.tasks import support_ended
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,6 @@ def homes(accelerator: str) -> str:
     return f" ({accelerator} runs on {allowed(hosts)})" if hosts else ""
 
 
-def _ended(accelerator: str | None, today: date) -> date | None:
-    ended = catalog.GPU_END_OF_SUPPORT.get(accelerator or "")
-    return ended if ended is not None and today >= ended else None
-
-
 def rule_machines(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
     """Known machine types; each accelerator only on the machines that take it, in the counts they take it;
     no GPU past its end of support."""
@@ -100,10 +96,10 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
     acc, count = pool.accelerator_type, pool.accelerator_count
     acc_at, count_at = pool.at("acceleratorType"), pool.at("acceleratorCount")
     implied = pool.implied_accelerator
-    ended = _ended(implied, today)
+    ended = support_ended(implied, today)
     if ended is not None and implied is not None:
         source = catalog.GPU_END_OF_SUPPORT_SOURCES.get(implied)
-        current = [a for a in accelerators_of(mt) if _ended(a, today) is None and a != implied]
+        current = [a for a in accelerators_of(mt) if support_ended(a, today) is None and a != implied]
         where = f" ({source.url})" if source else ""
         found = replacement(mt, implied, count or 1) if mt in catalog.N1_GPU_COUNTS else None
         instead = ""
@@ -164,7 +160,8 @@ def _fixed(mt: str, fixed: catalog.FixedMachine, acc: str | None, count: int | N
 def _n1(mt: str, acc: str | None, count: int | None, acc_at: str, count_at: str,
         today: date) -> Iterator[Problem]:
     # what may be attached today (a GPU past its end of support is refused above, and never offered)
-    offered = {gpu: counts for gpu, counts in catalog.N1_GPU_COUNTS[mt].items() if _ended(gpu, today) is None}
+    offered = {gpu: counts for gpu, counts in catalog.N1_GPU_COUNTS[mt].items()
+               if support_ended(gpu, today) is None}
     if acc is None:
         if count is not None:
             yield Problem(count_at, f"{count} without acceleratorType; allowed: an acceleratorType too "
@@ -235,7 +232,7 @@ def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
                 yield Problem(at, f"{label} ({pool.machine_type}) is not offered for training in {region}; "
                               f"allowed: a region offering {label}: {allowed(_regions_with_label(label))}")
             continue
-        if acc in offered or acc not in catalog.VERTEX_ACCELERATOR_TYPES or _ended(acc, s.today):
+        if acc in offered or acc not in catalog.VERTEX_ACCELERATOR_TYPES or support_ended(acc, s.today):
             continue
         listed = " (the locations page lists it there, but not for training)" \
             if acc in catalog.NOT_FOR_TRAINING.get(region, ()) else ""
