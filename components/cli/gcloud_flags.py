@@ -40,6 +40,7 @@ from components.jobspec.errors import SpecError
 from components.jobspec.load import load_job
 from components.jobspec.names import DEFAULT_REGION
 from components.jobspec.problems import Problem
+from components.jobspec.vertex_models import is_custom_job_spec
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
 GCLOUD_FLAGS = {
@@ -210,9 +211,7 @@ def vocabulary(data: Any) -> str | None:
         return None
     if "trainingInput" in data:
         return "ml"
-    if "workerPoolSpecs" in data or "jobSpec" in data:
-        return "vertex"
-    return None
+    return "vertex" if is_custom_job_spec(data) else None
 
 
 def _given(args: argparse.Namespace, name: str) -> bool:
