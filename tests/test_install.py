@@ -8,6 +8,7 @@ from a temporary folder under Pulumi's mocks: the components it imports come fro
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -23,8 +24,13 @@ def _run(*cmd: str | Path, cwd: Path | None = None) -> str:
 
 
 def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "components", source / "components", ignore=shutil.ignore_patterns("__pycache__"))
     dist = tmp_path / "dist"
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, ROOT)
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
     wheel = next(dist.glob("gcp_training_jobs-*.whl"))
 
     fresh = tmp_path / "fresh"

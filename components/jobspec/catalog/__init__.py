@@ -19,7 +19,6 @@ clash with AI Platform's carry a VERTEX_ prefix here (VERTEX_TRAINING_REGIONS).
 
 from components.jobspec.catalog.accelerators import *  # noqa: F403
 from components.jobspec.catalog.legacy import *  # noqa: F403
-from components.jobspec.catalog.legacy import legacy_equivalent  # noqa: F401
 from components.jobspec.catalog.machines import *  # noqa: F403
 from components.jobspec.catalog.regions import *  # noqa: F403
 from components.jobspec.catalog.runtimes import *  # noqa: F403

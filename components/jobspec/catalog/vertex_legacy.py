@@ -18,11 +18,6 @@ VERTEX_RETIRED_ACCELERATORS: Final[Mapping[str, str]] = MappingProxyType({
     K80: "NVIDIA Tesla K80 reached end of support on 2024-05-01 (cloud.google.com/compute/docs/eol/k80-eol)",
 })
 
-#: The machine type of a Vertex AI TPU worker pool (TPU v2/v3 devices, 8 cores each). Source: Vertex AI
-#: "Training with TPU VMs": machineSpec {machineType: cloud-tpu, acceleratorType: TPU_V2|TPU_V3,
-#: acceleratorCount: 8}.
-VERTEX_TPU_MACHINE: Final = "cloud-tpu"
-
 #: Prebuilt TensorFlow training containers for an AI Platform runtime version on Python 3.7. Source:
 #: Vertex AI "Prebuilt containers for custom training" (cloud.google.com/vertex-ai/docs/training/
 #: pre-built-containers): tf-cpu.N-M and tf-gpu.N-M (Python 3.7) exist for 1.15, 2.1 to 2.9 and 2.11;
