@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from components.jobspec import catalog  # noqa: E402
-from components.jobspec.errors import SpecError  # noqa: E402
+from components.jobspec.core.errors import SpecError  # noqa: E402
 from components.jobspec.load import load_job  # noqa: E402
 
 

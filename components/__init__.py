@@ -28,10 +28,10 @@ _PUBLIC = {
     "from_pulumi_config": "components.resources.settings",
     "load_stack_file": "components.resources.settings",
     "load_job": "components.jobspec.load",
-    "render_body": "components.jobspec.render",
-    "TrainingJobsError": "components.jobspec.errors",
-    "SpecError": "components.jobspec.errors",
-    "UnreadableError": "components.jobspec.errors",
+    "render_body": "components.jobspec.render.bodies",
+    "TrainingJobsError": "components.jobspec.core.errors",
+    "SpecError": "components.jobspec.core.errors",
+    "UnreadableError": "components.jobspec.core.errors",
 }
 
 __all__ = [
@@ -57,9 +57,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from components.jobspec.errors import SpecError, TrainingJobsError, UnreadableError
+    from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
     from components.jobspec.load import load_job
-    from components.jobspec.render import render_body
+    from components.jobspec.render.bodies import render_body
     from components.resources.services import ProjectServices, ProjectServicesArgs
     from components.resources.settings import StackSettings, from_pulumi_config, load_stack_file
     from components.resources.stack import build_stack

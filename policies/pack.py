@@ -1,10 +1,10 @@
 """The policies of the `gcp-training-jobs` CrossGuard pack: the stack's guardrails and the fixed rules.
 
 Every policy calls the same pure functions as `python -m components plan` and the TrainingJob provider
-(components.jobspec.guardrails and .cost), on the inputs the engine hands the analyzer:
+(components.jobspec.review.guardrails and .cost), on the inputs the engine hands the analyzer:
 
 - a TrainingJob's `job`, `backend` and `name` inputs are judged and rendered to the request body its
-  backend would send (components.jobspec.render), so guardrails read what is actually sent;
+  backend would send (components.jobspec.render.bodies), so guardrails read what is actually sent;
 - the guardrails come from the stack's own config file (`stacks/Pulumi.<stack>.yaml`, found through the
   project's Pulumi.yaml and the stack name in each resource's URN). An analyzer plugin receives no stack
   config from the engine through a language host (only through the legacy `pulumi-analyzer-policy-*`
@@ -32,10 +32,12 @@ from pulumi_policy import (
 from pulumi_policy import proxy as _proxy
 from pydantic import ValidationError
 
-from components.jobspec.cost import estimate, estimate_stack, source_lines
-from components.jobspec.documents import read_yaml
-from components.jobspec.errors import SpecError, TrainingJobsError
-from components.jobspec.guardrails import (
+from components.jobspec.core.errors import SpecError, TrainingJobsError
+from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.io.documents import read_yaml
+from components.jobspec.render.bodies import render_body
+from components.jobspec.review.cost import estimate, estimate_stack, source_lines
+from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_ADDITIVE_IAM,
     RULE_END_OF_LIFE,
@@ -47,8 +49,6 @@ from components.jobspec.guardrails import (
     resource_problems,
     stack_guardrail_problems,
 )
-from components.jobspec.problems import Problem, from_validation_error
-from components.jobspec.render import render_body
 from components.resources.job_wire import load_wire, region_of
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from components.jobspec.names import TODAY_ENV
+from components.jobspec.core.names import TODAY_ENV
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from components.jobspec.catalog import prices
-from components.jobspec.cost import (
+from components.jobspec.load import load_job
+from components.jobspec.render.bodies import render_body
+from components.jobspec.review.cost import (
     Amount,
     accelerators,
     estimate,
@@ -17,8 +19,6 @@ from components.jobspec.cost import (
     source_lines,
     strategy,
 )
-from components.jobspec.load import load_job
-from components.jobspec.render import render_body
 
 N1_4 = 0.21849885  # the table's n1-standard-4, us-central1
 H100 = 9.5  # an accelerator price for the arithmetic tests only (the table has none: see prices.py)

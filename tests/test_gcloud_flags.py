@@ -15,8 +15,8 @@ import pytest
 
 from components.cli.gcloud_flags import add_gcloud_flags, input_paths, load_config, with_flags, worker_pool_specs
 from components.cli.main import parser
-from components.jobspec.documents import Document
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.io.documents import Document
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"

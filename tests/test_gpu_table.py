@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
 from components.jobspec.load import load_job
 from tests.helpers import gpu_job
 

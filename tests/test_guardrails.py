@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.errors import SpecError
-from components.jobspec.guardrails import (
+from components.jobspec.core.errors import SpecError
+from components.jobspec.review.guardrails import (
     Guardrails,
     RenderedJob,
     all_guardrail_problems,

@@ -20,8 +20,8 @@ import pulumi  # noqa: E402
 import pytest  # noqa: E402
 
 from components.cli.plan import mocked_pulumi  # noqa: E402
-from components.jobspec.errors import SpecError  # noqa: E402
-from components.jobspec.names import NAMESPACE  # noqa: E402
+from components.jobspec.core.errors import SpecError  # noqa: E402
+from components.jobspec.core.names import NAMESPACE  # noqa: E402
 from components.resources.settings import from_pulumi_config  # noqa: E402
 from components.resources.settings.judge import judge  # noqa: E402
 from components.resources.settings.secrets import bounds_problem, holds_secret, secure_keys  # noqa: E402

@@ -19,10 +19,10 @@ from components.jobspec.catalog.replacements import (
     suggestion_for,
 )
 from components.jobspec.catalog.vertex_machines import FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS
-from components.jobspec.documents import parse_yaml
-from components.jobspec.errors import SpecError
-from components.jobspec.models import parse_job
-from components.jobspec.problems import Problem, collapse_repeated, from_validation_error
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem, collapse_repeated, from_validation_error
+from components.jobspec.io.documents import parse_yaml
+from components.jobspec.vocab.training_input import parse_job
 
 ROOT = Path(__file__).resolve().parents[1]
 

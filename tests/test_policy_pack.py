@@ -29,7 +29,7 @@ from pulumi_policy import (  # noqa: E402
 from pulumi_policy.deserialize import deserialize_properties  # noqa: E402
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy  # noqa: E402
 
-from components.jobspec.guardrails import end_of_life_problems  # noqa: E402
+from components.jobspec.review.guardrails import end_of_life_problems  # noqa: E402
 from policies import pack  # noqa: E402
 
 JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from components.jobspec import catalog
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
 from components.jobspec.load import load_custom_job, load_job
-from components.jobspec.models import _integral
-from components.jobspec.render import render_body
+from components.jobspec.render.bodies import render_body
+from components.jobspec.vocab.training_input import _integral
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, leaves
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(allow_nan=True),

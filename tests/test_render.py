@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.documents import read_yaml
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import TODAY_ENV
+from components.jobspec.io.documents import read_yaml
 from components.jobspec.load import load_job
-from components.jobspec.names import TODAY_ENV
-from components.jobspec.render import render_body
+from components.jobspec.render.bodies import render_body
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 from tests.test_gpu_table import ALLOWED
 
@@ -49,7 +49,7 @@ def test_gpu_bodies_pass_both_schemas_with_int64_as_strings(machine: str, gpu: s
     assert ml["trainingInput"]["workerCount"] == "3"
     if gpu == "NVIDIA_TESLA_K80":
         with pytest.raises(SpecError, match="not offered by Vertex AI"):
-            render_body(job, "vertex", "j")
+            load_job(gpu_job(machine, gpu, count, workerType=machine, workerCount=3), backend="vertex")
         return
     vertex = render_body(job, "vertex", "j")
     assert_vertex_body_valid(vertex)

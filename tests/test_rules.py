@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.documents import read_yaml
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.io.documents import read_yaml
 from components.jobspec.load import load_job
 from tests.helpers import gpu_job
 

@@ -25,7 +25,7 @@ from pulumi.dynamic import ConfigureRequest  # noqa: E402
 
 from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
-from components.jobspec.names import NAMESPACE, TODAY_ENV  # noqa: E402
+from components.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from components.resources import stack as stack_module  # noqa: E402
 from components.resources.settings import load_stack_file  # noqa: E402
 from components.resources.stack import build_stack  # noqa: E402

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from components.emulator.discovery import validate_body
-from components.jobspec.documents import parse_yaml
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.io.documents import parse_yaml
 from components.jobspec.load import load_job
-from components.jobspec.models import HyperparameterSpec
-from components.jobspec.render import render_body
-from components.jobspec.tuning_body import EARLY_STOPPING, study_spec, tuning_job_body
+from components.jobspec.render.bodies import render_body
+from components.jobspec.render.tuning import EARLY_STOPPING, study_spec, tuning_job_body
+from components.jobspec.vocab.training_input import HyperparameterSpec
 from tests.helpers import assert_ml_body_valid, gpu_job
 
 HP = "trainingInput.hyperparameters"

@@ -18,7 +18,7 @@ from components.backends.vertex_tuning import VertexTuningBackend
 from components.emulator import API_METHODS, Emulator
 from components.emulator.discovery import validate_body
 from components.jobspec.load import load_job
-from components.jobspec.render import render_body
+from components.jobspec.render.bodies import render_body
 from tests.test_vertex_tuning import tuning_training_input
 
 PROJECT, REGION = "demo-project", "us-central1"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.errors import SpecError
-from components.jobspec.load import load_custom_job, load_job
-from components.jobspec.names import TODAY_ENV
-from components.jobspec.render import render_body
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import TODAY_ENV
+from components.jobspec.load import judge_job, load_custom_job, load_job
+from components.jobspec.render.bodies import render_body
 from components.jobspec.rules import Options, today
 from tests.helpers import container_pool, custom_job_spec, gpu_job
 
@@ -81,11 +81,12 @@ def test_a_prebuilt_image_used_as_a_custom_container_is_judged_by_its_date_too()
 
 
 def test_a_runtime_version_translated_to_a_past_container_is_refused() -> None:
-    job = load_job(gpu_job("n1-standard-8", "NVIDIA_TESLA_T4", 2))  # runtime 2.11: tf-gpu.2-11
-    assert render_body(job, "vertex", "j", today=date(2024, 11, 15))["jobSpec"]["workerPoolSpecs"][0]
-    with pytest.raises(SpecError) as caught:
-        render_body(job, "vertex", "j", today=date(2026, 11, 22))
-    (problem,) = caught.value.problems
+    data = gpu_job("n1-standard-8", "NVIDIA_TESLA_T4", 2)  # runtime 2.11: tf-gpu.2-11
+    before = judge_job(data, backend="vertex", today=date(2024, 11, 15))
+    assert before.ok and before.body is not None and before.body["jobSpec"]["workerPoolSpecs"][0]
+    after = judge_job(data, backend="vertex", today=date(2026, 11, 22))
+    assert after.body is None
+    (problem,) = after.problems
     assert problem.path == "trainingInput.runtimeVersion"
     assert problem.message.startswith("translates to the prebuilt container tf-gpu.2-11, which reached its end of "
                                       "availability on 2024-11-15")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
 from components.jobspec.load import load_custom_job, load_job
 from tests.helpers import container_pool, custom_job_spec, gpu_job
 

@@ -18,13 +18,13 @@ from components.backends.vertex import VertexBackend
 from components.backends.vertex_tuning import VertexTuningBackend, best_trial
 from components.cli.main import main
 from components.emulator.discovery import get_schema, output_only_fields, validate_body
-from components.jobspec import tuning_models
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
 from components.jobspec.load import load_job, load_tuning_job
-from components.jobspec.render import TRAINING, TUNING, job_kind, render_body, tuning_body
-from components.jobspec.tuning_models import TuningConfig, is_tuning_config
-from components.jobspec.vertex_body import custom_job_body
-from components.jobspec.vertex_models import is_custom_job_spec
+from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
+from components.jobspec.render.custom_job import custom_job_body
+from components.jobspec.vocab import tuning as tuning_models
+from components.jobspec.vocab.custom_job import is_custom_job_spec
+from components.jobspec.vocab.tuning import TuningConfig, is_tuning_config
 
 SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

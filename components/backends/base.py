@@ -10,8 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from components.jobspec.names import JOB_LABEL, label_value
-from components.jobspec.render import BODIES, Renderable
+from components.jobspec.core.names import JOB_LABEL, label_value
+from components.jobspec.render.bodies import BODIES, Renderable
 
 #: The identity labels every job carries, looked up before any create (see ARCHITECTURE.md, "Job identity"):
 #: whose job it is (a hash of the Pulumi organization, project, stack and resource name) and what it runs

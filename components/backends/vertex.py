@@ -1,6 +1,6 @@
 """Vertex AI custom training (aiplatform v1, projects.locations.customJobs): requests and answers.
 
-The body is built by the pure translation in components.jobspec.vertex_body; this module only knows how
+The body is built by the pure translation in components.jobspec.render.custom_job; this module only knows how
 to call the API and read what it returns.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from components.backends.base import Backend, Target, common_times, label_filter
-from components.jobspec.names import JOB_LABEL, label_value
+from components.jobspec.core.names import JOB_LABEL, label_value
 
 STATES = {
     "JOB_STATE_QUEUED": "QUEUED",

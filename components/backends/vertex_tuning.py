@@ -4,7 +4,7 @@ answers.
 A HyperparameterTuningJob lives in the same API as a CustomJob and shares its job states, labels, list filter
 and delete-after-finish, so this backend is the custom-jobs backend on another collection; the lifecycle
 (lookup before create, adoption, reconciliation, wait, cancel, delete) is lifecycle.Jobs, unchanged. The body
-is built by the pure translation in components.jobspec.render.tuning_body. Outputs add the number of trials so
+is built by the pure translation in components.jobspec.render.bodies.tuning_body. Outputs add the number of trials so
 far (`trialCount`) and the best finished trial (`bestTrial`: its id, final measurement metrics and parameters),
 judged by the study's objective metric (the first without safetyConfig) and its goal.
 """
@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 from components.backends.base import Target, label_filter
 from components.backends.vertex import VertexBackend
-from components.jobspec.names import JOB_LABEL, label_value
-from components.jobspec.render import TUNING, tuning_body
+from components.jobspec.core.names import JOB_LABEL, label_value
+from components.jobspec.render.bodies import TUNING, tuning_body
 
 #: The list answer's field (ListHyperparameterTuningJobsResponse).
 LISTED = "hyperparameterTuningJobs"

@@ -35,12 +35,12 @@ import difflib
 from collections.abc import Callable
 from typing import Any
 
-from components.jobspec.documents import Document
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import DEFAULT_REGION
+from components.jobspec.core.problems import Problem
+from components.jobspec.io.documents import Document
 from components.jobspec.load import load_job
-from components.jobspec.names import DEFAULT_REGION
-from components.jobspec.problems import Problem
-from components.jobspec.vertex_models import is_custom_job_spec
+from components.jobspec.vocab.custom_job import is_custom_job_spec
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
 GCLOUD_FLAGS = {

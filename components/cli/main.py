@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from components.cli.gcloud_flags import add_gcloud_flags
-from components.jobspec.names import BACKENDS, EXIT_OK
+from components.jobspec.core.names import BACKENDS, EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

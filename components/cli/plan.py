@@ -21,9 +21,9 @@ from typing import Any
 
 from components.cli.plan_text import job_tail, labels_text, yes
 from components.cli.review import review, review_document, review_lines
-from components.jobspec.documents import read_yaml
-from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.names import NAMESPACE
+from components.jobspec.core.errors import SpecError, UnreadableError
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.io.documents import read_yaml
 from components.resources.settings import OPAQUE, find_project_root, load_stack_file
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
@@ -273,8 +273,8 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
 def _task_lines(job: dict[str, Any]) -> list[tuple[str, str]]:
     """One line per task role with machines, replica count and accelerators; then the accelerators in all."""
     from components.jobspec import catalog
-    from components.jobspec.models import parse_job
     from components.jobspec.rules import scale_tier, tasks
+    from components.jobspec.vocab.training_input import parse_job
 
     try:
         ti = parse_job(job).training_input
@@ -347,8 +347,8 @@ def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
 
 def _vertex_executor(job: dict[str, Any], name: str) -> str:
     """The prebuilt container Vertex AI would run the package in (pool 0)."""
-    from components.jobspec.models import parse_job
-    from components.jobspec.render import render_body
+    from components.jobspec.render.bodies import render_body
+    from components.jobspec.vocab.training_input import parse_job
 
     try:
         body = render_body(parse_job(job), "vertex", name.replace("-", "_"))
@@ -509,7 +509,7 @@ def _stack_path(stacks_dir: Path, stack: str) -> Path | None:
 
 
 def _available(stacks_dir: Path) -> list[str]:
-    from components.jobspec.documents import STACK_FILE
+    from components.jobspec.io.documents import STACK_FILE
 
     if not stacks_dir.is_dir():
         return []

@@ -11,12 +11,11 @@ from typing import Any
 
 from components.cli.gcloud_flags import input_paths
 from components.cli.validate import load_file_job
-from components.jobspec.documents import Document, load
-from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
-from components.jobspec.render import render_body
-from components.jobspec.tuning_models import is_tuning_config
-from components.jobspec.vertex_models import is_custom_job_spec
+from components.jobspec.core.errors import SpecError, UnreadableError
+from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
+from components.jobspec.io.documents import Document, load
+from components.jobspec.vocab.custom_job import is_custom_job_spec
+from components.jobspec.vocab.tuning import is_tuning_config
 
 
 def job_id_from(path: Path) -> str:
@@ -49,9 +48,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         data = {**data, "jobId": job_id}
     backend = args.backend or (VERTEX if custom else AI_PLATFORM)
     try:
-        job = load_file_job(Document(path, "job", data), argparse.Namespace(**{**vars(args), "backend": backend}),
-                            job_id=job_id, partial=False)
-        body = render_body(job, backend, job_id)
+        judged = load_file_job(Document(path, "job", data),
+                               argparse.Namespace(**{**vars(args), "backend": backend}), job_id=job_id, partial=False)
+        body = judged.checked().body_for(job_id)
     except SpecError as error:
         for problem in error.problems:
             print(problem.within(file=str(path)))

@@ -1,6 +1,6 @@
 """The review part of `plan`: what the stack's jobs cost per hour, and whether the stack keeps its guardrails.
 
-Cost and guardrails are judged on the bodies the backends would send (components.jobspec.cost and
+Cost and guardrails are judged on the bodies the backends would send (components.jobspec.review.cost and
 .guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
 program registered under the mocks: the same functions the policy pack runs under `pulumi preview`.
 """
@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from components.jobspec.cost import StackEstimate, estimate, estimate_stack, source_lines
-from components.jobspec.guardrails import (
+from components.jobspec.core.problems import Problem
+from components.jobspec.review.cost import StackEstimate, estimate, estimate_stack, source_lines
+from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_ADDITIVE_IAM,
     RULE_END_OF_LIFE,
@@ -21,7 +22,6 @@ from components.jobspec.guardrails import (
     all_guardrail_problems,
     resource_problems,
 )
-from components.jobspec.problems import Problem
 from components.resources.settings import StackSettings
 from components.resources.settings.guardrails import rendered_jobs
 

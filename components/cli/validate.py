@@ -10,16 +10,15 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from components.cli.gcloud_flags import flag_labels, input_paths, with_flags
-from components.jobspec.documents import Document, expand, load
-from components.jobspec.errors import SpecError, UnreadableError
-from components.jobspec.load import load_custom_job, load_job, load_tuning_job
-from components.jobspec.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
-from components.jobspec.problems import Problem, printable
-from components.jobspec.tuning_models import is_tuning_config
-from components.jobspec.vertex_models import is_custom_job_spec
+from components.jobspec.core.errors import SpecError, UnreadableError
+from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.jobspec.core.problems import Problem, printable
+from components.jobspec.io.documents import Document, expand, load
+from components.jobspec.load import Judged, judge_custom_job, judge_job, judge_tuning_job
+from components.jobspec.vocab.custom_job import is_custom_job_spec
+from components.jobspec.vocab.tuning import is_tuning_config
 
 #: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
 REGION_FLAG = "--region"
@@ -31,7 +30,7 @@ def region_of(args: argparse.Namespace) -> str:
 
 
 def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None = None,
-                  partial: bool = True) -> Any:
+                  partial: bool = True) -> Judged:
     """A job config, completed by gcloud's flags and judged in its vocabulary: a tuning config as `gcloud ai
     hp-tuning-jobs create --config FILE --region R` reads it (--region, --labels; its trials' CustomJobSpec by
     Vertex AI's catalog); a CustomJobSpec by Vertex AI's
@@ -44,7 +43,7 @@ def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None
             raise SpecError([Problem("studySpec", "this file is a Vertex AI tuning config (studySpec, trialJobSpec), "
                                      "which runs on Vertex AI only; allowed: --backend vertex (the default for it), "
                                      "or a trainingInput config with hyperparameters for ai-platform")])
-        return load_tuning_job(doc.data, region=region_of(args), region_at=REGION_FLAG, labels=flag_labels(args),
+        return judge_tuning_job(doc.data, region=region_of(args), region_at=REGION_FLAG, labels=flag_labels(args),
                                job_id=job_id)
     if is_custom_job_spec(doc.data):
         if args.backend == AI_PLATFORM:
@@ -54,21 +53,18 @@ def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None
         data = doc.data
         if "workerPoolSpecs" not in data and "jobSpec" not in data:  # the pools may all come from --worker-pool-spec
             data = {**data, "workerPoolSpecs": []}
-        return load_custom_job(with_flags(data, args), region=region_of(args), region_at=REGION_FLAG,
+        return judge_custom_job(with_flags(data, args), region=region_of(args), region_at=REGION_FLAG,
                                labels=flag_labels(args), job_id=job_id)
-    return load_job(with_flags(doc.data, args), default_region=args.region, partial=partial, backend=args.backend)
+    return judge_job(with_flags(doc.data, args), default_region=args.region, partial=partial,
+                     backend=args.backend, job_id=job_id)
 
 
 def _job_problems(doc: Document, args: argparse.Namespace) -> list[Problem]:
-    from components.jobspec.render import render_body  # only when asked: validate starts light
-
     try:
-        job = load_file_job(doc, args)
-        if args.backend == VERTEX and not is_custom_job_spec(doc.data):
-            render_body(job, VERTEX, "validate")  # what the translation cannot express (tuning, priority)
-    except SpecError as error:
+        judged = load_file_job(doc, args)
+    except SpecError as error:  # the file does not parse
         return [p.within(file=str(doc.path)) for p in error.problems]
-    return []
+    return [p.within(file=str(doc.path)) for p in judged.problems]
 
 
 def _stack_problems(doc: Document) -> list[Problem]:

@@ -1,73 +1,168 @@
-"""Parse and judge a job: the one entry point from raw data to a validated job, in any vocabulary (an ml v1
-Job with trainingInput, a Vertex AI CustomJobSpec, or a Vertex AI tuning config)."""
+"""One pass from data to request body: a job is parsed, translated, judged and rendered once, here, and
+everything downstream (validate, render, the settings, the provider, the plan, cost, guardrails, the policy
+pack) takes the one result, `Judged`.
+
+The stages, in the order data flows (each consumes the one before and never calls back up):
+parse (`vocab`: the vocabulary model) -> translate (`translate.pools`: the worker pools in one form) -> judge
+(`rules`, against the catalog, on the model and its pools) -> render (`render.bodies`: the body of the job's
+backend, from the same pools). What the backend cannot express, found while rendering, is a problem like any
+other. Three vocabularies enter: an ml v1 Job with trainingInput (`judge_job`), a Vertex AI CustomJobSpec
+(`judge_custom_job`) and a Vertex AI tuning config (`judge_tuning_job`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import Job, parse_job
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, VERTEX
+from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
-from components.jobspec.tuning_models import TuningJob, parse_tuning_config
-from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec
+from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec
+from components.jobspec.vocab.training_input import Job, parse_job
+from components.jobspec.vocab.tuning import TuningJob, parse_tuning_config
+
+#: The display name / job id a body is rendered with until the job's own id is drawn (at create).
+SAMPLE_ID = "job"
 
 
-def load_job(
+@dataclass(frozen=True)
+class Judged:
+    """A job read once: its vocabulary model, its worker pools in one form, its problems, and the request body
+    of its backend (None while it has problems). `body_for` gives the body under the job's own id and labels,
+    drawn at create, without rendering again."""
+
+    job: Renderable
+    backend: str
+    pools: tuple[Pool, ...]
+    problems: tuple[Problem, ...]
+    body: Mapping[str, Any] | None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def kind(self) -> str:
+        """What the job is created as (render.bodies.job_kind): a training job or a tuning job."""
+        return job_kind(self.job, self.backend)
+
+    def checked(self) -> Judged:
+        """The same result, or SpecError with every problem."""
+        if self.problems:
+            raise SpecError(self.problems)
+        return self
+
+    def body_for(self, job_id: str, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The body under the job's id (ml v1 `jobId`, Vertex AI `displayName`) and labels (default: the
+        user's plus the id label, render.bodies.job_labels)."""
+        if self.body is None:
+            raise SpecError(self.problems)
+        body = dict(self.body)
+        body["jobId" if self.backend == AI_PLATFORM else "displayName"] = job_id
+        body.pop("labels", None)
+        chosen = dict(labels) if labels is not None else job_labels(self.job, job_id)
+        if chosen:
+            body["labels"] = chosen
+        return body
+
+
+def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequence[Problem],
+            job_id: str | None) -> Judged:
+    problems = collapse_repeated(list(problems))
+    body = None
+    if not problems:
+        try:
+            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)
+        except SpecError as error:  # what the backend cannot express
+            problems = collapse_repeated(list(error.problems))
+    return Judged(job, backend, tuple(pools), tuple(problems), body)
+
+
+def judge_job(
     data: Any, *, default_region: str | None = None, partial: bool = False, package_supplied: bool = False,
-    backend: str | None = None, today: date | None = None,
-) -> Job:
-    """Parse and judge a job: the one entry point for everything downstream.
+    backend: str | None = None, today: date | None = None, job_id: str | None = None, judge: bool = True,
+) -> Judged:
+    """An ml v1 Job (trainingInput) read once.
 
     `default_region` fills trainingInput.region when the file leaves it to the command line (gcloud's
     --region). `partial` judges a gcloud config.yaml, whose module, package and runtime gcloud's flags may
     supply; `package_supplied` says the trainer package is built by the stack, so packageUris come later.
-    `backend` "vertex" judges the job by Vertex AI's catalog (its translation: machine types of today,
-    Vertex's regions, prebuilt containers and their dates) instead of AI Platform Training's; `today` is the
-    day date rules judge against (default: $GCP_TRAINING_JOBS_TODAY, else the system's date).
+    `backend` "vertex" judges the job by Vertex AI's catalog on its translation (machine types of today,
+    Vertex's regions, prebuilt containers and their dates) and renders a CustomJob (or a
+    HyperparameterTuningJob); else AI Platform Training's limits and an ml v1 Job. `today`: the day date rules
+    judge against. `judge=False` skips the rules, for a job judged where it entered (the provider's create).
+    A job that does not parse is a SpecError.
     """
     job = parse_job(data)
     if job.training_input.region is None and default_region:
         job = job.model_copy(
             update={"training_input": job.training_input.model_copy(update={"region": default_region})}
         )
-    problems = check_job(job, Options(partial=partial, package_supplied=package_supplied, backend=backend,
-                                      today=today))
-    if problems:
-        raise SpecError(problems)
-    return job
+    vertex = backend == VERTEX
+    untranslated: list[Problem] = []
+    pools = training_input_pools(job.training_input, untranslated) if vertex else []
+    problems = list(untranslated)
+    if judge:
+        problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
+                                          backend=backend if backend in BACKENDS else None, today=today),
+                             pools, untranslated)
+    return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id)
 
 
-def load_custom_job(
+def judge_custom_job(
     data: Any, *, region: str | None, region_at: str = "region", labels: dict[str, str] | None = None,
-    job_id: str | None = None, today: date | None = None,
-) -> VertexJob:
-    """Parse and judge a CustomJobSpec (what `gcloud ai custom-jobs create --config FILE --region R` reads).
+    job_id: str | None = None, today: date | None = None, judge: bool = True,
+) -> Judged:
+    """A CustomJobSpec (what `gcloud ai custom-jobs create --config FILE --region R` reads) read once.
 
     `region` is the job's location (gcloud's --region, or the stack's), `region_at` where it was given, for
-    messages; `labels` and `job_id` (the display name) come from the command line or the stack. SpecError
-    carries every problem, each naming the path as the user wrote it.
+    messages; `labels` and `job_id` (the display name) come from the command line or the stack. Every problem
+    names the path as the user wrote it. A spec that does not parse is a SpecError.
     """
     spec, single = parse_custom_job_spec(data)
     job = VertexJob(spec, region=region, labels=labels, job_id=job_id, single_pool=single)
-    problems = check_custom_job(job, Options(today=today), region_at=region_at)
-    if problems:
-        raise SpecError(problems)
-    return job
+    pools = spec_pools(job)
+    problems = check_custom_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
+    return _finish(job, VERTEX, pools, problems, job_id)
 
 
-def load_tuning_job(
+def judge_tuning_job(
     data: Any, *, region: str | None, region_at: str = "region", labels: dict[str, str] | None = None,
-    job_id: str | None = None, today: date | None = None,
-) -> TuningJob:
-    """Parse and judge a tuning config (what `gcloud ai hp-tuning-jobs create --config FILE --region R` reads:
-    studySpec, trialJobSpec, the trial counts). As in gcloud, `labels` (--labels) and `job_id` (--display-name)
-    replace the file's labels and displayName when given. SpecError carries every problem, each naming the
-    path as the user wrote it."""
+    job_id: str | None = None, today: date | None = None, judge: bool = True,
+) -> Judged:
+    """A tuning config (what `gcloud ai hp-tuning-jobs create --config FILE --region R` reads: studySpec,
+    trialJobSpec, the trial counts) read once. As in gcloud, `labels` (--labels) and `job_id` (--display-name)
+    replace the file's labels and displayName when given. Its pools are its trials'."""
     config, single = parse_tuning_config(data)
     job = TuningJob(config, region=region, labels=labels if labels is not None else config.labels,
                     job_id=job_id or config.display_name, single_pool=single)
-    problems = check_tuning_job(job, Options(today=today), region_at=region_at)
-    if problems:
-        raise SpecError(problems)
-    return job
+    pools = spec_pools(job.trial) if config.trial_job_spec is not None else []
+    problems = check_tuning_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
+    return _finish(job, VERTEX, pools, problems, job_id or job.job_id)
+
+
+def load_job(data: Any, **options: Any) -> Job:
+    """The judged trainingInput model (judge_job's options), or SpecError with every problem."""
+    return _model(judge_job(data, **options), Job)
+
+
+def load_custom_job(data: Any, **options: Any) -> VertexJob:
+    """The judged CustomJobSpec model (judge_custom_job's options), or SpecError with every problem."""
+    return _model(judge_custom_job(data, **options), VertexJob)
+
+
+def load_tuning_job(data: Any, **options: Any) -> TuningJob:
+    """The judged tuning config model (judge_tuning_job's options), or SpecError with every problem."""
+    return _model(judge_tuning_job(data, **options), TuningJob)
+
+
+def _model(judged: Judged, kind: type[Any]) -> Any:
+    model = judged.checked().job
+    assert isinstance(model, kind)
+    return model

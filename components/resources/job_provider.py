@@ -34,10 +34,10 @@ from components.backends import get_backend
 from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Backend, Target
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
-from components.jobspec.errors import SpecError
-from components.jobspec.names import BACKENDS, JOB_ID_SUFFIX_HEX, JOB_NAME_MAX
-from components.jobspec.problems import Problem
-from components.jobspec.render import AnyJob, job_labels
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import BACKENDS, JOB_ID_SUFFIX_HEX, JOB_NAME_MAX
+from components.jobspec.core.problems import Problem
+from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources.job_review import (
     ProtectedJobError,

@@ -19,8 +19,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from components.jobspec.cost import estimate, source_lines
-from components.jobspec.guardrails import (
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.review.cost import estimate, source_lines
+from components.jobspec.review.guardrails import (
     ACTIVE_STATES,
     Guardrails,
     end_of_life_problems,
@@ -29,8 +31,6 @@ from components.jobspec.guardrails import (
     protected_job_problem,
     running_job_warning,
 )
-from components.jobspec.names import NAMESPACE
-from components.jobspec.problems import Problem, from_validation_error
 
 
 class ProtectedJobError(Exception):

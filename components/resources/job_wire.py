@@ -19,13 +19,13 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from components.jobspec.errors import SpecError
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS
+from components.jobspec.core.problems import Problem
 from components.jobspec.load import load_custom_job, load_job
-from components.jobspec.models import Job, job_body, parse_job
-from components.jobspec.names import AI_PLATFORM, BACKENDS
-from components.jobspec.problems import Problem
-from components.jobspec.render import AnyJob
-from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec, spec_body
+from components.jobspec.render.bodies import AnyJob
+from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, spec_body
+from components.jobspec.vocab.training_input import Job, job_body, parse_job
 
 TRAINING_INPUT = "trainingInput"
 JOB_SPEC = "jobSpec"

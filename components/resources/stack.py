@@ -17,7 +17,7 @@ from typing import Any
 
 import pulumi
 
-from components.jobspec.names import NAMESPACE
+from components.jobspec.core.names import NAMESPACE
 from components.resources.job_wire import JOB_SPEC, wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings

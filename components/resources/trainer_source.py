@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 
 from pydantic import ValidationInfo, field_validator
 
-from components.jobspec.models import WireModel
+from components.jobspec.vocab.training_input import WireModel
 
 #: Files that make a folder a Python project (built as it says) rather than a bare package.
 PROJECT_FILES = ("setup.py", "pyproject.toml")

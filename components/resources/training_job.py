@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import Resource
 
-from components.jobspec.names import DEFAULT_BACKEND
+from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
 from components.resources.job_provider import (
     OUTPUT_KEYS,

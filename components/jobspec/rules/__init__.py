@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
-from components.jobspec.models import Job
-from components.jobspec.problems import Problem, collapse_repeated
+from components.jobspec.core.problems import Problem, collapse_repeated
 from components.jobspec.rules.cluster import (
     rule_cluster_shape,
     rule_code,
@@ -31,7 +30,6 @@ from components.jobspec.rules.cluster import (
 from components.jobspec.rules.containers import rule_prebuilt_images
 from components.jobspec.rules.hardware import rule_accelerators, rule_gpu_regions, rule_tpu
 from components.jobspec.rules.identity import rule_job_id, rule_labels, rule_uris_and_names
-from components.jobspec.rules.pools import Pool, spec_pools, training_input_pools
 from components.jobspec.rules.tasks import TI, Options, Rule, Task, gpus_used, scale_tier, tasks, today, uses_tpu
 from components.jobspec.rules.tuning import rule_hyperparameters
 from components.jobspec.rules.vertex_hardware import Setting, rule_machines
@@ -45,12 +43,14 @@ from components.jobspec.rules.vertex_pools import (
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
 from components.jobspec.rules.vertex_tuning import TUNING_RULES
-from components.jobspec.tuning_models import TRIAL, TuningJob
-from components.jobspec.vertex_models import VertexJob
+from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.training_input import Job
+from components.jobspec.vocab.tuning import TRIAL, TuningJob
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
-           "check_custom_job", "check_job", "check_tuning_job", "check_vertex_pools", "gpus_used", "judge_pools",
-           "rule_labels", "scale_tier", "tasks", "today", "translate", "uses_tpu"]
+           "check_custom_job", "check_job", "check_tuning_job", "gpus_used", "judge_pools", "judge_translation",
+           "rule_labels", "scale_tier", "tasks", "today", "uses_tpu"]
 
 RULES: tuple[Rule, ...] = (
     rule_job_id,
@@ -90,16 +90,22 @@ POOL_RULES: tuple[PoolRule, ...] = (
 SPEC_RULES: tuple[SpecRule, ...] = (rule_scheduling, rule_spec_names, rule_pool_code)
 
 
-def check_job(job: Job, opts: Options | None = None) -> list[Problem]:
+def check_job(job: Job, opts: Options | None = None, pools: Sequence[Pool] | None = None,
+              untranslated: Sequence[Problem] = ()) -> list[Problem]:
     """Every problem of a parsed job, in a stable order, without duplicates (on backend vertex, with Vertex
-    AI's limits on the job's translation instead of AI Platform's)."""
+    AI's limits on the job's translation instead of AI Platform's). `pools` is the job's translation
+    (translate.pools.training_input_pools) and `untranslated` what did not translate; without them the job is
+    translated here."""
     opts = opts or Options()
     problems: list[Problem] = []
     for rule in RULES:
         if not (opts.vertex and rule in AI_PLATFORM_ONLY):
             problems.extend(rule(job, opts))
     if opts.vertex:
-        problems.extend(check_vertex_pools(job, opts))
+        if pools is None:
+            found: list[Problem] = []
+            pools, untranslated = training_input_pools(job.training_input, found), found
+        problems.extend(judge_translation(job, pools, untranslated, opts))
     return collapse_repeated(problems)
 
 
@@ -114,23 +120,20 @@ def judge_pools(pools: Sequence[Pool], setting: Setting, rules: Sequence[PoolRul
 TRANSLATION_RULES: tuple[PoolRule, ...] = tuple(rule for rule in POOL_RULES if rule is not rule_pool_structure)
 
 
-def translate(job: Job, opts: Options | None = None) -> tuple[list[Pool], list[Problem]]:
-    """A trainingInput's Vertex AI pools, and every problem Vertex AI has with them: what has no translation,
-    then POOL_RULES on the translation."""
+def judge_translation(job: Job, pools: Sequence[Pool], untranslated: Sequence[Problem],
+                      opts: Options | None = None) -> list[Problem]:
+    """Every problem Vertex AI has with a trainingInput's translation: what did not translate, then POOL_RULES
+    on the pools it translated to."""
     ti = job.training_input
-    problems: list[Problem] = []
-    pools = training_input_pools(ti, problems)
+    problems = list(untranslated)
     problems.extend(judge_pools(pools, Setting(ti.region, f"{TI}.region", today(opts)), TRANSLATION_RULES))
-    return pools, list(dict.fromkeys(problems))
+    return list(dict.fromkeys(problems))
 
 
-def check_vertex_pools(job: Job, opts: Options | None = None) -> list[Problem]:
-    """What Vertex AI says of a trainingInput's worker pools (see `translate`)."""
-    return translate(job, opts)[1]
-
-
-def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: str = "region") -> list[Problem]:
-    """Every problem of a CustomJobSpec (and its region and labels), in a stable order, without duplicates."""
+def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: str = "region",
+                     pools: Sequence[Pool] | None = None) -> list[Problem]:
+    """Every problem of a CustomJobSpec (and its region and labels), in a stable order, without duplicates.
+    `pools`: its pools as read (translate.pools.spec_pools), read here when not given."""
     opts = opts or Options()
     problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
     for spec_rule in SPEC_RULES:
@@ -138,11 +141,12 @@ def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: 
     sched = job.spec.scheduling
     setting = Setting(job.region, region_at, today(opts), strategy=sched.strategy if sched else None,
                       persistent_resource=job.spec.persistent_resource_id is not None)
-    problems.extend(judge_pools(spec_pools(job), setting))
+    problems.extend(judge_pools(spec_pools(job) if pools is None else pools, setting))
     return collapse_repeated(problems)
 
 
-def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: str = "region") -> list[Problem]:
+def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: str = "region",
+                     pools: Sequence[Pool] | None = None) -> list[Problem]:
     """Every problem of a tuning config (and its region and labels): the study, the trial counts, and the trials'
     CustomJobSpec by the CustomJobSpec rules (its problems named under trialJobSpec), without duplicates."""
     opts = opts or Options()
@@ -154,5 +158,5 @@ def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: 
                                 "trial runs"))
     else:
         problems += [p if p.path == region_at else p.within(TRIAL)
-                     for p in check_custom_job(job.trial, opts, region_at=region_at)]
+                     for p in check_custom_job(job.trial, opts, region_at=region_at, pools=pools)]
     return collapse_repeated(problems)

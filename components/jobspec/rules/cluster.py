@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from components.jobspec import catalog
-from components.jobspec.models import Job
-from components.jobspec.problems import Problem, allowed, allowed_some
+from components.jobspec.core.problems import Problem, allowed, allowed_some
 from components.jobspec.rules.tasks import TI, Options, scale_tier, tasks
+from components.jobspec.vocab.training_input import Job
 
 
 def rule_scale_tier(job: Job, opts: Options) -> Iterator[Problem]:

@@ -11,9 +11,9 @@ from datetime import date
 
 from components.jobspec import catalog
 from components.jobspec.catalog import PrebuiltContainer
-from components.jobspec.problems import Problem, allowed
-from components.jobspec.rules.pools import EXECUTOR, RUNTIME, Pool
+from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.rules.vertex_hardware import Setting
+from components.jobspec.translate.pools import EXECUTOR, RUNTIME, Pool
 
 _HOSTS = tuple(catalog.REGISTRY_HOSTS.values())
 #: image name without tag ("vertex-ai/training/tf-gpu.2-17.py310") -> its row.

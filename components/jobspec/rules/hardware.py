@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from components.jobspec import catalog
-from components.jobspec.models import AcceleratorConfig, Job
-from components.jobspec.problems import Problem, allowed
+from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.rules.tasks import TI, Options, gpus_used, scale_tier, tasks, uses_tpu
+from components.jobspec.vocab.training_input import AcceleratorConfig, Job
 
 
 def rule_accelerators(job: Job, opts: Options) -> Iterator[Problem]:

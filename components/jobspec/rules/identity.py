@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from components.jobspec.models import Job
-from components.jobspec.names import (
+from components.jobspec.core.names import (
     DURATION,
     GCS_URI,
     JOB_ID,
@@ -15,8 +14,9 @@ from components.jobspec.names import (
     NETWORK,
     SERVICE_ACCOUNT,
 )
-from components.jobspec.problems import Problem
+from components.jobspec.core.problems import Problem
 from components.jobspec.rules.tasks import TI, Options, tasks
+from components.jobspec.vocab.training_input import Job
 
 
 def rule_job_id(job: Job, opts: Options) -> Iterator[Problem]:

@@ -8,13 +8,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from components.jobspec import catalog
-from components.jobspec.errors import SpecError
-from components.jobspec.models import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
-from components.jobspec.names import TODAY_ENV, VERTEX
-from components.jobspec.problems import Problem
-
-TI = "trainingInput"
-
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import TODAY_ENV, VERTEX
+from components.jobspec.core.problems import Problem
+from components.jobspec.translate.pools import TI, scale_tier
+from components.jobspec.vocab.training_input import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
 
 
 @dataclass(frozen=True)
@@ -104,20 +102,9 @@ class Task:
         return self.role == "master" or (self.count or 0) > 0
 
 
-_last: list[tuple[TrainingInput, tuple[Task, ...]]] = []
-
-
 def tasks(ti: TrainingInput) -> tuple[Task, ...]:
-    """The four roles as written. Every rule asks for them, so the last job's are kept (models are frozen)."""
-    if _last and _last[0][0] is ti:
-        return _last[0][1]
-    found = tuple(Task(r, ti.role_type(r), ti.role_config(r), ti.role_count(r)) for r in catalog.ROLES)
-    _last[:] = [(ti, found)]
-    return found
-
-
-def scale_tier(ti: TrainingInput) -> str:
-    return ti.scale_tier or catalog.DEFAULT_SCALE_TIER
+    """The four roles as written (computed on each call: nothing is shared between calls or threads)."""
+    return tuple(Task(r, ti.role_type(r), ti.role_config(r), ti.role_count(r)) for r in catalog.ROLES)
 
 
 def uses_tpu(ti: TrainingInput) -> bool:

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from components.jobspec.models import HyperparameterSpec, Job, ParameterSpec
-from components.jobspec.names import JOB_ID
-from components.jobspec.problems import Problem, allowed, suggestion
+from components.jobspec.core.names import JOB_ID
+from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.rules.tasks import TI, Options
+from components.jobspec.vocab.training_input import HyperparameterSpec, Job, ParameterSpec
 
 HP = f"{TI}.hyperparameters"
 

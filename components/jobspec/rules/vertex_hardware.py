@@ -12,9 +12,9 @@ from datetime import date
 
 from components.jobspec import catalog
 from components.jobspec.catalog.replacements import replacement
-from components.jobspec.problems import Problem, allowed, allowed_some, suggestion
-from components.jobspec.rules.pools import Pool
+from components.jobspec.core.problems import Problem, allowed, allowed_some, suggestion
 from components.jobspec.rules.tasks import support_ended
+from components.jobspec.translate.pools import Pool
 
 
 @dataclass(frozen=True)

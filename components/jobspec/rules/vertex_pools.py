@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterator, Sequence
 
 from components.jobspec import catalog
-from components.jobspec.problems import Problem, allowed, suggestion
-from components.jobspec.rules.pools import Pool
+from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.rules.vertex_hardware import Setting
+from components.jobspec.translate.pools import Pool
 
 _RESERVATION_VALUE = re.compile(catalog.RESERVATION_VALUE_PATTERN)
 _CODE = ("containerSpec", "pythonPackageSpec")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from components.jobspec import catalog
-from components.jobspec.names import (
+from components.jobspec.core.names import (
     DURATION,
     ENV_VAR_NAME,
     EXPERIMENT,
@@ -21,9 +21,9 @@ from components.jobspec.names import (
     SERVICE_ACCOUNT,
     TENSORBOARD,
 )
-from components.jobspec.problems import Problem, allowed, suggestion
+from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.rules.tasks import Options
-from components.jobspec.vertex_models import EnvVar, VertexJob, pool_path
+from components.jobspec.vocab.custom_job import EnvVar, VertexJob, pool_path
 
 #: Limits the field descriptions state: "The maximum number of package URIs is 100."; env: "Maximum limit
 #: is 100."

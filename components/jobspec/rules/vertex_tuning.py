@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from components.jobspec.names import DURATION, KMS_KEY
-from components.jobspec.problems import Problem, allowed
+from components.jobspec.core.names import DURATION, KMS_KEY
+from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.rules.tasks import Options
 from components.jobspec.rules.tuning import ALGORITHMS, GOAL_UNSPECIFIED, GOALS, LOG_SCALES, MAX_DISCRETE_VALUES
 from components.jobspec.rules.tuning import did_you_mean as _did_you_mean
-from components.jobspec.tuning_models import (
+from components.jobspec.vocab.tuning import (
     GCLOUD_DEFAULT_COUNT,
     ConditionalParameterSpec,
     MetricSpec,

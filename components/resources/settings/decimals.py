@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from components.jobspec import catalog
-from components.jobspec.names import NAMESPACE
-from components.jobspec.problems import Problem
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.problems import Problem
 
 #: Keys whose value is a mapping (Pulumi hands them to the program as JSON text).
 OBJECT_KEYS = ("labels", "buckets", "tpuAccess", "jobs")

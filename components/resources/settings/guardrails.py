@@ -1,6 +1,6 @@
 """`gcp-training-jobs:guardrails`, the stack's own rules on its jobs: the settings model and its judging.
 
-The rules themselves are pure (components.jobspec.guardrails); this module validates what a stack file or
+The rules themselves are pure (components.jobspec.review.guardrails); this module validates what a stack file or
 `pulumi.Config` declares (known accelerator names, label keys) and renders a judged stack's jobs to the
 bodies the rules read. `guardrail_problems_of(settings)` is what the settings' judge, `plan` and the policy
 pack call, so the three agree.
@@ -14,11 +14,11 @@ from typing import Any
 from pydantic import field_validator, model_validator
 
 from components.jobspec.catalog import accelerators, vertex_machines, vertex_regions
-from components.jobspec.errors import SpecError
-from components.jobspec.guardrails import Guardrails, RenderedJob, all_guardrail_problems
-from components.jobspec.names import LABEL_KEY
-from components.jobspec.problems import Problem, allowed, suggestion
-from components.jobspec.render import render_body
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import LABEL_KEY
+from components.jobspec.core.problems import Problem, allowed, suggestion
+from components.jobspec.render.bodies import render_body
+from components.jobspec.review.guardrails import Guardrails, RenderedJob, all_guardrail_problems
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
 #: machine types whose chips have no acceleratorType value (TPU v6e, TPU7x), by machine type.
@@ -32,7 +32,7 @@ KNOWN_ACCELERATORS: tuple[str, ...] = tuple(sorted(
 
 
 class GuardrailSettings(Guardrails):
-    """`gcp-training-jobs:guardrails` as a stack declares it (see components.jobspec.guardrails.Guardrails)."""
+    """`gcp-training-jobs:guardrails` as a stack declares it (see components.jobspec.review.guardrails.Guardrails)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -9,10 +9,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from components.jobspec import catalog
-from components.jobspec.errors import SpecError
-from components.jobspec.load import load_custom_job, load_job
-from components.jobspec.models import Job, TrainingInput
-from components.jobspec.names import (
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import (
     BACKENDS,
     DEFAULT_BACKEND,
     DEFAULT_REGION,
@@ -22,10 +20,12 @@ from components.jobspec.names import (
     TODAY_ENV,
     VERTEX,
 )
-from components.jobspec.problems import Problem, allowed, from_validation_error
-from components.jobspec.render import render_body
+from components.jobspec.core.problems import Problem, allowed, from_validation_error
+from components.jobspec.load import load_custom_job, load_job
+from components.jobspec.render.bodies import render_body
 from components.jobspec.rules import Options, rule_labels
-from components.jobspec.vertex_models import VertexJob, parse_custom_job_spec, pool_path
+from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, pool_path
+from components.jobspec.vocab.training_input import Job, TrainingInput
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque

@@ -14,8 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr
 
 from components.jobspec.catalog import vertex_machines
-from components.jobspec.models import Job, WireModel
-from components.jobspec.names import (
+from components.jobspec.core.names import (
     BUCKET_NAME,
     DEFAULT_BACKEND,
     DEFAULT_REGION,
@@ -25,7 +24,8 @@ from components.jobspec.names import (
     SERVICE_ACCOUNT,
 )
 from components.jobspec.rules import uses_tpu
-from components.jobspec.vertex_models import VertexJob
+from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.training_input import Job, WireModel
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
 from components.resources.trainer_source import TrainerSource
@@ -198,7 +198,7 @@ class StackSettings(SettingsModel):
     buckets: BucketSettings = Field(default_factory=BucketSettings)
     tpu_access: TpuAccessSettings = Field(default_factory=TpuAccessSettings)
     guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
-    """The stack's own rules on its jobs (components.jobspec.guardrails)."""
+    """The stack's own rules on its jobs (components.jobspec.review.guardrails)."""
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from components.jobspec.errors import SpecError
-from components.jobspec.names import NAMESPACE
-from components.jobspec.problems import Problem
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.problems import Problem
 from components.resources.settings.decimals import GCP_KEYS, OBJECT_KEYS, number_text, text_fields
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings

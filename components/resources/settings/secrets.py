@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from components.jobspec.documents import MAX_DEPTH, MAX_NODES
-from components.jobspec.names import NAMESPACE
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.io.documents import MAX_DEPTH, MAX_NODES
 
 #: Stands for a value encrypted in the stack file (`secure: ...`): present, but not readable offline.
 OPAQUE = "[secret]"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from components.jobspec.documents import read_yaml
-from components.jobspec.errors import SpecError
-from components.jobspec.problems import Problem, allowed, suggestion
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem, allowed, suggestion
+from components.jobspec.io.documents import read_yaml
 from components.resources.settings.decimals import lossy_decimals
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
@@ -28,7 +28,7 @@ def find_project_root(start: Path) -> Path | None:
 def load_stack_file(path: Path, data: Any | None = None, *, root: Path | None = None) -> StackSettings:
     """Judge a stack file (`stacks/Pulumi.NAME.yaml`); SpecError with every problem, each naming the file.
 
-    `data` is the file already parsed (with components.jobspec.documents.read_yaml, which keeps 1.10 as text);
+    `data` is the file already parsed (with components.jobspec.io.documents.read_yaml, which keeps 1.10 as text);
     `root` is the project root trainer paths are relative to (default: the folder of the nearest
     Pulumi.yaml above the file, else the current directory). UnreadableError if the file cannot be read.
     """

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from components.jobspec.errors import UnreadableError
+from components.jobspec.core.errors import UnreadableError
 
 STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
 PROJECT_FILE = re.compile(r"Pulumi\.ya?ml")

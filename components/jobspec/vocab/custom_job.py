@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError
 from pydantic.alias_generators import to_camel
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import Int32, Int64
-from components.jobspec.problems import Problem, from_validation_error
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.vocab.training_input import Int32, Int64
 
 
 class CamelModel(BaseModel):

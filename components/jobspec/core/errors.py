@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from components.jobspec.problems import Problem
+    from components.jobspec.core.problems import Problem
 
 
 class TrainingJobsError(Exception):

@@ -1,6 +1,6 @@
 """What a rendered job asks for (machines, accelerators, replicas) and what it costs per hour: pure.
 
-Everything here reads the request body a backend sends (components.jobspec.render.render_body), so it works
+Everything here reads the request body a backend sends (components.jobspec.render.bodies.render_body), so it works
 for every job vocabulary and backend: a Vertex AI `CustomJob` (`jobSpec.workerPoolSpecs`), a Vertex AI
 `HyperparameterTuningJob` (`trialJobSpec`, times `parallelTrialCount` trials at once) or an ml v1 `Job`
 (`trainingInput`). Prices come from components.jobspec.catalog.prices and nowhere else: a part without a

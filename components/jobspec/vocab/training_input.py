@@ -20,8 +20,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from components.jobspec.errors import SpecError
-from components.jobspec.problems import Problem, from_validation_error
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem, from_validation_error
 
 
 def _integral(value: Any) -> Any:

@@ -26,10 +26,10 @@ from typing import Any
 
 from pydantic import StrictBool, ValidationError
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import Double, Int32, Int64
-from components.jobspec.problems import Problem, from_validation_error
-from components.jobspec.vertex_models import CamelModel, CustomJobSpec, VertexJob, as_written
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.vocab.custom_job import CamelModel, CustomJobSpec, VertexJob, as_written
+from components.jobspec.vocab.training_input import Double, Int32, Int64
 
 #: The field holding the trials' CustomJobSpec, and the paths of problems inside it.
 TRIAL = "trialJobSpec"

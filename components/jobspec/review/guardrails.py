@@ -2,7 +2,7 @@
 
 One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
 in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
-reads the request body a backend sends (components.jobspec.render.render_body), so it holds for every job
+reads the request body a backend sends (components.jobspec.render.bodies.render_body), so it holds for every job
 vocabulary and backend, and returns Problems whose path names the guardrail
 (`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`) or fixed rule (`no-end-of-life-accelerators`) and
 whose message names the job and the value.
@@ -10,7 +10,7 @@ whose message names the job and the value.
 Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
 allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
 job's scheduling.strategy is SPOT or FLEX_START), maxHourlyUsd (the stack's estimated on-demand cost per
-hour, components.jobspec.cost) and protectJobs (the provider refuses to replace or delete a running job).
+hour, components.jobspec.review.cost) and protectJobs (the provider refuses to replace or delete a running job).
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from typing import Any
 from pydantic import Field, NonNegativeInt
 
 from components.jobspec.catalog import vertex_legacy
-from components.jobspec.cost import (
+from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.problems import Problem, allowed
+from components.jobspec.review.cost import (
     SPOT_STRATEGIES,
     accelerators,
     estimate,
@@ -34,11 +36,9 @@ from components.jobspec.cost import (
     strategy,
     usd,
 )
-from components.jobspec.models import WireModel
-from components.jobspec.names import NAMESPACE
-from components.jobspec.problems import Problem, allowed
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
+from components.jobspec.vocab.training_input import WireModel
 
 #: The stack config key the guardrails are declared under.
 GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"

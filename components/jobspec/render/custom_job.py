@@ -12,17 +12,17 @@ CustomJob but a HyperparameterTuningJob (render.tuning_body): trial_job_spec is 
 
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Sequence
 from typing import Any
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import Job, TrainingInput
-from components.jobspec.names import VERTEX
-from components.jobspec.problems import Problem
-from components.jobspec.rules import TI, Options, Pool, translate
-from components.jobspec.rules.pools import CONTAINER, RUNTIME
-from components.jobspec.tuning_models import TuningJob
-from components.jobspec.vertex_models import VertexJob, spec_body
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import VERTEX
+from components.jobspec.core.problems import Problem
+from components.jobspec.rules import Options, judge_translation
+from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool, training_input_pools
+from components.jobspec.vocab.custom_job import VertexJob, spec_body
+from components.jobspec.vocab.training_input import Job, TrainingInput
+from components.jobspec.vocab.tuning import TuningJob
 
 
 def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
@@ -58,15 +58,21 @@ def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
     return body
 
 
-def trial_job_spec(job: Job, today: date | None = None) -> dict[str, Any]:
+def trial_job_spec(job: Job, pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """A trainingInput's CustomJobSpec, hyperparameters aside: what each trial of its HyperparameterTuningJob
     runs (render.tuning_body). SpecError with everything Vertex cannot express."""
-    return _training_input_spec(job, today, tuning=True)
+    return _training_input_spec(job, pools, tuning=True)
 
 
-def _training_input_spec(job: Job, today: date | None, *, tuning: bool = False) -> dict[str, Any]:
+def _training_input_spec(job: Job, pools: Sequence[Pool] | None, *, tuning: bool = False) -> dict[str, Any]:
+    """The CustomJobSpec of a trainingInput from its translation (`pools`, judged where the job was loaded,
+    load.Judged). Without it (a model rendered for a backend it was not judged for), the job is translated and
+    its translation judged here."""
     ti = job.training_input
-    pools, problems = translate(job, Options(backend=VERTEX, today=today))
+    problems: list[Problem] = []
+    if pools is None:
+        pools = training_input_pools(ti, problems)
+        problems = judge_translation(job, pools, problems, Options(backend=VERTEX))
     if ti.hyperparameters is not None and not tuning:
         problems.append(Problem(f"{TI}.hyperparameters", "makes the job a Vertex AI HyperparameterTuningJob, not a "
                                 "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: "
@@ -90,7 +96,7 @@ def _training_input_spec(job: Job, today: date | None, *, tuning: bool = False) 
 
 
 def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels: dict[str, str], *,
-                    today: date | None = None) -> dict[str, Any]:
+                    pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The Vertex CustomJob for a validated job, or SpecError with everything Vertex cannot express (for a
     trainingInput; a CustomJobSpec was judged when it was loaded and is carried over unchanged)."""
     if isinstance(job, TuningJob):
@@ -102,7 +108,7 @@ def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels:
         if labels:
             body["labels"] = labels
         return body
-    body = {"displayName": display_name, "jobSpec": _training_input_spec(job, today)}
+    body = {"displayName": display_name, "jobSpec": _training_input_spec(job, pools)}
     if labels:
         body["labels"] = labels
     ti = job.training_input

@@ -15,10 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from components.jobspec import catalog
-from components.jobspec.models import ReplicaConfig, TrainingInput
-from components.jobspec.problems import Problem, allowed
-from components.jobspec.rules.tasks import TI, scale_tier
-from components.jobspec.vertex_models import ReservationAffinity, VertexJob, pool_path
+from components.jobspec.core.problems import Problem, allowed
+from components.jobspec.vocab.custom_job import ReservationAffinity, VertexJob, pool_path
+from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
+
+TI = "trainingInput"
+
+
+def scale_tier(ti: TrainingInput) -> str:
+    """The job's scale tier, as AI Platform reads it (BASIC when unset)."""
+    return ti.scale_tier or catalog.DEFAULT_SCALE_TIER
+
 
 #: Image kinds: an executorImageUri (must be prebuilt), a custom container (judged only if it is a prebuilt
 #: image), the prebuilt container a trainingInput's runtime version translates to.

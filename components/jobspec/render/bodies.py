@@ -10,18 +10,18 @@ answer. `job_kind` says which Vertex resource a job is, so that one backend per 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import date
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import Job, job_body
-from components.jobspec.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
-from components.jobspec.problems import Problem, collapse_repeated
-from components.jobspec.tuning_body import tuning_job_body
-from components.jobspec.tuning_models import TuningJob, config_body, is_tuning_config
-from components.jobspec.vertex_body import custom_job_body, trial_job_spec
-from components.jobspec.vertex_models import VertexJob
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
+from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.render.custom_job import custom_job_body, trial_job_spec
+from components.jobspec.render.tuning import tuning_job_body
+from components.jobspec.translate.pools import Pool
+from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.training_input import Job, job_body
+from components.jobspec.vocab.tuning import TuningJob, config_body, is_tuning_config
 
 #: A validated job in either training vocabulary: an ml v1 Job (trainingInput) or a Vertex AI CustomJobSpec.
 AnyJob = Job | VertexJob
@@ -34,7 +34,8 @@ TUNING = "tuning"
 JOB_KINDS = (TRAINING, TUNING)
 
 
-def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *, today: date | None = None) -> dict[str, Any]:
+def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *,
+                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The ml v1 `Job` for projects.jobs.create (a CustomJobSpec or a tuning config has no ml v1 form)."""
     if isinstance(job, VertexJob | TuningJob):
         field, what = ("workerPoolSpecs", "a CustomJobSpec") if isinstance(job, VertexJob) else \
@@ -74,7 +75,7 @@ def job_kind(job: Any, backend: str | None = VERTEX) -> str:
 
 
 def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dict[str, str], *,
-                today: date | None = None) -> dict[str, Any]:
+                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The Vertex AI HyperparameterTuningJob for a validated tuning job (aiplatform v1), or SpecError with
     everything Vertex cannot express: a tuning config as given (gcloud's defaults filled in), or a trainingInput's
     hyperparameters translated (tuning_body) around its CustomJobSpec translated (vertex_body)."""
@@ -88,7 +89,7 @@ def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dic
     problems: list[Problem] = []
     trial: dict[str, Any] = {}
     try:
-        trial = trial_job_spec(job, today)
+        trial = trial_job_spec(job, pools)
     except SpecError as error:
         problems += error.problems
     ti = job.training_input
@@ -110,14 +111,14 @@ def job_labels(job: Renderable, job_id: str) -> dict[str, str]:
 
 
 def render_body(job: Renderable, backend: str, job_id: str | None = None, *,
-                today: date | None = None) -> dict[str, Any]:
+                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The exact request body `backend` would send for a validated job (SpecError if it cannot): on Vertex AI a
-    HyperparameterTuningJob for a tuning job (`job_kind`), else a CustomJob. `today`: the day the date rules of
-    a trainingInput's Vertex translation judge against (default: rules.today())."""
+    HyperparameterTuningJob for a tuning job (`job_kind`), else a CustomJob. `pools`: the job's translation, as
+    it was judged (load.Judged); translated here when not given. Rendering judges nothing: load does."""
     if backend not in BODIES:
         raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     job_id = job_id or job.job_id or "job"
     labels = job_labels(job, job_id)
     if backend == VERTEX and job_kind(job, backend) == TUNING:
-        return tuning_body(job, job_id, labels, today=today)
-    return BODIES[backend](job, job_id, labels, today=today)
+        return tuning_body(job, job_id, labels, pools=pools)
+    return BODIES[backend](job, job_id, labels, pools=pools)

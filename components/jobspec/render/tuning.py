@@ -34,10 +34,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from components.jobspec.errors import SpecError
-from components.jobspec.models import HyperparameterSpec, ParameterSpec
-from components.jobspec.problems import Problem
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.problems import Problem
 from components.jobspec.rules.tuning import DEFAULT_METRIC_TAG, HP
+from components.jobspec.vocab.training_input import HyperparameterSpec, ParameterSpec
 
 #: Vertex DiscreteValueSpec.values: "in increasing order and at least 1e-10 apart".
 MIN_DISCRETE_GAP = 1e-10
