@@ -35,7 +35,6 @@ from pydantic import ValidationError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.render.bodies import render_body
 from components.jobspec.review.cost import estimate, estimate_stack, source_lines
 from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
@@ -49,16 +48,12 @@ from components.jobspec.review.guardrails import (
     resource_problems,
     stack_guardrail_problems,
 )
-from components.resources.job_wire import load_wire, region_of
+from components.resources.job_wire import judge_wire, known_only, preview_job_id, region_of
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root
 
 PACK_NAME = "gcp-training-jobs"
 TRAINING_JOB = "training:TrainingJob"
-#: Placeholders for the job's URIs unknown at preview (a created bucket's name, an uploaded package's),
-#: so the rest of the job is still judged (the provider's check does the same).
-PREVIEW_URI = "gs://unknown-at-preview/unknown"
-URI_FIELDS = ("packageUris", "jobDir", "outputUriPrefix")
 _UNKNOWNS = frozenset(getattr(_proxy, name) for name in dir(_proxy) if name.startswith("UNKNOWN_"))
 
 Report = Callable[..., None]
@@ -88,22 +83,6 @@ def is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value in _UNKNOWNS
 
 
-def known_only(value: Any, key: str = "") -> Any:
-    """The job with values unknown at preview left out, or replaced by a placeholder where a URI goes."""
-    if isinstance(value, dict):
-        out = {}
-        for k, item in value.items():
-            if is_unknown(item):
-                if k in URI_FIELDS:
-                    out[k] = [PREVIEW_URI] if k == "packageUris" else PREVIEW_URI
-                continue
-            out[k] = known_only(item, k)
-        return out
-    if isinstance(value, list):
-        return [PREVIEW_URI if is_unknown(item) else known_only(item, key) for item in value]
-    return value
-
-
 def stack_of(urn: str) -> str:
     """`urn:pulumi:prod::gcp-training-jobs::type::name` -> `prod`."""
     return urn.split("::", 1)[0].rsplit(":", 1)[-1]
@@ -117,13 +96,14 @@ def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
         return None
     given = props.get("name")
     name = given if isinstance(given, str) and not is_unknown(given) else name
-    try:
-        known = known_only(job)
-        parsed = load_wire(known, backend=backend)  # either vocabulary: trainingInput, or jobSpec with its region
-        body = render_body(parsed, backend, str(name).replace("-", "_"))
-    except (SpecError, ValueError):
+    known = known_only(job, is_unknown)
+    try:  # either vocabulary: trainingInput, or jobSpec with its region; read once, as the provider reads it
+        judged = judge_wire(known, backend=backend, job_id=preview_job_id(str(name)))
+    except SpecError:
         return None
-    return RenderedJob(str(name), body, region_of(known) or None, dict(parsed.labels or {}))
+    if judged.body is None:
+        return None
+    return RenderedJob(str(name), dict(judged.body), region_of(known) or None, dict(judged.job.labels or {}))
 
 
 # --- The stack's guardrails, from its config file ------------------------------------------------------

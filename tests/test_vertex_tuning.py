@@ -19,7 +19,7 @@ from components.backends.vertex_tuning import VertexTuningBackend, best_trial
 from components.cli.main import main
 from components.emulator.discovery import get_schema, output_only_fields, validate_body
 from components.jobspec.core.errors import SpecError
-from components.jobspec.load import load_job, load_tuning_job
+from components.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
 from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
 from components.jobspec.render.custom_job import custom_job_body
 from components.jobspec.vocab import tuning as tuning_models
@@ -358,12 +358,14 @@ def test_job_kind_and_backend_for_pick_the_tuning_backend_from_the_job() -> None
     assert not get_backend("vertex", TUNING).supports_label_update
 
 
-def test_the_tuning_backend_renders_both_forms() -> None:
-    backend = VertexTuningBackend()
-    for job in (load_job(tuning_training_input(), backend="vertex"), load_tuning_job(example(), region="us-east1")):
-        body = backend.render(job, "tune_2", {"pulumi-job": "tune_2", "pulumi-resource": "r" * 20})
+def test_both_tuning_forms_render_once_to_a_tuning_body_stamped_with_id_and_labels() -> None:
+    for judged in (judge_job(tuning_training_input(), backend="vertex"),
+                   judge_tuning_job(example(), region="us-east1")):
+        assert judged.kind == TUNING
+        body = judged.body_for("tune_2", {"pulumi-job": "tune_2", "pulumi-resource": "r" * 20})
         assert_tuning_body_valid(body)
-        assert body["labels"]["pulumi-resource"] == "r" * 20
+        assert body["displayName"] == "tune_2"
+        assert body["labels"] == {"pulumi-job": "tune_2", "pulumi-resource": "r" * 20}
 
 
 # --- the best trial -----------------------------------------------------------------------------------------------

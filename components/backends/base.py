@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from components.jobspec.core.names import JOB_LABEL, label_value
-from components.jobspec.render.bodies import BODIES, Renderable
 
 #: The identity labels every job carries, looked up before any create (see ARCHITECTURE.md, "Job identity"):
 #: whose job it is (a hash of the Pulumi organization, project, stack and resource name) and what it runs
@@ -49,10 +48,6 @@ class Backend(ABC):
     @abstractmethod
     def endpoint(self, target: Target) -> str:
         """The API root for a target (the override wins)."""
-
-    def render(self, job: Renderable, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
-        """The create request body for a validated job (the pure renderer of this API)."""
-        return BODIES[self.name](job, job_id, labels)
 
     @abstractmethod
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any: ...

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from components.backends.base import Target, label_filter
 from components.backends.vertex import VertexBackend
 from components.jobspec.core.names import JOB_LABEL, label_value
-from components.jobspec.render.bodies import TUNING, tuning_body
+from components.jobspec.render.bodies import TUNING
 
 #: The list answer's field (ListHyperparameterTuningJobsResponse).
 LISTED = "hyperparameterTuningJobs"
@@ -62,11 +62,6 @@ class VertexTuningBackend(VertexBackend):
     """Vertex AI HyperparameterTuningJobs: a study whose trials each run the same CustomJobSpec."""
 
     kind: ClassVar[str] = TUNING
-
-    def render(self, job: Any, job_id: str, labels: dict[str, str]) -> dict[str, Any]:
-        """The HyperparameterTuningJob create body of a validated job: a trainingInput with hyperparameters, or
-        a tuning config (studySpec and trialJobSpec)."""
-        return tuning_body(job, job_id, labels)
 
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
         return _collection(svc).create(parent=self._parent(target), body=body)

@@ -19,8 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,12 +29,13 @@ from pulumi.runtime.rpc import UNKNOWN
 
 from components import backends
 from components.backends import get_backend
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Backend, Target
+from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Target
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import BACKENDS, JOB_ID_SUFFIX_HEX, JOB_NAME_MAX
+from components.jobspec.core.names import BACKENDS
 from components.jobspec.core.problems import Problem
+from components.jobspec.load import Judged
 from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources.job_review import (
@@ -48,7 +47,16 @@ from components.resources.job_review import (
     job_rule_problems,
     verdict,
 )
-from components.resources.job_wire import canonical, load_wire, parse_wire, region_of, spec_of
+from components.resources.job_wire import (
+    canonical,
+    judge_wire,
+    known_only,
+    new_job_id,
+    parse_wire,
+    preview_job_id,
+    region_of,
+    spec_of,
+)
 from components.resources.provider_base import EndpointProvider
 
 #: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched).
@@ -60,28 +68,7 @@ OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "
                "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial")
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20
-#: Placeholders that stand in for values unknown at preview, so the rest of the spec is still judged.
-PREVIEW_URI = "gs://unknown-at-preview/unknown"
-URI_FIELDS = ("packageUris", "jobDir", "outputUriPrefix")
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
-#: Info lines already said by this provider process (one per `pulumi preview` / `up`): the engine checks a
-#: replacement twice, and a reviewer needs each job's cost once. Process memory only, never pickled.
-_SAID: set[str] = set()
-
-
-def _say_once(line: str) -> None:
-    if line not in _SAID:
-        _SAID.add(line)
-        pulumi.log.info(line)
-
-
-def backend_for(backend: str, job: AnyJob | dict[str, Any]) -> Backend:
-    """The one place a job's API is chosen: the stack's backend, and the kind of resource the job makes there
-    (components.backends.backend_for: on Vertex AI a HyperparameterTuningJob for a tuning job, else a CustomJob),
-    from the parsed job or its wire mapping (read, update and delete have only the latter)."""
-    return backends.backend_for(backend, job)
-
-
 def _unknown_paths(value: Any, path: str = "") -> Iterator[str]:
     if value == UNKNOWN:
         yield path
@@ -93,38 +80,19 @@ def _unknown_paths(value: Any, path: str = "") -> Iterator[str]:
             yield from _unknown_paths(item, f"{path}[{i}]")
 
 
-def _known_only(value: Any) -> Any:
-    """The job with unknown values replaced by placeholders (URIs) or left out (anything else)."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if item == UNKNOWN:
-                if key in URI_FIELDS:
-                    out[key] = [PREVIEW_URI] if key == "packageUris" else PREVIEW_URI
-                continue
-            out[key] = _known_only(item)
-        return out
-    if isinstance(value, list):
-        return [PREVIEW_URI if item == UNKNOWN else _known_only(item) for item in value]
-    return value
-
-
-def new_job_id(name: str, suffix: str | None = None) -> str:
-    """name + random suffix: ids can never be reused in a project, even after the job ends."""
-    stem = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "job"
-    if not stem[0].isalpha():
-        stem = f"job_{stem}"
-    return f"{stem[:JOB_NAME_MAX]}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
+def _is_unknown(value: Any) -> bool:
+    return value == UNKNOWN
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:IDENTITY_HEX]
 
 
-def identity_labels(identity: str, job: dict[str, Any], backend: str) -> dict[str, str]:
+def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: AnyJob | None = None) -> dict[str, str]:
     """The labels a live job of this resource and spec is found by: `pulumi-resource` (whose job) and
-    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job)."""
-    spec: dict[str, Any] = {"spec": spec_of(job)}
+    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job). `parsed`:
+    the job already parsed, when the caller has it."""
+    spec: dict[str, Any] = {"spec": spec_of(job, parsed)}
     if backend in BACKENDS and not get_backend(backend).supports_label_update:
         spec["labels"] = canonical(job.get("labels") or {})
     return {RESOURCE_LABEL: _digest(identity), SPEC_LABEL: _digest(json.dumps(spec, sort_keys=True))}
@@ -175,9 +143,10 @@ class _Inputs:
     def parsed(self) -> AnyJob:
         return parse_wire(self.job)
 
-    def labels(self, job_id: str) -> dict[str, str]:
+    def labels(self, job_id: str, parsed: AnyJob | None = None) -> dict[str, str]:
         """The labels the job is created (or relabelled) with: the user's, its id's and its identity."""
-        return {**job_labels(self.parsed(), job_id), **identity_labels(self.identity, self.job, self.backend)}
+        parsed = parsed if parsed is not None else self.parsed()
+        return {**job_labels(parsed, job_id), **identity_labels(self.identity, self.job, self.backend, parsed)}
 
 
 class TrainingJobProvider(EndpointProvider):
@@ -187,7 +156,7 @@ class TrainingJobProvider(EndpointProvider):
 
     def _jobs(self, inputs: _Inputs, job: AnyJob | None = None) -> Jobs:
         target = Target(inputs.project, inputs.region, self._endpoint())
-        chosen = backend_for(inputs.backend, job if job is not None else inputs.job)
+        chosen = backends.backend_for(inputs.backend, job if job is not None else inputs.job)
         return Jobs(chosen, target, log=lambda msg: pulumi.log.info(msg))
 
     def _outputs(self, jobs: Jobs, resource: dict[str, Any], job_id: str = "") -> dict[str, Any]:
@@ -222,24 +191,20 @@ class TrainingJobProvider(EndpointProvider):
         rails, rail_problems = guardrails_of(news.get("guardrails"))
         failures += [CheckFailure("guardrails", str(p)) for p in rail_problems]
         unknown = list(_unknown_paths(new.job))
-        job: AnyJob | None = None
+        judged: Judged | None = None
         try:
             if news.get("job") != UNKNOWN:  # wholly unknown at preview (a secret job with Outputs): judged at up
-                job = load_wire(_known_only(new.job), backend=new.backend)
-        except SpecError as error:
+                judged = judge_wire(known_only(new.job, _is_unknown), backend=new.backend,
+                                    job_id=preview_job_id(new.name))
+                failures.extend(_failures(judged.problems, unknown))
+        except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
-        if job is not None and new.backend in BACKENDS:
-            sample = new_job_id(new.name or "job", "0" * JOB_ID_SUFFIX_HEX)
-            try:
-                body = backend_for(new.backend, job).render(job, sample, job_labels(job, sample))
-            except SpecError as error:
-                failures.extend(_failures(error.problems, unknown))
-            else:
-                name = new.name or "job"
-                failures += [CheckFailure(p.path, p.message)
-                             for p in job_rule_problems(body, name, job.labels, rails, today())]
-                _say_once(cost_line(body, name, new.region))
+        if judged is not None and judged.body is not None and new.backend in BACKENDS:
+            name = new.name or "job"
+            failures += [CheckFailure(p.path, p.message)
+                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today())]
+            pulumi.log.info(cost_line(judged.body, name, new.region))
         return CheckResult(inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -285,11 +250,12 @@ class TrainingJobProvider(EndpointProvider):
         if not inputs.identity:
             raise ValueError("a TrainingJob needs its `identity` input (set by TrainingJob from the stack and "
                              "resource name): without it a re-run could not find the job")
-        job = inputs.parsed()
-        jobs = self._jobs(inputs, job)
+        # Parsed, translated and rendered once; judged by `check`, which the engine runs before every create.
+        judged = judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()
+        jobs = self._jobs(inputs, judged.job)
         job_id = new_job_id(inputs.name or "job")
-        labels = inputs.labels(job_id)
-        body = jobs.backend.render(job, job_id, labels)
+        labels = inputs.labels(job_id, judged.job)
+        body = judged.body_for(job_id, labels)
         resource = jobs.create(job_id, body, {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)})
         job_id = jobs.backend.job_id_of(resource) or job_id  # the adopted job's own id
         resource = self._maybe_wait(jobs, inputs, job_id, resource)

@@ -15,14 +15,17 @@ noise Pulumi adds (8 sent back as 8.0, int64 as text or as a number, dict order)
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_ID_SUFFIX_HEX, JOB_NAME_MAX
 from components.jobspec.core.problems import Problem
-from components.jobspec.load import load_custom_job, load_job
+from components.jobspec.load import Judged, judge_custom_job, judge_job
 from components.jobspec.render.bodies import AnyJob
 from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, spec_body
 from components.jobspec.vocab.training_input import Job, job_body, parse_job
@@ -76,20 +79,31 @@ def parse_wire(job: Any) -> AnyJob:
     return VertexJob(parsed, region=region, labels=labels, single_pool=single)
 
 
-def load_wire(job: Any, *, backend: str | None = None, today: date | None = None) -> AnyJob:
-    """The job parsed and judged: a trainingInput by the limits of `backend` (AI Platform Training's historic
-    ones, or Vertex AI's of today on its translation), a CustomJobSpec by Vertex AI's in its region. SpecError
-    with every problem, each at its path in the `job` input."""
+def judge_wire(job: Any, *, backend: str | None = None, today: date | None = None, job_id: str | None = None,
+               judge: bool = True) -> Judged:
+    """The `job` input read once (load.Judged): a trainingInput judged by the limits of `backend` (AI Platform
+    Training's historic ones, or Vertex AI's of today on its translation), a CustomJobSpec by Vertex AI's in its
+    region; every problem at its path in the `job` input. `judge=False` parses, translates and renders only (a
+    job judged by `check` before its create). A job that does not parse is a SpecError."""
     if not is_custom(job):
-        return load_job(job, backend=backend if backend in BACKENDS else None, today=today)
+        return judge_job(job, backend=backend if backend in BACKENDS else None, today=today, job_id=job_id,
+                         judge=judge)
     if backend == AI_PLATFORM:
         raise SpecError([Problem(JOB_SPEC, "a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
                                  "allowed with backend ai-platform: a job with trainingInput")])
     spec, region, labels = _custom_parts(job)
     try:
-        return load_custom_job(spec, region=region, labels=labels, today=today)
+        judged = judge_custom_job(spec, region=region, labels=labels, today=today, job_id=job_id, judge=judge)
     except SpecError as error:
         raise SpecError(within_spec(error.problems)) from None
+    return replace(judged, problems=tuple(within_spec(judged.problems)))
+
+
+def load_wire(job: Any, *, backend: str | None = None, today: date | None = None) -> AnyJob:
+    """The judged job's model (judge_wire), or SpecError with every problem."""
+    job_model = judge_wire(job, backend=backend, today=today).checked().job
+    assert isinstance(job_model, Job | VertexJob)
+    return job_model
 
 
 def wire_of(job: AnyJob) -> dict[str, Any]:
@@ -104,6 +118,42 @@ def wire_of(job: AnyJob) -> dict[str, Any]:
     return body
 
 
+#: Placeholders for values unknown at preview (a created bucket's name, an uploaded package's URI), so the rest
+#: of a job is still judged: by the provider's check and by the policy pack alike.
+PREVIEW_URI = "gs://unknown-at-preview/unknown"
+URI_FIELDS = ("packageUris", "jobDir", "outputUriPrefix")
+
+
+def known_only(value: Any, is_unknown: Callable[[Any], bool]) -> Any:
+    """The job with values unknown at preview (`is_unknown`: the engine's sentinel, or the policy SDK's) left
+    out, or replaced by PREVIEW_URI where a URI goes."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if is_unknown(item):
+                if key in URI_FIELDS:
+                    out[key] = [PREVIEW_URI] if key == "packageUris" else PREVIEW_URI
+                continue
+            out[key] = known_only(item, is_unknown)
+        return out
+    if isinstance(value, list):
+        return [PREVIEW_URI if is_unknown(item) else known_only(item, is_unknown) for item in value]
+    return value
+
+
+def new_job_id(name: str, suffix: str | None = None) -> str:
+    """name + random suffix: ids can never be reused in a project, even after the job ends."""
+    stem = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "job"
+    if not stem[0].isalpha():
+        stem = f"job_{stem}"
+    return f"{stem[:JOB_NAME_MAX]}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
+
+
+def preview_job_id(name: str) -> str:
+    """The id a job is judged and shown under before its own is drawn at create (a suffix of zeros)."""
+    return new_job_id(name or "job", "0" * JOB_ID_SUFFIX_HEX)
+
+
 def canonical(value: Any) -> Any:
     """Normalise for comparison: integral floats to ints (Pulumi sends 8 as 8.0), None left out, keys sorted."""
     if isinstance(value, float) and value.is_integer():
@@ -115,12 +165,12 @@ def canonical(value: Any) -> Any:
     return value
 
 
-def spec_of(job: dict[str, Any]) -> Any:
+def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
     """What identifies a job's work: everything but its labels, in canonical form (parsed, so an int64 written
-    as 9, "9" or 9.0 is the same; the raw job, canonicalised, where it does not parse)."""
+    as 9, "9" or 9.0 is the same; the raw job, canonicalised, where it does not parse). `parsed`: the job
+    already parsed, when the caller has it."""
     try:
-        parsed = parse_wire(job)
-        body = wire_of(parsed)
+        body = wire_of(parsed if parsed is not None else parse_wire(job))
     except SpecError:
         body = dict(job)
     body.pop("labels", None)
@@ -128,5 +178,5 @@ def spec_of(job: dict[str, Any]) -> Any:
     return json.loads(json.dumps(canonical(body), sort_keys=True))
 
 
-__all__ = ["JOB_SPEC", "TRAINING_INPUT", "AnyJob", "Job", "VertexJob", "canonical", "is_custom", "load_wire",
-           "parse_wire", "region_of", "spec_of", "wire_of"]
+__all__ = ["JOB_SPEC", "TRAINING_INPUT", "AnyJob", "Job", "VertexJob", "canonical", "is_custom", "judge_wire",
+           "known_only", "load_wire", "new_job_id", "parse_wire", "preview_job_id", "region_of", "spec_of", "wire_of"]

@@ -21,8 +21,7 @@ from components.jobspec.core.names import (
     VERTEX,
 )
 from components.jobspec.core.problems import Problem, allowed, from_validation_error
-from components.jobspec.load import load_custom_job, load_job
-from components.jobspec.render.bodies import render_body
+from components.jobspec.load import judge_custom_job, judge_job
 from components.jobspec.rules import Options, rule_labels
 from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, pool_path
 from components.jobspec.vocab.training_input import Job, TrainingInput
@@ -201,15 +200,17 @@ def _training_input_job(raw: dict[str, Any], *, backend: str, region: str, regio
         data["labels"] = _judgeable(labels)
     job: Job | None = None
     spec_problems: list[Problem] = []
-    try:
-        job = load_job(data, default_region=region, package_supplied="trainer" in raw,
-                       backend=backend if backend in BACKENDS else None)
-        if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
-            job = job.model_copy(update={"labels": labels})
+    try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
+        judged = judge_job(data, default_region=region, package_supplied="trainer" in raw,
+                           backend=backend if backend in BACKENDS else None)
     except SpecError as error:
         spec_problems += error.problems
-    if job is not None and backend == VERTEX:
-        spec_problems += _vertex_problems(job)
+    else:
+        spec_problems += judged.problems
+        if judged.ok and isinstance(judged.job, Job):
+            job = judged.job
+            if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
+                job = job.model_copy(update={"labels": labels})
     if "region" not in training_input:
         inherited = []
         for problem in spec_problems:
@@ -237,12 +238,17 @@ def _custom_job(raw: dict[str, Any], *, backend: str, region: str, region_key: s
                               f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")]
     judged = _with_trainer_stand_in(spec) if "trainer" in raw else spec
     try:
-        load_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None)
-        parsed, single = parse_custom_job_spec(spec)
-    except SpecError as error:
+        result = judge_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None)
+        problems = list(result.problems)
+    except SpecError as error:  # it does not parse
+        problems = list(error.problems)
+    if problems:
         known_region = region in _regions(backend)  # else reported once, at the stack's region key
         return None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
-                      for p in error.problems if known_region or p.path != region_key]
+                      for p in problems if known_region or p.path != region_key]
+    assert isinstance(result.job, VertexJob)
+    parsed, single = (parse_custom_job_spec(spec) if judged is not spec  # the spec as given, not its stand-in
+                      else (result.job.spec, result.job.single_pool))
     return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), []
 
 
@@ -310,15 +316,6 @@ def _module_problem(trainer: Any, root: Path, module: Any, where: str) -> list[P
     if isinstance(module, str) and module and not trainer.has_module(root, module):
         return [Problem(where, f"{module!r} is not a module of trainer {trainer.path} (no {module.replace('.', '/')}"
                         ".py in it); allowed: a module of the trainer package, e.g. trainer.task")]
-    return []
-
-
-def _vertex_problems(job: Job) -> list[Problem]:
-    """What the Vertex AI translation of a trainingInput cannot express (the body is built to find out)."""
-    try:
-        render_body(job, VERTEX, "job")
-    except SpecError as error:
-        return list(error.problems)
     return []
 
 
