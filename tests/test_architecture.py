@@ -4,6 +4,7 @@
 - backends import jobspec (and Google's client libraries), never resources, cli or the emulator;
 - resources import jobspec and backends (and Pulumi), never cli or the emulator;
 - the emulator is standard library only (plus its own modules): it plays Google's side;
+- testing (the emulator as a tool for users' tests) imports the emulator, pytest and Google's clients only;
 - no import cycle between modules, and no module over 600 lines.
 """
 
@@ -25,6 +26,8 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "backends": ({"jobspec", "backends"}, {"googleapiclient", "google", "google_auth_httplib2", "httplib2"}),
     "resources": ({"jobspec", "backends", "resources"}, {"pulumi", "pulumi_gcp", "pydantic", "yaml"}),
     "emulator": ({"emulator"}, set()),
+    # the emulator as a tool for users' tests: pytest fixtures and Google's clients, each imported when used
+    "testing": ({"emulator", "testing"}, {"pytest", "google", "googleapiclient"}),
     "cli": ({"jobspec", "backends", "resources", "emulator", "cli"}, {"pulumi", "pydantic", "yaml"}),
 }
 
@@ -62,18 +65,88 @@ def _layer(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "components" else None
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in ALLOWED))
-def test_module_imports_only_what_its_layer_may(module: str) -> None:
+def wrong_imports(module: str, path: Path) -> list[str]:
+    """What `module` (at `path`) imports that its layer may not."""
     layers, third_party = ALLOWED[_layer(module) or ""]
     wrong = []
-    for name in _imports(MODULES[module]):
+    for name in _imports(path):
         top = name.split(".")[0]
         if top == "components":
             if _layer(name) not in layers:
                 wrong.append(name)
         elif top not in STDLIB and top not in third_party:
             wrong.append(name)
+    return wrong
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in ALLOWED))
+def test_module_imports_only_what_its_layer_may(module: str) -> None:
+    wrong = wrong_imports(module, MODULES[module])
+    layers, third_party = ALLOWED[_layer(module) or ""]
     assert not wrong, f"{module} imports {wrong}; its layer may import {sorted(layers)} and {sorted(third_party)}"
+
+
+#: jobspec's stages in the order data flows through them (ARCHITECTURE.md): a stage imports only itself and the
+#: stages before it, never one after.
+STAGES = ("core", "catalog", "io", "vocab", "translate", "rules", "render", "review", "load")
+
+
+def _stage(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) < 3 or parts[:2] != ["components", "jobspec"]:
+        return None
+    return STAGES.index(parts[2]) if parts[2] in STAGES else None
+
+
+def backward_imports(module: str, path: Path) -> list[str]:
+    """The jobspec modules `module` imports from a later stage than its own."""
+    own = _stage(module)
+    return [] if own is None else [n for n in _imports(path) if (s := _stage(n)) is not None and s > own]
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _stage(m) is not None))
+def test_jobspec_stages_import_only_earlier_stages(module: str) -> None:
+    wrong = backward_imports(module, MODULES[module])
+    assert not wrong, f"{module} (stage {STAGES[_stage(module) or 0]}) imports later stages: {wrong}"
+
+
+def test_jobspec_has_at_most_eight_flat_modules() -> None:
+    flat = sorted(p.name for p in (PACKAGE / "jobspec").glob("*.py"))
+    assert len(flat) <= 8, flat
+
+
+def test_the_checks_catch_a_forbidden_import_and_a_backward_stage(tmp_path: Path) -> None:
+    """The checkers themselves, on modules written for the test: each rule rejects what it forbids."""
+    pure = tmp_path / "pure.py"
+    pure.write_text("import pulumi\nfrom components.resources.stack import build_stack\nimport yaml\n")
+    assert wrong_imports("components.jobspec.rules.bad", pure) == ["pulumi", "components.resources.stack"]
+    emulator = tmp_path / "emulator.py"
+    emulator.write_text("from components.jobspec import catalog\nimport json\n")
+    assert wrong_imports("components.emulator.bad", emulator) == ["components.jobspec.catalog"]
+    backward = tmp_path / "backward.py"
+    backward.write_text("from components.jobspec.render.bodies import render_body\n"
+                        "from components.jobspec.core.problems import Problem\n")
+    assert backward_imports("components.jobspec.translate.bad", backward) == ["components.jobspec.render.bodies"]
+    assert backward_imports("components.jobspec.review.fine", backward) == []
+
+
+def test_every_error_the_project_raises_derives_from_the_one_base() -> None:
+    """ARCHITECTURE.md: callers catch TrainingJobsError (the emulator plays Google and is not the library)."""
+    import importlib
+
+    from components.jobspec.core.errors import TrainingJobsError
+
+    strays = []
+    for module in sorted(MODULES):
+        if _layer(module) in (None, "emulator") or module.endswith("__main__"):
+            continue
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                cls = getattr(importlib.import_module(module), node.name, None)
+                if isinstance(cls, type) and issubclass(cls, BaseException) and \
+                        not issubclass(cls, TrainingJobsError):
+                    strays.append(f"{module}.{node.name}")
+    assert not strays, f"errors outside TrainingJobsError: {strays}"
 
 
 def test_no_import_cycle_between_modules() -> None:
@@ -96,14 +169,6 @@ def test_no_import_cycle_between_modules() -> None:
     for module in sorted(graph):
         if module not in state:
             visit(module)
-
-
-def test_the_checks_above_see_a_forbidden_import() -> None:
-    """The checker itself: a pure module that imported pulumi would be caught."""
-    path = MODULES["components.jobspec.vocab.training_input"]
-    assert "pydantic" in {n.split(".")[0] for n in _imports(path)}
-    layers, third_party = ALLOWED["jobspec"]
-    assert "pulumi" not in third_party and "resources" not in layers
 
 
 def test_no_module_is_longer_than_one_reader_holds_in_mind() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from components.backends import transport
 from components.backends.base import ACTIVE_STATES, FINISHED_STATES, Backend, Target
 from components.backends.transport import ApiError, RetryPolicy, TransportError
+from components.jobspec.core.errors import TrainingJobsError
 
 Log = Callable[[str], None]
 
@@ -32,15 +33,15 @@ RECONCILE_SECONDS = 180.0
 MAX_PAGES = 20
 
 
-class JobConflict(Exception):
+class JobConflict(TrainingJobsError):
     """The job id is taken by a job that is not the one we asked for."""
 
 
-class LookupFailed(Exception):
+class LookupFailed(TrainingJobsError):
     """The lookup before a create failed: nothing was created."""
 
 
-class CreateOutcomeUnknown(Exception):
+class CreateOutcomeUnknown(TrainingJobsError):
     """A create that may or may not have made the job, not found in time; it was not sent again."""
 
 

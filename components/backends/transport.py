@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from components.jobspec.core.errors import TrainingJobsError
+
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 HTTP_TIMEOUT_SECONDS = 60.0
@@ -36,7 +38,7 @@ _local = threading.local()
 build_count = 0
 
 
-class ApiError(Exception):
+class ApiError(TrainingJobsError):
     """A Google API error answer: HTTP status, Google's status name and its message."""
 
     def __init__(self, status: int, reason: str, message: str, method: str = ""):
@@ -44,7 +46,7 @@ class ApiError(Exception):
         super().__init__(f"{method + ': ' if method else ''}HTTP {status} {reason}: {message}")
 
 
-class TransportError(Exception):
+class TransportError(TrainingJobsError):
     """No answer at all. `sent` False: the request never left (connection refused, no DNS answer, the
     credential refresh before it failed), so it had no effect; True (reset, timeout): it may have."""
 
@@ -53,11 +55,11 @@ class TransportError(Exception):
         self.sent = sent
 
 
-class InsecureEndpointError(Exception):
+class InsecureEndpointError(TrainingJobsError):
     """An endpoint that would carry Google credentials in clear text (http:// to a non-loopback host)."""
 
 
-class CredentialsError(Exception):
+class CredentialsError(TrainingJobsError):
     """Application Default Credentials could not be refreshed, for a reason retrying will not fix."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.review.cost import estimate, source_lines
@@ -33,7 +34,7 @@ from components.jobspec.review.guardrails import (
 )
 
 
-class ProtectedJobError(Exception):
+class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
+from components.jobspec.core.errors import TrainingJobsError
 from components.resources.args import resolve_args
 from components.resources.trainer_source import TrainerLinkError, trainer_files, trainer_layout
 
@@ -54,7 +55,7 @@ if __name__ == '__main__':
 """
 
 
-class BuildError(Exception):
+class BuildError(TrainingJobsError):
     """A trainer folder that cannot be built."""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path, PurePath
 
 from pydantic import ValidationInfo, field_validator
 
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.vocab.training_input import WireModel
 
 #: Files that make a folder a Python project (built as it says) rather than a bare package.
@@ -24,7 +25,7 @@ EXCLUDED_DIRS = frozenset({"__pycache__", "venv", "build", "dist", "node_modules
 EXCLUDED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 
 
-class TrainerLinkError(ValueError):
+class TrainerLinkError(TrainingJobsError, ValueError):
     """A symbolic link in a trainer folder that leads out of it."""
 
 
