@@ -48,7 +48,8 @@ def test_a_training_input_on_vertex_is_read_once_by_judge_job() -> None:
     assert {p.machine_type for p in judged.pools} == {"n1-standard-8"}
 
 
-def test_check_reads_each_job_once_and_create_never_judges_it_again(provider: TrainingJobProvider)  # noqa: F811 -> None:
+def test_check_reads_each_job_once_and_create_never_judges_it_again(
+        provider: TrainingJobProvider) -> None:  # noqa: F811
     for news in (props("vertex"), spec_props(l4_spot())):
         result, counts = counted(lambda news=news: provider.check({}, news))
         assert result.failures == []
@@ -59,7 +60,8 @@ def test_check_reads_each_job_once_and_create_never_judges_it_again(provider: Tr
         assert counts == {"parse": 1, "translate": 1, "judge": 0, "render": 1}, news["job"].keys()
 
 
-def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(provider: TrainingJobProvider)  # noqa: F811 -> None:
+def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(
+        provider: TrainingJobProvider) -> None:  # noqa: F811
     """Many checks at once in threads (the engine calls the provider from several): every verdict is its own
     job's, so no state is shared between calls."""
     cases: list[tuple[dict[str, Any], str | None]] = []
