@@ -107,17 +107,13 @@ class Project:
 
     @classmethod
     def copy(cls, base: Path, pulumi: str, emulator: Emulator, stack: str = "local",
-             config: dict[str, Any] | None = None) -> Project:
+             config: dict[str, Any] | None = None, code: Path = ROOT) -> Project:
         """The project in base/project, stack `stack` initialised and pointed at the emulator; `config`
-        replaces the stack file's config (default: the repository's stacks/Pulumi.local.yaml)."""
+        replaces the stack file's config (default: the repository's stacks/Pulumi.local.yaml); `code`: the
+        tree the program and components come from (default: this working tree)."""
         path = base / "project"
         path.mkdir()
-        for name in PROJECT_FILES:
-            source = ROOT / name
-            if source.is_dir():
-                shutil.copytree(source, path / name, ignore=shutil.ignore_patterns("__pycache__", ".build"))
-            else:
-                shutil.copy2(source, path / name)
+        _copy_code(code, path)
         (path / "stacks").mkdir()
         stack_file = path / "stacks" / f"Pulumi.{stack}.yaml"
         if config is None:
@@ -141,6 +137,16 @@ class Project:
         project.pulumi("stack", "init")
         project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
         return project
+
+    def switch_code(self, code: Path = ROOT) -> None:
+        """Replace the program and components with those of `code` (an upgrade), keeping stacks and state."""
+        for name in PROJECT_FILES:
+            target = self.path / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+        _copy_code(code, self.path)
 
     def command(self, *args: str) -> list[str]:
         return [self.exe, *args, "--stack", self.stack, "--non-interactive"]
@@ -178,6 +184,18 @@ class Project:
     def edit_job(self, name: str, change: Any) -> None:
         """Change one job of the stack file in place."""
         self.edit_config(lambda config: change(config["gcp-training-jobs:jobs"][name]))
+
+
+def _copy_code(code: Path, path: Path) -> None:
+    """The project's files (PROJECT_FILES) from the tree `code` into `path`; a name `code` lacks is left out."""
+    for name in PROJECT_FILES:
+        source = code / name
+        if not source.exists():
+            continue
+        if source.is_dir():
+            shutil.copytree(source, path / name, ignore=shutil.ignore_patterns("__pycache__", ".build"))
+        else:
+            shutil.copy2(source, path / name)
 
 
 def kill_session(leader: subprocess.Popen[str]) -> list[int]:

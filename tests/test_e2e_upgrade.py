@@ -1,0 +1,177 @@
+"""The real engine across an upgrade: a stack deployed by the release (commit 59f59fa, taken with `git archive`),
+then this working tree's code in its place, same state and stack. Pulumi pickled the release's provider into
+the state and runs that pickle (which imports the provider by its module path) for `read` and `delete`; the
+new code's provider runs `check`, `diff` and `create`. The upgrade must replace no job, find (adopt) the
+release's live job by its labels, cancel exactly the job a user removes, and create nothing.
+
+Needs the `pulumi` CLI, as tests/test_e2e.py does, and the release commit in this clone's history: CI clones
+main in full; under CI a missing commit fails the test, elsewhere it skips.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e_support import ROOT, Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.e2e
+
+PULUMI = require_pulumi()
+
+#: The release the upgrade starts from.
+RELEASE = "59f59fa0b0f8b52f6532d8a522392cc858976d37"
+#: The emulator process's phase length (tests/e2e_support.Emulator.start): jobs stay in a state until advanced.
+PHASE_SECONDS = 1_000_000
+#: What moves a new job from QUEUED through PREPARING into the middle of RUNNING.
+TO_RUNNING_SECONDS = 2.5 * PHASE_SECONDS
+CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
+CANCEL = {"ai-platform": "jobs.cancel", "vertex": "customJobs.cancel"}
+RUNNING = {"ai-platform": "RUNNING", "vertex": "JOB_STATE_RUNNING"}
+CANCELLED = {"ai-platform": "CANCELLED", "vertex": "JOB_STATE_CANCELLED"}
+#: The preview steps an upgrade may show: nothing (same) or an update in place (e.g. a new output); any other
+#: op (create, delete, replace, create-replacement, delete-replaced, discard, import...) starts, stops or
+#: replaces something.
+UPGRADE_OPS = {"same", "update"}
+IMAGE = "us-central1-docker.pkg.dev/upgrade-project/trainers/example:0.1"
+L4 = {"type": "NVIDIA_L4", "count": 1}
+
+
+def stack_config(backend: str) -> dict[str, Any]:
+    """Two jobs in the vocabularies the release supports on `backend`: on Vertex AI one written as a CustomJobSpec
+    and one in the seeds' trainingInput (translated); on AI Platform Training two trainingInput jobs, like the
+    `local` stack. `kept` stays in the stack, `removed` leaves it after the upgrade."""
+    if backend == "vertex":
+        kept: dict[str, Any] = {"labels": {"purpose": "trial"}, "jobSpec": {
+            "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                                 "acceleratorCount": 1},
+                                 "replicaCount": 1,
+                                 "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=${jobDir}"]}}],
+            "scheduling": {"strategy": "SPOT"}}}
+        removed: dict[str, Any] = {"trainingInput": {
+            "scaleTier": "CUSTOM", "region": "us-central1", "args": ["--model-dir=${jobDir}"],
+            "masterType": "g2-standard-8", "masterConfig": {"acceleratorConfig": L4, "imageUri": IMAGE},
+            "workerType": "g2-standard-8", "workerCount": 1,
+            "workerConfig": {"acceleratorConfig": L4, "imageUri": IMAGE}}}
+    else:
+        kept = {"labels": {"team": "vision"}, "trainingInput": {
+            "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+            "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 2}},
+            "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
+            "packageUris": ["gs://upgrade-staging/trainers/example_trainer-0.1.tar.gz"]}}
+        removed = {"trainingInput": {
+            "scaleTier": "BASIC", "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
+            "packageUris": ["gs://upgrade-staging/trainers/example_trainer-0.1.tar.gz"],
+            "args": ["--model_dir=${jobDir}"]}}
+    return {
+        "gcp:project": "upgrade-project",
+        "gcp:region": "us-central1",
+        "gcp-training-jobs:backend": backend,
+        "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:labels": {"env": "upgrade"},
+        "gcp-training-jobs:buckets": {"staging": "upgrade-staging", "jobDir": "upgrade-job-dir"},
+        "gcp-training-jobs:tpuAccess": {"grant": False},
+        "gcp-training-jobs:jobs": {"kept": kept, "removed": removed},
+    }
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The release's tree, from this clone's history (`git archive`)."""
+    try:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", RELEASE],
+                                 capture_output=True, timeout=120)
+        problem = archive.stderr.decode(errors="replace").strip() if archive.returncode else None
+    except FileNotFoundError:
+        problem = "git is not installed"
+    if problem is not None:
+        why = (f"the release commit {RELEASE} cannot be read from {ROOT} ({problem}); the upgrade test starts "
+               "from it: clone main in full (no --depth), as CI does")
+        if os.environ.get("CI"):
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    tree = tmp_path_factory.mktemp("release")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
+def by_resource(emulator: Emulator) -> dict[str, tuple[str, dict[str, Any]]]:
+    """resource name -> (job id, job) of every job the emulator holds (one per resource in this test)."""
+    jobs: dict[str, tuple[str, dict[str, Any]]] = {}
+    for job_id, job in emulator.jobs().items():
+        name = job_id.rsplit("_", 1)[0]
+        assert name not in jobs, f"two jobs of resource {name}: {jobs[name][0]}, {job_id}"
+        jobs[name] = (job_id, job)
+    return jobs
+
+
+def job_path(backend: str, job_id: str, job: dict[str, Any]) -> str:
+    """The API path the job's requests carry (ml v1: its id; Vertex AI: its server-given name)."""
+    return f"/v1/{job['name']}" if backend == "vertex" else f"/v1/projects/upgrade-project/jobs/{job_id}"
+
+
+def pickled_providers(project: Project) -> dict[str, str]:
+    """resource name -> the provider Pulumi pickled into its state entry (decrypted)."""
+    exported = json.loads(project.pulumi("stack", "export", "--show-secrets").stdout)["deployment"]
+    return {r["outputs"]["name"]: r["inputs"]["__provider"]["plaintext"]
+            for r in exported.get("resources", []) if r["type"].endswith("TrainingJob")}
+
+
+@pytest.mark.parametrize("backend", ["vertex", "ai-platform"])
+def test_an_upgrade_from_the_release_replaces_no_job_and_deletes_with_the_release_pickle(
+        tmp_path: Path, emulator: Emulator, release: Path, backend: str) -> None:
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="upgrade", config=stack_config(backend), code=release)
+    project.up()
+    assert len(emulator.calls(CREATE[backend])) == 2
+    emulator.control("advance", {"seconds": TO_RUNNING_SECONDS})
+    before = by_resource(emulator)
+    assert {name: job["state"] for name, (_, job) in before.items()} == \
+        {"kept": RUNNING[backend], "removed": RUNNING[backend]}
+    (kept_id, _), (removed_id, removed_job) = before["kept"], before["removed"]
+    urns = {r["outputs"]["name"]: r["urn"] for r in project.resources()}
+    release_pickles = pickled_providers(project)
+
+    project.switch_code()  # this working tree's code; the state still holds the release's pickled provider
+    switched = len(emulator.control("requests"))
+
+    # read: the release's pickle, importing the provider by its path in the new code
+    project.pulumi("refresh", "--yes", "--skip-preview")
+    assert {r["outputs"]["name"]: r["outputs"]["state"] for r in project.resources()} == \
+        {"kept": "RUNNING", "removed": "RUNNING"}
+
+    # check and diff: the new code against the release's inputs and outputs
+    preview = json.loads(project.pulumi("preview", "--json").stdout)
+    steps = {step["urn"]: step["op"] for step in preview["steps"]}  # "same" steps may be left out
+    assert set(steps.values()) <= UPGRADE_OPS, json.dumps([preview["steps"], preview.get("diagnostics")], indent=1)
+    assert set(preview["changeSummary"]) <= UPGRADE_OPS, preview["changeSummary"]
+    assert pickled_providers(project) == release_pickles  # so the next up deletes with the release's pickle
+
+    # The first up of the new code: `kept` lost its state entry (as after a crash), so its create must find the
+    # release's live job by its identity labels and adopt it; `removed` left the stack, so the release's
+    # pickle deletes it: its job, and only that one, is cancelled.
+    project.pulumi("state", "delete", urns["kept"], "--yes")
+    project.edit_config(lambda config: config["gcp-training-jobs:jobs"].pop("removed"))
+    project.up()
+    jobs = project.outputs()["jobs"]
+    assert set(jobs) == {"kept"}
+    assert jobs["kept"]["jobId"] == kept_id, "the new code did not find the release's live job by its labels"
+    after = by_resource(emulator)
+    assert after["removed"][1]["state"] == CANCELLED[backend]
+    assert after["kept"][1]["state"] == RUNNING[backend]
+    cancels = [r["path"] for r in emulator.control("requests")[switched:] if r["method"] == CANCEL[backend]]
+    assert cancels == [f"{job_path(backend, removed_id, removed_job)}:cancel"]
+
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    assert project.resources() == []
+    assert by_resource(emulator)["kept"][1]["state"] == CANCELLED[backend]
+    created = [r for r in emulator.control("requests")[switched:] if str(r["method"]).endswith(".create")]
+    assert created == [], "a job was created after the upgrade: the new code labels a job otherwise than the release"
