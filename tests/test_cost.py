@@ -10,15 +10,8 @@ import pytest
 from components.jobspec.catalog import prices
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
-from components.jobspec.review.cost import (
-    Amount,
-    accelerators,
-    estimate,
-    estimate_stack,
-    pools,
-    source_lines,
-    strategy,
-)
+from components.jobspec.review.body_pools import accelerators, pools, strategy
+from components.jobspec.review.cost import Amount, estimate, estimate_stack, source_lines
 
 N1_4 = 0.21849885  # the table's n1-standard-4, us-central1
 H100 = 9.5  # an accelerator price for the arithmetic tests only (the table has none: see prices.py)

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from components.cli.gcloud_flags import add_gcloud_flags, input_paths, load_config, with_flags, worker_pool_specs
+from components.cli.gcloud_flags import add_gcloud_flags, input_paths, with_flags, worker_pool_specs
 from components.cli.main import parser
+from components.cli.validate import load_file_job
 from components.jobspec.core.errors import SpecError
 from components.jobspec.io.documents import Document
 
@@ -176,11 +177,11 @@ def test_scale_tier_custom_on_a_seed_is_no_longer_refused() -> None:
 def test_render_can_refuse_a_body_without_module_or_package(tmp_path: Path) -> None:
     data = {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "runtimeVersion": "2.11"}}
     doc = Document(tmp_path / "c.yaml", "job", data)
-    load_config(doc, args_of())  # validate: gcloud's flags may still supply them
-    with pytest.raises(SpecError) as caught:
-        load_config(doc, args_of(), partial=False)
-    assert [p.path for p in caught.value.problems] == ["trainingInput.pythonModule", "trainingInput.packageUris"]
-    load_config(doc, args_of("--module-name", "trainer.task", "--package-uris", "gs://my-bucket/t.tgz"), partial=False)
+    assert load_file_job(doc, args_of()).ok  # validate: gcloud's flags may still supply them
+    refused = load_file_job(doc, args_of(), partial=False)
+    assert [p.path for p in refused.problems] == ["trainingInput.pythonModule", "trainingInput.packageUris"]
+    assert load_file_job(doc, args_of("--module-name", "trainer.task", "--package-uris", "gs://my-bucket/t.tgz"),
+                         partial=False).ok
 
 
 def test_config_flag_names_the_file_as_gcloud_does() -> None:

@@ -12,16 +12,12 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from components.jobspec.catalog.replacements import (
-    LEGACY_REPLACEMENTS,
-    legacy_replacement,
-    replacement,
-    suggestion_for,
-)
+from components.jobspec.catalog.replacements import replacement
 from components.jobspec.catalog.vertex_machines import FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.problems import Problem, collapse_repeated, from_validation_error
 from components.jobspec.io.documents import parse_yaml
+from components.jobspec.load import judge_job
 from components.jobspec.vocab.training_input import parse_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,32 +165,48 @@ def test_an_empty_file_is_unreadable_not_invalid(tmp_path: Path, content: str) -
 
 # --- retired GPUs: a concrete replacement --------------------------------------------------------------------
 
-def test_basic_gpu_and_the_k80_types_get_a_concrete_replacement() -> None:
-    assert suggestion_for(scale_tier="BASIC_GPU") == (
-        "; instead: CUSTOM with n1-standard-4 and 1 NVIDIA_TESLA_T4 (or g2-standard-4, 1 NVIDIA_L4 built in)")
-    assert str(legacy_replacement("standard_gpu")) == str(legacy_replacement("BASIC_GPU"))
-    assert str(legacy_replacement("complex_model_m_gpu")) == (
-        "CUSTOM with n1-highcpu-16 and 4 NVIDIA_TESLA_T4 (or g2-standard-48, 4 NVIDIA_L4 built in)")
-    assert str(legacy_replacement("complex_model_l_gpu")) == (
-        "CUSTOM with n1-highcpu-32 and 4 NVIDIA_TESLA_T4 (n1-highcpu-32 takes at most 4 NVIDIA_TESLA_T4) "
-        "(or g2-standard-48, 4 NVIDIA_L4 built in)")
-    assert str(legacy_replacement("standard_p100")).startswith("CUSTOM with n1-standard-4 and 1 NVIDIA_TESLA_T4")
+def _instead(training_input: dict) -> str:
+    """The `; instead: ...` a retired GPU's refusal ends with, on the real path (judge_job on Vertex AI)."""
+    data = {"trainingInput": {"region": "us-central1", **training_input,
+                              "masterConfig": {**training_input.get("masterConfig", {}), "imageUri": "gcr.io/p/i:1"}}}
+    (problem,) = judge_job(data, backend="vertex").problems
+    return problem.message[problem.message.index("; instead: "):]
 
 
-def test_an_attached_k80_keeps_its_machine() -> None:
-    assert suggestion_for(machine_type="n1-highmem-8", accelerator_type="NVIDIA_TESLA_K80", accelerator_count=2) == (
-        "; instead: CUSTOM with n1-highmem-8 and 2 NVIDIA_TESLA_T4 (or g2-standard-24, 2 NVIDIA_L4 built in)")
+@pytest.mark.parametrize(("training_input", "instead"), [
+    ({"scaleTier": "BASIC_GPU"},
+     "CUSTOM with n1-standard-4 and 1 NVIDIA_TESLA_T4 (or g2-standard-4, 1 NVIDIA_L4 built in)"),
+    ({"scaleTier": "CUSTOM", "masterType": "standard_gpu"},
+     "CUSTOM with n1-standard-4 and 1 NVIDIA_TESLA_T4 (or g2-standard-4, 1 NVIDIA_L4 built in)"),
+    ({"scaleTier": "CUSTOM", "masterType": "complex_model_m_gpu"},
+     "CUSTOM with n1-highcpu-16 and 4 NVIDIA_TESLA_T4 (or g2-standard-48, 4 NVIDIA_L4 built in)"),
+    ({"scaleTier": "CUSTOM", "masterType": "complex_model_l_gpu"},
+     "CUSTOM with n1-highcpu-32 and 4 NVIDIA_TESLA_T4 (n1-highcpu-32 takes at most 4 NVIDIA_TESLA_T4) "
+     "(or g2-standard-48, 4 NVIDIA_L4 built in)"),
+    ({"scaleTier": "CUSTOM", "masterType": "standard_p100"},
+     "CUSTOM with n1-standard-4 and 1 NVIDIA_TESLA_T4 (or g2-standard-4, 1 NVIDIA_L4 built in)"),
+    ({"scaleTier": "CUSTOM", "masterType": "n1-highmem-8",  # an attached K80 keeps its machine
+      "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_K80", "count": 2}}},
+     "CUSTOM with n1-highmem-8 and 2 NVIDIA_TESLA_T4 (or g2-standard-24, 2 NVIDIA_L4 built in)"),
+])
+def test_a_retired_gpu_gets_a_concrete_replacement(training_input: dict, instead: str) -> None:
+    assert _instead(training_input) == f"; instead: {instead}"
+
+
+def test_no_replacement_where_nothing_is_retired() -> None:
     assert replacement("n1-standard-4", "NVIDIA_TESLA_T4", 1) is None  # not retired
     assert replacement("a2-highgpu-1g", "NVIDIA_TESLA_K80", 1) is None  # no N1 machine to keep
-    assert suggestion_for(machine_type="complex_model_m") == ""  # no GPU built in
-    assert suggestion_for(scale_tier="BASIC") == ""
 
 
 def test_every_replacement_is_a_combination_vertex_takes() -> None:
-    assert set(LEGACY_REPLACEMENTS) == {"BASIC_GPU", "standard_gpu", "complex_model_m_gpu", "complex_model_l_gpu",
-                                        "standard_p100", "complex_model_m_p100"}
-    for found in LEGACY_REPLACEMENTS.values():
-        assert found.accelerator_count in N1_GPU_COUNTS[found.machine_type][found.accelerator_type]
-        assert found.alternative is not None
-        fixed = FIXED_ACCELERATOR_MACHINES[found.alternative]
-        assert (fixed.accelerator, fixed.count) == ("NVIDIA_L4", found.accelerator_count)
+    """Every retired GPU's replacement, for every N1 type that took it, is a combination Vertex AI takes."""
+    for machine in N1_GPU_COUNTS:
+        for retired in ("NVIDIA_TESLA_K80", "NVIDIA_TESLA_P100"):
+            for count in (1, 2, 4, 8):
+                found = replacement(machine, retired, count)
+                if found is None:
+                    continue
+                assert found.accelerator_count in N1_GPU_COUNTS[found.machine_type][found.accelerator_type]
+                assert found.alternative is not None, (machine, retired, count)
+                fixed = FIXED_ACCELERATOR_MACHINES[found.alternative]
+                assert (fixed.accelerator, fixed.count) == ("NVIDIA_L4", found.accelerator_count)

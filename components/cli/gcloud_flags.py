@@ -38,8 +38,6 @@ from typing import Any
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import DEFAULT_REGION
 from components.jobspec.core.problems import Problem
-from components.jobspec.io.documents import Document
-from components.jobspec.load import load_job
 from components.jobspec.vocab.custom_job import is_custom_job_spec
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
@@ -317,12 +315,6 @@ def input_paths(args: argparse.Namespace) -> list[str]:
     """The files to read: the positional PATH(s) and --config (gcloud's name for the config file)."""
     given = getattr(args, "paths", None) or ([args.path] if getattr(args, "path", None) else [])
     return [*given, *([args.config] if getattr(args, "config", None) else [])]
-
-
-def load_config(doc: Document, args: argparse.Namespace, *, partial: bool = True) -> Any:
-    """Parse and judge a job config completed by the flags. `partial` (validate) lets gcloud's submit-time
-    flags be missing; render passes partial=False, so a body without module or package is refused."""
-    return load_job(with_flags(doc.data, args), default_region=args.region, partial=partial)
 
 
 def add_gcloud_flags(p: argparse.ArgumentParser) -> None:

@@ -30,7 +30,6 @@ EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 #: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
 AT_APPLY = "(known after apply)"
 TPU_ACCOUNT_AT_APPLY = "(from projects.getConfig at apply)"
-DYNAMIC_PREFIX = "pulumi-python:dynamic/"
 #: Display order of top-level components.
 ORDER = ("ProjectServices", "TrainingBuckets", "TpuServiceAgent", "TrainerPackage", "TrainingJob")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.cli.plan_text import job_tail
-from components.jobspec.review.cost import pools
+from components.jobspec.review.body_pools import pools
 
 
 def describe_custom_job(inputs: dict[str, Any]) -> list[tuple[str, str]]:

@@ -19,11 +19,10 @@ from components.jobspec.review.guardrails import (
     RULE_ADDITIVE_IAM,
     RULE_END_OF_LIFE,
     RULE_PRIVATE_BUCKETS,
-    all_guardrail_problems,
     resource_problems,
 )
 from components.resources.settings import StackSettings
-from components.resources.settings.guardrails import rendered_jobs
+from components.resources.settings.guardrails import guardrail_problems_of, rendered_jobs
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -43,7 +42,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     `resources`: the program's registrations (anything with `.type`, `.name`, `.inputs`, `.custom`).
     """
     jobs = rendered_jobs(settings)
-    problems = all_guardrail_problems(jobs, settings.guardrails, today)
+    problems = guardrail_problems_of(settings, today)
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)

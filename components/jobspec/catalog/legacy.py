@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from components.jobspec.catalog.accelerators import K80, P100, V100
+from components.jobspec.catalog.accelerators import K80, P100, TPU_CORES, TPU_V2, V100
 from components.jobspec.catalog.machines import COMPUTE_ENGINE_TYPES
 
 # --- Legacy AI Platform machine types -------------------------------------------------------------
@@ -87,6 +87,15 @@ TIER_MASTER: Final[Mapping[str, str]] = MappingProxyType({
     "BASIC": "standard",
     "BASIC_GPU": "standard_gpu",
     "BASIC_TPU": "standard",
+})
+#: What each predefined tier runs, as (role, machine type, (accelerator, count per machine) or None): the one
+#: statement of a tier's meaning (the sources above) that the rules, the Vertex translation, cost and the plan
+#: read. BASIC_TPU's Cloud TPU worker has TPU_CORES TPU_V2 cores (seed 000). STANDARD_1 and PREMIUM_1 are absent:
+#: the service chooses their machines.
+TIER_MACHINES: Final[Mapping[str, tuple[tuple[str, str, tuple[str, int] | None], ...]]] = MappingProxyType({
+    "BASIC": (("master", TIER_MASTER["BASIC"], None),),
+    "BASIC_GPU": (("master", TIER_MASTER["BASIC_GPU"], TIER_GPUS["BASIC_GPU"]),),
+    "BASIC_TPU": (("master", TIER_MASTER["BASIC_TPU"], None), ("worker", CLOUD_TPU, (TPU_V2, TPU_CORES))),
 })
 # --- Task roles -----------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ and one lookup; no rules.
 Facts used (each from its own table, with its source there):
 - which GPUs are gone: vertex_machines.GPU_END_OF_SUPPORT (NVIDIA_TESLA_K80 2024-05-01, NVIDIA_TESLA_P100
   2026-09-15; K80 is also marked deprecated in aiplatform.v1.json's MachineSpec.acceleratorType);
-- the machine a legacy type or tier ran on: legacy.TIER_MASTER, legacy.LEGACY_GPUS and legacy_equivalent
+- the machine a legacy type or tier ran on: its Compute Engine equivalent (legacy.legacy_equivalent), which the
+  Vertex AI translation judges
   (standard_gpu = n1-standard-4 + 1 K80, complex_model_m_gpu = n1-highcpu-16 + 4 K80, complex_model_l_gpu =
   n1-highcpu-32 + 8 K80, standard_p100 = n1-standard-4 + 1 P100, complex_model_m_p100 = n1-highcpu-16 + 4 P100);
 - the GPU counts an N1 type takes on Vertex AI: vertex_machines.N1_GPU_COUNTS (configure-compute page);
@@ -25,7 +26,6 @@ from types import MappingProxyType
 from typing import Final
 
 from components.jobspec.catalog.accelerators import K80, P100, T4
-from components.jobspec.catalog.legacy import LEGACY_GPUS, TIER_MASTER, legacy_equivalent
 from components.jobspec.catalog.vertex_machines import FIXED_ACCELERATOR_MACHINES, GPU_END_OF_SUPPORT, N1_GPU_COUNTS
 
 L4: Final = "NVIDIA_L4"
@@ -81,37 +81,3 @@ def replacement(machine_type: str, accelerator_type: str, count: int) -> Replace
         return None
     note = f" ({machine_type} takes at most {chosen} {successor})" if chosen < count else ""
     return Replacement(machine_type, successor, chosen, _g2(chosen), note)
-
-
-def legacy_replacement(name: str) -> Replacement | None:
-    """The replacement for a legacy machine type with a retired GPU built in (standard_gpu, complex_model_m_gpu,
-    complex_model_l_gpu, standard_p100, complex_model_m_p100) or for the BASIC_GPU scale tier; else None."""
-    machine = TIER_MASTER.get(name, name)
-    builtin = LEGACY_GPUS.get(machine)
-    base = legacy_equivalent(machine)
-    if builtin is None or base is None:
-        return None
-    return replacement(base, builtin[0], builtin[1])
-
-
-def suggestion_for(*, scale_tier: str | None = None, machine_type: str | None = None,
-                   accelerator_type: str | None = None, accelerator_count: int | None = None) -> str:
-    """`; instead: CUSTOM with ...` for a message about a retired GPU, or "" when there is nothing to suggest.
-
-    Give the scale tier (BASIC_GPU), or the legacy machine type, or the Compute Engine machine type with its
-    attached accelerator type and count.
-    """
-    found = None
-    if scale_tier is not None:
-        found = legacy_replacement(scale_tier)
-    if found is None and machine_type is not None:
-        found = legacy_replacement(machine_type)
-        if found is None and accelerator_type is not None:
-            found = replacement(machine_type, accelerator_type, accelerator_count or 1)
-    return f"; instead: {found}" if found else ""
-
-
-#: Every legacy type and tier with a retired GPU built in, and its replacement (for the docs and the tests).
-LEGACY_REPLACEMENTS: Final[Mapping[str, Replacement]] = MappingProxyType({
-    name: found for name in ("BASIC_GPU", *LEGACY_GPUS) if (found := legacy_replacement(name)) is not None
-})

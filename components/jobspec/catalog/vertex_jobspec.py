@@ -89,8 +89,6 @@ FLEX_START_GPUS: Final = (
     "NVIDIA_H200_141GB", "NVIDIA_B200",
 )
 FLEX_START_MAX_TIMEOUT_SECONDS: Final = 7 * 24 * 3600
-#: Same page: "The default value is **1 day**." (the discovery document says "The default is 24 hours").
-FLEX_START_DEFAULT_WAIT_SECONDS: Final = 24 * 3600
 
 #: Spot VMs. Source: SOURCE_SPOT, "Limitations and requirements": "Using Spot VMs with TPU Pods isn't
 #: supported." A TPU Pod is a cloud-tpu pool with more than the single device's 8 cores (vertex_machines:

@@ -264,9 +264,6 @@ N1_GPU_COUNTS: Final = MappingProxyType({
 })
 N1_GPU_SOURCE: Final = SOURCE_CONFIGURE_COMPUTE
 
-# Page: "using smaller machines types like n1-highmem-2 with GPUs might cause logging to fail for some
-# workloads because of CPU constraints."
-N1_GPU_LOGGING_WARNING_TYPES: Final = ("n1-highmem-2",)
 
 # ---------------------------------------------------------------------------------------------------
 # GPU end of support

@@ -14,130 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.jobspec import catalog
-from components.jobspec.catalog import prices, vertex_machines
+from components.jobspec.catalog import prices
 from components.jobspec.catalog.source import Source
+from components.jobspec.review.body_pools import parallel_runs, pools, region_of, strategy
 
 #: Vertex AI `scheduling.strategy` values that run on Spot (preemptible) or Flex-start (DWS) capacity.
 SPOT_STRATEGIES = ("SPOT", "FLEX_START")
 #: Machine types that are TPU hosts billed through their accelerator (ml v1 cloud_tpu, Vertex cloud-tpu).
 TPU_POOL_MACHINES = (catalog.CLOUD_TPU, "cloud-tpu")
-
-
-@dataclass(frozen=True)
-class Pool:
-    """One worker pool of a rendered body: `replicas` machines, each with `accelerator_count` accelerators."""
-
-    path: str
-    """Where the pool is in the body, e.g. jobSpec.workerPoolSpecs[1] or trainingInput.workerType."""
-    machine_type: str | None
-    """None where the body does not say (ml v1 STANDARD_1 / PREMIUM_1: the service chooses)."""
-    replicas: int
-    accelerator_type: str | None = None
-    accelerator_count: int = 0
-
-    @property
-    def accelerators(self) -> int:
-        """Accelerators of the whole pool (TPU cores for cloud_tpu / cloud-tpu, as the body counts them)."""
-        return self.accelerator_count * self.replicas if self.accelerator_type else 0
-
-
-def _int(value: Any, default: int = 0) -> int:
-    """int64 values travel as text ("9") and Pulumi turns 8 into 8.0."""
-    try:
-        return int(float(value))
-    except (TypeError, ValueError):
-        return default
-
-
-def job_spec(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The Vertex CustomJobSpec of a body (a CustomJob's jobSpec, a tuning job's trialJobSpec), or None."""
-    for key in ("jobSpec", "trialJobSpec"):
-        spec = body.get(key)
-        if isinstance(spec, Mapping):
-            return spec
-    return None
-
-
-def parallel_runs(body: Mapping[str, Any]) -> int:
-    """How many copies of the job's cluster run at once: a tuning job's parallel trials, else 1."""
-    return max(1, _int(body.get("parallelTrialCount"), 1)) if "trialJobSpec" in body else 1
-
-
-def pools(body: Mapping[str, Any]) -> tuple[Pool, ...]:
-    """The worker pools of a rendered body (empty pools `{}` left out)."""
-    spec = job_spec(body)
-    if spec is not None:
-        key = "jobSpec" if "jobSpec" in body else "trialJobSpec"
-        found = []
-        for i, pool in enumerate(spec.get("workerPoolSpecs") or []):
-            machine = pool.get("machineSpec") if isinstance(pool, Mapping) else None
-            if not isinstance(machine, Mapping) or not machine:
-                continue
-            machine_type = machine.get("machineType")
-            acc_type = machine.get("acceleratorType") or None
-            count = _int(machine.get("acceleratorCount")) if acc_type else 0
-            host = vertex_machines.TPU_HOSTS.get(str(machine_type))
-            if host is not None and not count:
-                # A TPU VM host carries its chips (TPU v6e and TPU7x have no acceleratorType value at all:
-                # they are named by their machine type).
-                acc_type, count = acc_type or host.accelerator or str(machine_type), host.chips_per_host
-            found.append(Pool(f"{key}.workerPoolSpecs[{i}]", machine_type, _int(pool.get("replicaCount"), 1),
-                              acc_type, count))
-        return tuple(found)
-    ti = body.get("trainingInput")
-    return _ml_pools(ti) if isinstance(ti, Mapping) else ()
-
-
-def _ml_pools(ti: Mapping[str, Any]) -> tuple[Pool, ...]:
-    """ml v1 trainingInput: a scale tier's machines, or the CUSTOM roles as written (legacy GPU types with
-    their built-in GPUs, cloud_tpu workers with their 8 TPU cores)."""
-    tier = ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER
-    where = "trainingInput.scaleTier"
-    if tier != "CUSTOM":
-        if tier not in catalog.TIER_MASTER:
-            return (Pool(where, None, 1),)
-        gpus = catalog.TIER_GPUS.get(tier)
-        found = [Pool(where, catalog.TIER_MASTER[tier], 1, gpus[0] if gpus else None, gpus[1] if gpus else 0)]
-        if tier == "BASIC_TPU":
-            found.append(Pool(where, catalog.CLOUD_TPU, 1, catalog.TPU_V2, catalog.TPU_CORES))
-        return tuple(found)
-    found = []
-    for role in catalog.ROLES:
-        machine = ti.get(f"{role}Type")
-        replicas = 1 if role == "master" else _int(ti.get(f"{role}Count"))
-        if not machine or replicas <= 0:
-            continue
-        config = ti.get(f"{role}Config")
-        acc = config.get("acceleratorConfig") if isinstance(config, Mapping) else None
-        acc = acc if isinstance(acc, Mapping) else {}
-        builtin = catalog.LEGACY_GPUS.get(machine)
-        acc_type: str | None
-        if builtin:
-            acc_type, count = builtin
-        elif machine == catalog.CLOUD_TPU:
-            acc_type, count = acc.get("type") or catalog.TPU_V2, catalog.TPU_CORES
-        else:
-            acc_type, count = acc.get("type") or None, _int(acc.get("count"))
-        found.append(Pool(f"trainingInput.{role}Type", machine, replicas, acc_type, count if acc_type else 0))
-    return tuple(found)
-
-
-def accelerators(body: Mapping[str, Any]) -> int:
-    """Accelerators the job holds at once (all pools, all replicas, all parallel trials)."""
-    return sum(p.accelerators for p in pools(body)) * parallel_runs(body)
-
-
-def strategy(body: Mapping[str, Any]) -> str | None:
-    """A Vertex job's scheduling strategy (None: STANDARD, on demand); None for ml v1 bodies."""
-    spec = job_spec(body)
-    scheduling = spec.get("scheduling") if spec is not None else None
-    return scheduling.get("strategy") if isinstance(scheduling, Mapping) else None
-
-
-def region_of(body: Mapping[str, Any], region: str | None = None) -> str | None:
-    """The job's region: given (Vertex puts it in the URL, not the body), else trainingInput.region."""
-    ti = body.get("trainingInput")
-    return region or (ti.get("region") if isinstance(ti, Mapping) else None)
 
 
 # --- Prices -------------------------------------------------------------------------------------------

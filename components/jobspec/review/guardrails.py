@@ -25,17 +25,8 @@ from pydantic import Field, NonNegativeInt
 from components.jobspec.catalog import vertex_legacy
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.review.cost import (
-    SPOT_STRATEGIES,
-    accelerators,
-    estimate,
-    estimate_stack,
-    job_spec,
-    parallel_runs,
-    pools,
-    strategy,
-    usd,
-)
+from components.jobspec.review.body_pools import accelerators, job_spec, parallel_runs, pools, strategy
+from components.jobspec.review.cost import SPOT_STRATEGIES, estimate, estimate_stack, usd
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
 from components.jobspec.vocab.training_input import WireModel

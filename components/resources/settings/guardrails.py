@@ -2,22 +2,21 @@
 
 The rules themselves are pure (components.jobspec.review.guardrails); this module validates what a stack file or
 `pulumi.Config` declares (known accelerator names, label keys) and renders a judged stack's jobs to the
-bodies the rules read. `guardrail_problems_of(settings)` is what the settings' judge, `plan` and the policy
-pack call, so the three agree.
+bodies the rules read (`rendered_jobs`, the bodies the jobs were judged with). `guardrail_problems_of(settings)`
+is what `plan` holds a stack to; the policy pack and the provider call the same rules, so the three agree.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 from pydantic import field_validator, model_validator
 
 from components.jobspec.catalog import accelerators, vertex_machines, vertex_regions
-from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import LABEL_KEY
 from components.jobspec.core.problems import Problem, allowed, suggestion
-from components.jobspec.render.bodies import render_body
 from components.jobspec.review.guardrails import Guardrails, RenderedJob, all_guardrail_problems
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
@@ -68,23 +67,16 @@ class GuardrailSettings(Guardrails):
 
 def rendered_jobs(settings: Any) -> list[RenderedJob]:
     """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here)
-    as its backend would send it (jobs Vertex cannot express are left out: the judge reports them)."""
+    as its backend would send it: the body it was judged with (JobSettings.body), not rendered again."""
     found = []
     for name, job in settings.jobs.items():
-        try:
-            body = render_body(job.job, settings.backend, name.replace("-", "_"))
-        except SpecError:
-            continue
         training_input = getattr(job.job, "training_input", None)
         region = getattr(training_input, "region", None) or settings.region
-        found.append(RenderedJob(name, body, region, dict(job.job.labels or {})))
+        found.append(RenderedJob(name, dict(job.body), region, dict(job.job.labels or {})))
     return found
 
 
-def guardrail_problems_of(settings: Any) -> list[Problem]:
-    """What a judged stack breaks of its guardrails and of the fixed job rules; empty when none.
-
-    The settings' judge (judge.py) may call this after building the settings and raise SpecError with the
-    problems, so `validate` and the program refuse such a stack too.
-    """
-    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails)
+def guardrail_problems_of(settings: Any, today: date | None = None) -> list[Problem]:
+    """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
+    plan's review; the policy pack and the provider judge the same rules on the bodies they are given)."""
+    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails, today)

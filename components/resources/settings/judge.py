@@ -3,6 +3,7 @@ limits on vertex stacks), every problem at once, each naming its key."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +112,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     if problems:
         raise SpecError(_unique(problems))
     assert base is not None
-    settings = base.model_copy(update={"jobs": jobs})
-    settings._root = root
-    settings._secret_keys = secret_keys
-    return settings
+    return base.model_copy(update={"jobs": jobs}).placed(root, secret_keys)
 
 
 def _plain(problem: Problem) -> Problem:
@@ -174,41 +172,38 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
-    job: Job | VertexJob | None
-    if JOB_SPEC in raw:
-        job, spec_problems = _custom_job(raw, backend=backend, region=region, region_key=region_key, labels=merged)
-    else:
-        job, spec_problems = _training_input_job(raw, backend=backend, region=region, region_key=region_key,
-                                                 labels=merged)
+    judge = _custom_job if JOB_SPEC in raw else _training_input_job
+    job, body, spec_problems = judge(raw, name=name, backend=backend, region=region, region_key=region_key,
+                                     labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
         problems.append(problem if problem.path.startswith((region_key, TODAY_ENV))
                         else problem.within(prefix=prefix))
-    if settings is None or job is None or problems:
+    if settings is None or job is None or body is None or problems:
         return None, problems
-    settings._job = job
-    return settings, problems
+    return settings.judged_as(job, body), problems
 
 
-def _training_input_job(raw: dict[str, Any], *, backend: str, region: str, region_key: str,
-                        labels: dict[str, Any]) -> tuple[Job | None, list[Problem]]:
+def _training_input_job(raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str,
+                        labels: dict[str, Any]) -> tuple[Job | None, Mapping[str, Any] | None, list[Problem]]:
     """A trainingInput job, judged by the limits of the stack's backend (and its Vertex AI translation)."""
     training_input = raw[TRAINING_INPUT]
     data: dict[str, Any] = {TRAINING_INPUT: training_input}
     if labels:
         data["labels"] = _judgeable(labels)
     job: Job | None = None
+    body: Mapping[str, Any] | None = None
     spec_problems: list[Problem] = []
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
         judged = judge_job(data, default_region=region, package_supplied="trainer" in raw,
-                           backend=backend if backend in BACKENDS else None)
+                           backend=backend if backend in BACKENDS else None, job_id=name.replace("-", "_"))
     except SpecError as error:
         spec_problems += error.problems
     else:
         spec_problems += judged.problems
         if judged.ok and isinstance(judged.job, Job):
-            job = judged.job
+            job, body = judged.job, judged.body
             if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
                 job = job.model_copy(update={"labels": labels})
     if "region" not in training_input:
@@ -220,36 +215,37 @@ def _training_input_job(raw: dict[str, Any], *, backend: str, region: str, regio
                 problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
             inherited.append(problem)
         spec_problems = inherited
-    return job, spec_problems
+    return job, body, spec_problems
 
 
 #: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
 TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
 
 
-def _custom_job(raw: dict[str, Any], *, backend: str, region: str, region_key: str,
-                labels: dict[str, Any]) -> tuple[VertexJob | None, list[Problem]]:
+def _custom_job(raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str,
+                labels: dict[str, Any]) -> tuple[VertexJob | None, Mapping[str, Any] | None, list[Problem]]:
     """A CustomJobSpec, judged by Vertex AI's limits in the stack's region (vertex stacks only)."""
     spec = raw[JOB_SPEC]
     if backend != VERTEX:
         if backend not in BACKENDS:
-            return None, []  # the backend key is reported
-        return None, [Problem(JOB_SPEC, f"a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
+            return None, None, []  # the backend key is reported
+        return None, None, [Problem(JOB_SPEC, f"a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
                               f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")]
     judged = _with_trainer_stand_in(spec) if "trainer" in raw else spec
     try:
-        result = judge_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None)
+        result = judge_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None,
+                                  job_id=name.replace("-", "_"))
         problems = list(result.problems)
     except SpecError as error:  # it does not parse
         problems = list(error.problems)
     if problems:
         known_region = region in _regions(backend)  # else reported once, at the stack's region key
-        return None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
-                      for p in problems if known_region or p.path != region_key]
+        return None, None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
+                            for p in problems if known_region or p.path != region_key]
     assert isinstance(result.job, VertexJob)
     parsed, single = (parse_custom_job_spec(spec) if judged is not spec  # the spec as given, not its stand-in
                       else (result.job.spec, result.job.single_pool))
-    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), []
+    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), result.body, []
 
 
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:

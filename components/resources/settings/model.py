@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -172,6 +173,14 @@ class JobSettings(SettingsModel):
     """Leave the job running when it leaves the stack (or the stack is destroyed) instead of cancelling it."""
 
     _job: Job | VertexJob | None = PrivateAttr(default=None)
+    _body: Mapping[str, Any] | None = PrivateAttr(default=None)
+
+    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any]) -> JobSettings:
+        """A copy that holds the job as it was judged (load.Judged, read once): its model, with the stack's
+        labels and region filled in, and the body its backend would send (for cost, guardrails and the plan)."""
+        judged = self.model_copy()
+        judged._job, judged._body = job, body
+        return judged
 
     @property
     def job(self) -> Job | VertexJob:
@@ -179,6 +188,14 @@ class JobSettings(SettingsModel):
         if self._job is None:
             raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
         return self._job
+
+    @property
+    def body(self) -> Mapping[str, Any]:
+        """The request body the job was judged with (the trainer package and job dir the stack fills in later
+        stand in as placeholders; the machines, accelerators and scheduling are the job's)."""
+        if self._body is None:
+            raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
+        return self._body
 
 
 class StackSettings(SettingsModel):
@@ -205,6 +222,13 @@ class StackSettings(SettingsModel):
 
     _root: Path = PrivateAttr(default_factory=Path.cwd)
     _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    def placed(self, root: Path, secret_keys: frozenset[str]) -> StackSettings:
+        """A copy placed in its project (`root`, that trainer paths are relative to) with the keys that hold
+        secrets."""
+        placed = self.model_copy()
+        placed._root, placed._secret_keys = root, secret_keys
+        return placed
 
     @property
     def root(self) -> Path:
