@@ -84,3 +84,16 @@ def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(
                     assert found == [], (news["name"], found)
                 else:
                     assert len(found) == 1 and bad in found[0], (bad, found)
+
+
+def test_plan_of_the_prod_stack_reads_its_one_job_once(capsys) -> None:
+    """`plan --stack prod` (one job): the stack file is judged once, the program takes that judgement, and the
+    plan's job lines, cost and guardrails read the judged body."""
+    from pathlib import Path
+
+    from components.cli.plan import run_plan
+
+    root = Path(__file__).resolve().parent.parent
+    code, counts = counted(lambda: run_plan("prod", root / "stacks", as_json=True))
+    assert code == 0, capsys.readouterr()
+    assert counts == {"parse": 1, "translate": 1, "judge": 1, "render": 1}

@@ -13,7 +13,7 @@ import json
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +21,12 @@ from typing import Any
 
 from components.cli.plan_text import job_tail, labels_text, yes
 from components.cli.review import review, review_document, review_lines
+from components.jobspec import catalog
 from components.jobspec.core.errors import SpecError, UnreadableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.io.documents import read_yaml
-from components.resources.settings import OPAQUE, find_project_root, load_stack_file
+from components.jobspec.review.body_pools import accelerator_totals, pools
+from components.resources.settings import OPAQUE, find_project_root, load_stack_file, settings_given
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 #: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
@@ -270,55 +272,26 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _task_lines(job: dict[str, Any]) -> list[tuple[str, str]]:
-    """One line per task role with machines, replica count and accelerators; then the accelerators in all."""
-    from components.jobspec import catalog
-    from components.jobspec.rules import scale_tier, tasks
-    from components.jobspec.vocab.training_input import parse_job
-
-    try:
-        ti = parse_job(job).training_input
-    except SpecError:
-        return [("trainingInput", json.dumps(job.get("trainingInput"), sort_keys=True))]
-    tier = scale_tier(ti)
-    lines: list[tuple[str, str]] = [("scaleTier", tier)]
-    totals: dict[str, int] = {}
-
-    def add(role: str, machine: str, count: int, acc_type: str | None, acc_count: int | None,
-            note: str = "") -> None:
-        text = f"{machine} x{count}"
-        if acc_type and acc_count:
-            text += f" + {acc_count} {acc_type}"
-            totals[acc_type] = totals.get(acc_type, 0) + acc_count * count
-        lines.append((role, text + note))
-
-    if tier in catalog.TIER_MASTER:
-        builtin = catalog.TIER_GPUS.get(tier)
-        add("master", catalog.TIER_MASTER[tier], 1, builtin[0] if builtin else None,
-            builtin[1] if builtin else None, f" ({tier} tier)")
-        if tier == "BASIC_TPU":
-            add("worker", catalog.CLOUD_TPU, 1, catalog.TPU_V2, catalog.TPU_CORES, " (BASIC_TPU tier)")
-    elif tier == "CUSTOM":
-        for task in tasks(ti):
-            if not task.runs or task.machine_type is None:
-                continue
-            acc = task.accelerator
-            builtin = catalog.LEGACY_GPUS.get(task.machine_type)
-            if builtin:
-                add(task.role, task.machine_type, task.count or 1, builtin[0], builtin[1], " (built in)")
-            elif task.is_tpu:
-                add(task.role, task.machine_type, task.count or 1, (acc.type if acc else None) or catalog.TPU_V2,
-                    catalog.TPU_CORES)
-            else:
-                add(task.role, task.machine_type, task.count or 1, acc.type if acc else None,
-                    acc.count if acc else None)
-    else:
-        lines.append(("cluster", f"{tier} tier (machines chosen by the service)"))
+    """One line per task role with machines, replica count and accelerators; then the accelerators in all (the
+    one body reader, review.body_pools, on the job's trainingInput: an ml v1 body has its shape)."""
+    ti = job.get("trainingInput") or {}
+    body = {"trainingInput": ti}
+    lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
+    for pool in pools(body):
+        if pool.machine_type is None:
+            lines.append((pool.role, pool.note))
+            continue
+        text = f"{pool.machine_type} x{pool.replicas}"
+        if pool.accelerators:
+            text += f" + {pool.accelerator_count} {pool.accelerator_type}"
+        lines.append((pool.role, text + (f" ({pool.note})" if pool.note else "")))
+    totals = accelerator_totals(body)
     if totals:
-        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in sorted(totals.items()))))
+        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
     return lines
 
 
-def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
+def _describe_job(inputs: dict[str, Any], body: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     job = inputs.get("job") or {}
     if "jobSpec" in job:
         from components.cli.plan_custom_job import describe_custom_job
@@ -336,29 +309,23 @@ def _describe_job(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
         lines.append(("runtime", f"{runtime}, Python {ti.get('pythonVersion') or '(default)'}"))
         lines.append(("package", ", ".join(ti.get("packageUris") or []) or "none"))
         lines.append(("module", str(ti.get("pythonModule"))))
-        if backend == "vertex":
-            lines.append(("container", _vertex_executor(job, name)))
+        if backend == "vertex" and body is not None:
+            lines.append(("container", _vertex_executor(body)))
     if ti.get("args"):
         lines.append(("args", " ".join(ti["args"])))
     lines.append(("jobDir", str(ti.get("jobDir"))))
     return lines + job_tail(ti.get("scheduling"), job, inputs)
 
 
-def _vertex_executor(job: dict[str, Any], name: str) -> str:
-    """The prebuilt container Vertex AI would run the package in (pool 0)."""
-    from components.jobspec.render.bodies import render_body
-    from components.jobspec.vocab.training_input import parse_job
-
-    try:
-        body = render_body(parse_job(job), "vertex", name.replace("-", "_"))
-    except SpecError as error:
-        return f"(none: {error.problems[0].message})"
-    pools = body["jobSpec"]["workerPoolSpecs"]
-    return str(pools[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
+def _vertex_executor(body: Mapping[str, Any]) -> str:
+    """The prebuilt container Vertex AI runs the package in (pool 0 of the body the job was judged with)."""
+    pools_ = (body.get("jobSpec") or body.get("trialJobSpec") or {}).get("workerPoolSpecs") or [{}]
+    return str(pools_[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
 
 
-def describe(reg: Registration) -> list[tuple[str, str]]:
-    """The inputs of a registration worth reading in a review, as (key, text) lines."""
+def describe(reg: Registration, bodies: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[str, str]]:
+    """The inputs of a registration worth reading in a review, as (key, text) lines; `bodies`: each job's body
+    as it was judged (JobSettings.body), by job name."""
     inputs = reg.inputs
     if reg.type == "gcp:storage/bucket:Bucket":
         return _describe_bucket(inputs, reg.name)
@@ -374,7 +341,7 @@ def describe(reg: Registration) -> list[tuple[str, str]]:
         return [("project", str(inputs.get("project"))),
                 ("lookup", "projects.getConfig -> config.tpuServiceAccount (at apply)")]
     if reg.type.endswith("training:TrainingJob"):
-        return _describe_job(inputs, reg.name)
+        return _describe_job(inputs, (bodies or {}).get(str(inputs.get("name") or reg.name)))
     return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
 
 
@@ -416,15 +383,17 @@ def _top_level_names(recording: Recording) -> Callable[[list[str]], list[str]]:
     return lambda urns: sorted({top(u) for u in urns})
 
 
-def plan_document(stack: str, file: Path, recording: Recording) -> dict[str, Any]:
-    """The plan as data (what --json prints; the text form is rendered from it)."""
+def plan_document(stack: str, file: Path, recording: Recording,
+                  bodies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The plan as data (what --json prints; the text form is rendered from it). `bodies`: each job's body as
+    it was judged, by job name."""
     names = _top_level_names(recording)
 
     def node_doc(node: Node) -> dict[str, Any]:
         reg = node.reg
         doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
         if reg.custom:
-            doc["details"] = dict(describe(reg))
+            doc["details"] = dict(describe(reg, bodies))
             if reg.secrets:
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
             doc["inputs"] = _plain({k: v for k, v in reg.inputs.items() if not k.startswith("__")})
@@ -537,11 +506,12 @@ def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
         return EXIT_INVALID
     config, secret_keys = pulumi_config(data, root)
     try:
-        recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
+        with settings_given(settings):  # the program takes the stack as judged above: judged once
+            recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
     except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
         print(f"{path}: the program failed: {error}", file=sys.stderr)
         return EXIT_INVALID
-    document = plan_document(stack, path, recording)
+    document = plan_document(stack, path, recording, {name: job.body for name, job in settings.jobs.items()})
     checked = review(settings, recording.resources)
     document.update(review_document(checked))
     if as_json:

@@ -12,9 +12,9 @@ Importing this package imports neither pulumi nor googleapiclient (`validate` st
 """
 
 from components.resources.settings.model import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
-from components.resources.settings.pulumi_config import from_pulumi_config
+from components.resources.settings.pulumi_config import from_pulumi_config, settings_given
 from components.resources.settings.secrets import OPAQUE
 from components.resources.settings.stack_file import find_project_root, load_stack_file
 
 __all__ = ["JOB_DIR_PLACEHOLDER", "OPAQUE", "JobSettings", "StackSettings", "find_project_root",
-           "from_pulumi_config", "load_stack_file"]
+           "from_pulumi_config", "load_stack_file", "settings_given"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +17,32 @@ from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
 from components.resources.settings.secrets import STAND_INS, bounds_problem
 
+#: Settings already judged from the same stack file by the caller that runs the program (`plan`), so the stack
+#: is judged once. A context variable: local to the thread and task that set it, never shared between calls.
+_GIVEN: ContextVar[StackSettings | None] = ContextVar("gcp_training_jobs_judged_settings", default=None)
+
+
+@contextmanager
+def settings_given(settings: StackSettings) -> Iterator[None]:
+    """Within the block, `from_pulumi_config` returns `settings` (judged by the caller from the stack file whose
+    config the program is given) instead of judging the stack a second time."""
+    token = _GIVEN.set(settings)
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
 
 def from_pulumi_config(root: Path | None = None) -> StackSettings:
-    """The stack's settings from `pulumi.Config` (inside a Pulumi program or under Pulumi's mocks).
+    """The stack's settings from `pulumi.Config` (inside a Pulumi program or under Pulumi's mocks), or those a
+    caller judged already (`settings_given`).
 
     Invalid config raises pulumi.RunError, which Pulumi prints as a clean error (no traceback), one
     problem a line. `root`: the project root (default: the current directory, where Pulumi runs programs).
     """
+    given = _GIVEN.get()
+    if given is not None:
+        return given
     import pulumi
     from pulumi.runtime import config as runtime_config
 
