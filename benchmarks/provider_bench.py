@@ -70,14 +70,25 @@ def main() -> None:
                 inputs = provider.check({}, {"name": f"bench{i}", "project": "bench", "backend": backend,
                                              "job": JOB, "identity": f"bench/bench/bench/bench{i}"}).inputs
                 box: dict[str, Any] = {}
-                t, m = measure(emulator, lambda inputs=inputs, box=box: box.update(r=provider.create(inputs)))
+
+                def create(inputs: dict[str, Any] = inputs, box: dict[str, Any] = box) -> None:
+                    box["r"] = provider.create(inputs)
+
+                t, m = measure(emulator, create)
                 times["create"].append(t)
                 calls["create"].add(tuple(m))
                 result = box["r"]
-                t, m = measure(emulator, lambda result=result: provider.read(result.id, result.outs))
+
+                def read(result: Any = result) -> None:
+                    provider.read(result.id, result.outs)
+
+                def delete(result: Any = result) -> None:
+                    provider.delete(result.id, result.outs)
+
+                t, m = measure(emulator, read)
                 times["read"].append(t)
                 calls["read"].add(tuple(m))
-                t, m = measure(emulator, lambda result=result: provider.delete(result.id, result.outs))
+                t, m = measure(emulator, delete)
                 times["delete"].append(t)
                 calls["delete"].add(tuple(m))
             print(f"{backend} ({n} jobs, running when deleted):")

@@ -32,10 +32,11 @@ from pulumi_policy import (
 from pulumi_policy import proxy as _proxy
 from pydantic import ValidationError
 
+from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.cost import estimate, estimate_stack, source_lines
+from components.jobspec.review.cost import source_lines, stale_warning
 from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_ADDITIVE_IAM,
@@ -46,11 +47,13 @@ from components.jobspec.review.guardrails import (
     end_of_life_problems,
     guardrail_problems,
     resource_problems,
+    stack_estimate,
     stack_guardrail_problems,
 )
+from components.jobspec.rules.tasks import today
 from components.resources.job_wire import judge_wire, known_only, preview_job_id, region_of
 from components.resources.settings.guardrails import GuardrailSettings
-from components.resources.settings.stack_file import find_project_root
+from components.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
 
 PACK_NAME = "gcp-training-jobs"
 TRAINING_JOB = "training:TrainingJob"
@@ -116,10 +119,7 @@ def stack_guardrails(stack: str, cwd: str = "") -> tuple[Guardrails, tuple[Probl
     if project is None:
         return Guardrails(), ()
     try:
-        settings = read_yaml(project / "Pulumi.yaml") or {}
-        folder = project / str(settings.get("stackConfigDir") or ".")
-        path = next((p for p in (folder / f"Pulumi.{stack}.yaml", folder / f"Pulumi.{stack}.yml") if p.is_file()),
-                    None)
+        path = stack_file(stacks_folder(project), stack)  # the plan's and the settings' finder
         if path is None:
             return Guardrails(), ()
         data = read_yaml(path) or {}
@@ -148,7 +148,7 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
     rails, problems = stack_guardrails(stack_of(args.urn))
     job = rendered_job(args.name, plain(args.props))
     if job is not None:
-        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails))
+        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails, job.region))
     _report(problems, report)
 
 
@@ -190,13 +190,20 @@ def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None
 
 
 def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
-    """Advisory: the cost per hour of every job and of the stack, with the price sources."""
+    """Advisory: the cost of every job and of the stack (per hour, on demand and Spot, at the rate each runs at,
+    and at worst), the price table with its sources, and a warning when the table is old."""
     _, jobs = _jobs(args)
     if not jobs:
         return
-    cost = estimate_stack([estimate(job.body, job.name, job.region) for job in jobs])
+    try:
+        cost = stack_estimate(jobs)
+    except PriceTableError as error:
+        report(f"no cost estimate: {error}")
+        return
     lines = [f"{e.name}: {e.text()}" for e in cost.jobs] + [f"stack: {cost.text()}"]
-    lines += [f"prices: {line}" for line in source_lines(cost.sources)]
+    lines += [f"prices: {line}" for line in source_lines(cost.table)]
+    warning = stale_warning(cost.table, today())
+    lines += [f"warning: {warning}"] if warning else []
     report("\n".join(lines))
 
 
@@ -222,8 +229,8 @@ def policies() -> list[Policy]:
                                              "IAMPolicy resources).",
                                  validate=validate_additive_iam),
         StackValidationPolicy(name="estimated-cost", enforcement_level=advisory,
-                              description="Estimated cost per hour while every machine runs (no price is "
-                                          "guessed).",
+                              description="Estimated cost per hour while every machine runs, and at worst "
+                                          "(no price is guessed).",
                               validate=validate_estimated_cost),
     ]
 

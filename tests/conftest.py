@@ -1,3 +1,17 @@
 """Fixtures shared by every test module: the loopback emulator and Google's clients pointed at it."""
 
-pytest_plugins = ["tests.conftest_emulator"]
+import pytest
+
+from components.jobspec.catalog.prices import PRICES_FILE_ENV
+
+# components.testing.pytest_plugin: the `vertex_emulator` fixture the package offers its users, loaded the way
+# a user's conftest.py does (installed, the pytest11 entry point loads it too: registering twice is a no-op).
+pytest_plugins = ["tests.conftest_emulator", "components.testing.pytest_plugin"]
+
+
+@pytest.fixture(autouse=True)
+def _bundled_prices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Estimates read the bundled price table, never the user's refreshed one (~/.cache/gcp-training-jobs): the
+    table file is a path that does not exist (a test that writes one sets the variable itself; subprocesses,
+    the Pulumi engine and its providers included, inherit it)."""
+    monkeypatch.setenv(PRICES_FILE_ENV, str(tmp_path_factory.getbasetemp() / "no-refreshed-prices.json"))

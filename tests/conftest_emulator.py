@@ -3,13 +3,16 @@
 One emulator serves the whole session (binding and building clients once keeps tests fast); every
 test that asks for `emulator` gets a clean state whose jobs stay where they are (phase length huge),
 no pending faults and an empty request log. `ml_client` / `vertex_client` are Google's own clients
-pointed at it, exactly as the project builds them (static discovery, anonymous credentials).
+pointed at it, exactly as the project builds them (static discovery, anonymous credentials). `held_delays`
+holds the emulator's injected delays until the test releases them, so that no test depends on real time.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +24,13 @@ import pytest  # noqa: E402
 from google.auth.credentials import AnonymousCredentials  # noqa: E402
 from googleapiclient.discovery import build  # noqa: E402
 
+import components.emulator.server as emulator_http  # noqa: E402
 from components.emulator import Emulator  # noqa: E402
 
 #: A phase length no test outlives: jobs stay QUEUED until a test advances the clock or sets 0.
 FROZEN_PHASE_SECONDS = 1e9
+#: How long a held call or its handler is waited for before the test fails (a bound on a hang, not a timing).
+LIVENESS_SECONDS = 60.0
 
 
 def build_client(api: str, url: str) -> Any:
@@ -68,3 +74,55 @@ def ml_client(emulator_server: Emulator) -> Any:
 def vertex_client(emulator_server: Emulator) -> Any:
     """Vertex AI (aiplatform v1) client against the emulator (every region hits it)."""
     return build_client("aiplatform", emulator_server.url)
+
+
+class HeldDelays:
+    """The emulator's injected delays (`state.inject_delay`) held until the test lets them go, instead of slept:
+    a call whose client gave up goes on when the test says, not when a real delay ends, so no outcome depends
+    on how busy the machine is. `seconds`: the delays the server was asked to sleep, in order."""
+
+    def __init__(self) -> None:
+        self._gate = threading.Event()
+        self._lock = threading.Lock()
+        self._held: list[tuple[float, threading.Thread]] = []
+
+    def sleep(self, seconds: float) -> None:
+        """What the emulator's server calls for a delay: wait until `release`."""
+        with self._lock:
+            self._held.append((seconds, threading.current_thread()))
+        self._gate.wait(LIVENESS_SECONDS)
+
+    @property
+    def seconds(self) -> list[float]:
+        with self._lock:
+            return [seconds for seconds, _ in self._held]
+
+    def release(self) -> None:
+        """Let every held call (and any later one) go on, and wait until their handlers are done: what they
+        did is in the emulator's state when this returns."""
+        self._gate.set()
+        with self._lock:
+            threads = [thread for _, thread in self._held]
+        for thread in threads:
+            thread.join(LIVENESS_SECONDS)
+            assert not thread.is_alive(), "a released emulator call did not finish"
+
+
+class _TimeWithHeldSleep:
+    """The `time` module as the emulator's server sees it, with `sleep` held."""
+
+    def __init__(self, sleep: Callable[[float], None]) -> None:
+        self.sleep = sleep
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@pytest.fixture
+def held_delays(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldDelays]:
+    """The emulator with its injected delays held until `release()` (released at the end of the test at the
+    latest, before the state is cleaned: no late call lands in the next test)."""
+    held = HeldDelays()
+    monkeypatch.setattr(emulator_http, "time", _TimeWithHeldSleep(held.sleep))
+    yield held
+    held.release()

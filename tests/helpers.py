@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from components.emulator.discovery import validate_body
@@ -57,3 +58,30 @@ def leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...]
     if isinstance(value, list) and value:
         return [leaf for i, item in enumerate(value) for leaf in leaves(item, (*path, i))]
     return [(path, value)]
+
+
+class FakeClock:
+    """A clock that moves only when slept on: what the lifecycle gets instead of time.monotonic and time.sleep
+    (`Jobs(clock=..., sleep=...)`, or `drive(provider)`), so that its retries, reconcile window and waits are
+    counted, never timed, and a busy machine changes nothing. `sleeps` records every sleep; `then` runs after
+    each one (e.g. the emulator's `state.advance`, so that its jobs move with this clock)."""
+
+    def __init__(self, then: Callable[[float], Any] | None = None) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+        self.then = then
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0, f"a negative sleep: {seconds}"
+        self.sleeps.append(seconds)
+        self.now += seconds
+        if self.then is not None:
+            self.then(seconds)
+
+    def drive(self, provider: Any) -> Any:
+        """The provider, its lifecycle on this clock (set on the instance: the class's are time's own)."""
+        provider.clock, provider.sleep = self.time, self.sleep
+        return provider

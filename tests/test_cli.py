@@ -106,9 +106,9 @@ def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_packag
     config = write(tmp_path / "config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
     assert run("validate", str(config)).returncode == 0
     done = run("render", str(config))
-    assert done.returncode == 1 and '"pythonModule"' not in done.stdout
-    assert f"{config}: trainingInput.pythonModule: required without masterConfig.imageUri" in done.stdout
-    assert f"{config}: trainingInput.packageUris: required without masterConfig.imageUri" in done.stdout
+    assert done.returncode == 1 and done.stdout == ""  # stdout is for the body only
+    assert f"{config}: trainingInput.pythonModule: required without masterConfig.imageUri" in done.stderr
+    assert f"{config}: trainingInput.packageUris: required without masterConfig.imageUri" in done.stderr
 
 
 def test_render_vertex_prints_a_custom_job() -> None:
@@ -124,7 +124,8 @@ def test_render_vertex_prints_a_custom_job() -> None:
 def test_render_of_an_invalid_spec_exits_1_with_the_problems(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "trainingInput:\n  scaleTier: BASIC_GPU\n  region: asia-south1\n")
     done = run("render", str(bad))
-    assert done.returncode == 1 and done.stdout.startswith(f"{bad}: trainingInput.scaleTier: NVIDIA_TESLA_K80")
+    assert done.returncode == 1 and done.stderr.startswith(f"{bad}: trainingInput.scaleTier: NVIDIA_TESLA_K80")
+    assert done.stdout == ""
 
 
 def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None:
@@ -182,7 +183,7 @@ def test_validate_and_render_a_custom_job_spec_with_gcloud_s_region(tmp_path: Pa
                                      "not offered for training in us-west2; allowed in us-west2: NVIDIA_B200, "
                                      "NVIDIA_TESLA_P4, NVIDIA_TESLA_T4; regions offering NVIDIA_H100_80GB: ")
     ml = run("render", str(config), "--backend", "ai-platform")
-    assert ml.returncode == 1 and "runs on Vertex AI only" in ml.stdout
+    assert ml.returncode == 1 and "runs on Vertex AI only" in ml.stderr and ml.stdout == ""
 
 
 def test_validate_refuses_snake_case_keys_as_gcloud_does(tmp_path: Path) -> None:

@@ -1,8 +1,12 @@
-"""Cost estimates: what a rendered body holds (pools, replicas, accelerators, trials) and its price per hour,
-from the price table only; unknown prices are named, never guessed."""
+"""Cost estimates: what a rendered body holds (pools, replicas, accelerators, TPU slices, trials) and what it costs
+from the price table only: per hour on demand and on Spot, at the rate the job runs at, and at worst (that rate
+times its timeout, or 7 days). Unknown prices are named with the table's reason, never guessed."""
 
 from __future__ import annotations
 
+import json
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,108 +14,317 @@ import pytest
 from components.jobspec.catalog import prices
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
-from components.jobspec.review.body_pools import accelerators, pools, strategy
-from components.jobspec.review.cost import Amount, estimate, estimate_stack, source_lines
+from components.jobspec.review.body_pools import accelerators, parallel_runs, pools, strategy, timeout_of, trial_count
+from components.jobspec.review.cost import (
+    Amount,
+    estimate,
+    estimate_stack,
+    part_text,
+    source_lines,
+    stale_warning,
+)
 
-N1_4 = 0.21849885  # the table's n1-standard-4, us-central1
-H100 = 9.5  # an accelerator price for the arithmetic tests only (the table has none: see prices.py)
+TABLE = prices.bundled_table()
+#: Google's own figures, us-central1 (the table reproduces them: tests/test_prices.py).
+N1_4 = 0.21849885
+T4 = 0.4025
+WEEK = 7 * 24
 
 
-def pool(machine: str, acc: str | None = None, count: int = 0, replicas: Any = "1") -> dict[str, Any]:
+def od(machine: str, region: str = "us-central1") -> float:
+    price = TABLE.machine(machine, region).on_demand
+    assert price is not None, machine
+    return price
+
+
+def spot(machine: str, region: str = "us-central1") -> float:
+    price = TABLE.machine(machine, region).spot
+    assert price is not None, machine
+    return price
+
+
+def pool(machine: str, acc: str | None = None, count: int = 0, replicas: Any = "1",
+         topology: str | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"machineType": machine}
     if acc:
         spec.update(acceleratorType=acc, acceleratorCount=count)
+    if topology:
+        spec["tpuTopology"] = topology
     return {"machineSpec": spec, "replicaCount": replicas}
 
 
-def test_every_price_names_its_page_and_the_date_read() -> None:
-    for table in (prices.MACHINE_PRICES, prices.ACCELERATOR_PRICES):
-        for region, rows in table.items():
-            for name, price in rows.items():
-                assert price.source.url.startswith("https://") and price.source.read, (region, name)
-    assert source_lines() == [f"{prices.SOURCE_PRICING.title}, {prices.SOURCE_PRICING.url}, read 2026-11-22"]
+def custom(*pools_: dict[str, Any], **scheduling: str) -> dict[str, Any]:
+    spec: dict[str, Any] = {"workerPoolSpecs": list(pools_)}
+    if scheduling:
+        spec["scheduling"] = scheduling
+    return {"jobSpec": spec}
+
+
+# --- The body reader ------------------------------------------------------------------------------
 
 
 def test_vertex_pools_skip_empty_ones_and_read_int64_text() -> None:
-    body = {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4", "NVIDIA_H100_80GB", 2), {},
-                                            pool("n1-highmem-8", replicas=3.0)]}}
+    body = custom(pool("n1-standard-4", "NVIDIA_H100_80GB", 2), {}, pool("n1-highmem-8", replicas=3.0))
     found = pools(body)
     assert [(p.path, p.machine_type, p.replicas, p.accelerators) for p in found] == [
         ("jobSpec.workerPoolSpecs[0]", "n1-standard-4", 1, 2), ("jobSpec.workerPoolSpecs[2]", "n1-highmem-8", 3, 0)]
-    assert accelerators(body) == 2 and strategy(body) is None
+    assert accelerators(body) == 2 and strategy(body) is None and timeout_of(body) is None
 
 
-def test_tpu_vm_hosts_count_their_chips() -> None:
-    body = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "ct6e-standard-4t",
-                                                             "tpuTopology": "4x4"}, "replicaCount": "4"}]}}
-    (found,) = pools(body)
-    assert (found.accelerator_type, found.accelerator_count, found.accelerators) == ("ct6e-standard-4t", 4, 16)
+def test_a_tpu_slice_counts_its_chips_and_vms_from_its_topology() -> None:
+    """ct6e-standard-4t 4x4 is 16 chips on 4 VMs with replicaCount 1 (catalog.TPU_SLICES); not 4 chips."""
+    (found,) = pools(custom(pool("ct6e-standard-4t", replicas="1", topology="4x4")))
+    assert (found.accelerator_type, found.accelerator_count, found.accelerators) == ("ct6e-standard-4t", 16, 16)
+    assert (found.hosts, found.machines, found.tpu_topology) == (4, 4, "4x4")
+    (single,) = pools(custom(pool("ct5lp-hightpu-8t", topology="2x4")))
+    assert (single.accelerator_type, single.accelerators, single.machines) == ("TPU_V5_LITEPOD", 8, 1)
 
 
-def test_known_prices_times_machines_and_accelerators(monkeypatch: pytest.MonkeyPatch) -> None:
-    price = prices.HourlyPrice(H100, None, prices.SOURCE_PRICING)
-    monkeypatch.setattr(prices, "ACCELERATOR_PRICES", {"us-central1": {"NVIDIA_H100_80GB": price}})
-    body = {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4", "NVIDIA_H100_80GB", 2, "3")]}}
-    cost = estimate(body, "h100", "us-central1")
-    assert cost.on_demand == Amount(3 * N1_4 + 6 * H100)
-    assert cost.on_demand.text() == f"${3 * N1_4 + 6 * H100:,.2f}/h"
-    assert cost.text() == ("us-central1: on demand $57.66/h; Spot unknown (no Spot price for any part)")
-    assert cost.sources == (prices.SOURCE_PRICING,)
+def test_trials_and_timeouts_of_each_kind_of_body() -> None:
+    tuning = {"parallelTrialCount": 4, "maxTrialCount": "10",
+              "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")], "scheduling": {"timeout": "1800s"}}}
+    assert (parallel_runs(tuning), trial_count(tuning), timeout_of(tuning)) == \
+        (4, 10, (1800.0, "trialJobSpec.scheduling.timeout"))
+    ml = {"trainingInput": {"scaleTier": "BASIC", "scheduling": {"maxRunningTime": "5400.5s"},
+                            "hyperparameters": {"maxTrials": 6, "maxParallelTrials": 3}}}
+    assert (parallel_runs(ml), trial_count(ml), timeout_of(ml)) == \
+        (3, 6, (5400.5, "trainingInput.scheduling.maxRunningTime"))
+    assert (parallel_runs({"trainingInput": {}}), trial_count({"trainingInput": {}})) == (1, 1)
 
 
-def test_an_accelerator_without_a_sourced_price_is_unknown() -> None:
-    body = {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4", "NVIDIA_H100_80GB", 2)]}}
-    assert estimate(body, "h100", "us-central1").on_demand == Amount(N1_4, ("2 x NVIDIA_H100_80GB",))
+# --- Each kind of pool ----------------------------------------------------------------------------
 
 
-def test_unknown_parts_are_named_with_the_known_part_summed() -> None:
-    body = {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, "2"),
-                                            pool("n1-highmem-8", replicas="3")],
-                        "scheduling": {"strategy": "SPOT"}}}
-    cost = estimate(body, "mixed", "us-central1")
-    assert cost.on_demand.known == 2 * N1_4
-    assert cost.on_demand.unknown == ("3 x n1-highmem-8", "2 x NVIDIA_TESLA_T4")
-    assert cost.text() == ("us-central1: on demand unknown ($0.44/h known; no price for 3 x n1-highmem-8; "
-                           "2 x NVIDIA_TESLA_T4); Spot unknown (no Spot price for any part); runs as SPOT")
+def test_n1_machines_with_attached_gpus_are_priced_machine_plus_gpus() -> None:
+    cost = estimate(custom(pool("n1-standard-4", "NVIDIA_TESLA_T4", 2, "3")), "t4", "us-central1")
+    assert [(p.what, p.units) for p in cost.parts] == [("n1-standard-4", 3), ("NVIDIA_TESLA_T4", 6)]
+    assert cost.on_demand.known == pytest.approx(3 * N1_4 + 6 * T4)
+    assert cost.on_demand.text() == "$3.07/h" and cost.on_demand.complete and cost.spot.complete
+    t4 = TABLE.accelerator("NVIDIA_TESLA_T4", "us-central1", 2)
+    assert cost.spot.known == pytest.approx(3 * spot("n1-standard-4") + 6 * (t4.spot or 0))
+    assert cost.bases == ("Compute Engine list 2026-07-30 + Vertex 15%", "Compute Engine list (SkyPilot catalog @ "
+                          "006059e, read 2026-11-23, highest zone) + Vertex 15%")
 
 
-def test_a_region_without_prices_is_unknown_not_us_central1s() -> None:
-    body = {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4")]}}
-    assert estimate(body, "eu", "europe-west4").on_demand == Amount(0.0, ("1 x n1-standard-4",))
-    assert estimate(body, "nowhere").region is None
+def test_whole_machines_hold_their_gpus_so_they_are_not_added_again() -> None:
+    for machine, gpu, count in (("a2-ultragpu-8g", "NVIDIA_A100_80GB", 8), ("g2-standard-8", "NVIDIA_L4", 1)):
+        cost = estimate(custom(pool(machine, gpu, count, "2")), "m", "us-central1")
+        assert [(p.what, p.units) for p in cost.parts] == [(machine, 2)], machine
+        assert cost.on_demand.known == pytest.approx(2 * od(machine)) and cost.on_demand.complete
+        assert "(machine, its accelerators included)" in part_text(cost.parts[0])
+        assert cost.bases == ("Compute Engine list 2026-07-30 + Vertex 15% (inferred, rule a2-g2-g4)",)
 
 
-def test_parallel_trials_multiply_the_cluster() -> None:
-    tuning = {"parallelTrialCount": 4, "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")]}}
-    assert estimate(tuning, "sweep", "us-central1").on_demand == Amount(4 * N1_4)
-    assert accelerators({**tuning, "trialJobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)]}}) == 4
+def test_cloud_tpu_is_billed_per_core_at_the_device_or_the_pod_rate() -> None:
+    device = estimate(custom(pool("cloud-tpu", "TPU_V2", 8)), "v2", "us-central1")
+    assert [(p.what, p.units) for p in device.parts] == [("TPU_V2", 8)]  # no machine: the cores are the bill
+    assert device.on_demand.known == pytest.approx(8 * 4.5 / 8 * 1.15)
+    pod = estimate(custom(pool("cloud-tpu", "TPU_V2", 32)), "pod", "us-central1")
+    assert pod.on_demand.known == pytest.approx(32 * 24.0 / 32 * 1.15)  # Pod cores cost more
+    assert part_text(pod.parts[0]).startswith("32 x TPU_V2 (TPU core): $0.86/h each on demand")
 
 
-def test_ml_v1_bodies_tiers_and_tpu_workers() -> None:
-    basic_tpu = {"trainingInput": {"scaleTier": "BASIC_TPU", "region": "us-central1"}}
-    cost = estimate(basic_tpu, "resnet")
-    assert cost.region == "us-central1"
-    assert cost.on_demand.unknown == ("1 x standard", "8 x TPU_V2")  # the cloud_tpu host is billed as its TPU
-    premium = {"trainingInput": {"scaleTier": "PREMIUM_1", "region": "us-central1"}}
-    assert estimate(premium, "p").on_demand.unknown == ("1 x machines chosen by the service",)
+def test_a_multi_host_tpu_slice_is_priced_per_host_of_the_slice() -> None:
+    cost = estimate(custom(pool("ct5lp-hightpu-4t", topology="4x4")), "v5e", "us-central1")
+    assert [(p.what, p.units) for p in cost.parts] == [("ct5lp-hightpu-4t", 4)]  # 16 chips on 4 hosts
+    assert cost.on_demand.known == pytest.approx(4 * od("ct5lp-hightpu-4t")) == pytest.approx(16 * 1.2 * 1.15)
+    assert cost.spot.known == pytest.approx(4 * spot("ct5lp-hightpu-4t"))
 
 
-def test_a_rendered_job_of_either_backend() -> None:
+def test_a_tuning_job_is_its_cluster_times_its_parallel_trials() -> None:
+    tuning = {"parallelTrialCount": 4, "maxTrialCount": 10,
+              "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4", "NVIDIA_TESLA_T4", 1)]}}
+    cost = estimate(tuning, "sweep", "us-central1")
+    assert [(p.what, p.units) for p in cost.parts] == [("n1-standard-4", 4), ("NVIDIA_TESLA_T4", 4)]
+    assert cost.on_demand.known == pytest.approx(4 * (N1_4 + T4))
+
+
+def test_ml_v1_bodies_legacy_types_tiers_and_cloud_tpu_workers() -> None:
+    basic_tpu = estimate({"trainingInput": {"scaleTier": "BASIC_TPU", "region": "us-central1"}}, "resnet")
+    assert basic_tpu.region == "us-central1"
+    assert [(p.what, p.units) for p in basic_tpu.parts] == [("standard as n1-standard-4", 1), ("TPU_V2", 8)]
+    assert basic_tpu.on_demand.known == pytest.approx(N1_4 + 8 * 4.5 / 8 * 1.15) and basic_tpu.on_demand.complete
+    assert basic_tpu.text().endswith("7 days); an ml v1 job, at Vertex AI's rates")
+    k80 = estimate({"trainingInput": {"scaleTier": "CUSTOM", "masterType": "complex_model_m_gpu",
+                                      "region": "us-central1"}}, "k80")
+    assert k80.on_demand.known == pytest.approx(od("n1-highcpu-16"))
+    assert k80.on_demand.unknown == ("4 x NVIDIA_TESLA_K80 (NVIDIA_TESLA_K80 is not an accelerator the Vertex AI "
+                                     "catalog lists (components/jobspec/catalog/vertex_machines.py))",)
+    premium = estimate({"trainingInput": {"scaleTier": "PREMIUM_1", "region": "us-central1"}}, "p")
+    assert premium.on_demand.unknown == (
+        "1 x machines chosen by the service (PREMIUM_1 tier: machines chosen by the service)",)
+
+
+def test_a_rendered_job_of_either_backend_is_priced_alike() -> None:
     job = load_job({"trainingInput": {
         "scaleTier": "CUSTOM", "masterType": "n1-standard-4", "region": "us-central1",
         "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1},
                          "imageUri": "us-docker.pkg.dev/my-ml-test/trainers/trainer:1"}}})
     for backend in ("vertex", "ai-platform"):
         cost = estimate(render_body(job, backend, "j"), "j", "us-central1")
-        assert cost.on_demand.known == N1_4, backend
-        assert cost.on_demand.unknown == ("1 x NVIDIA_TESLA_T4",), backend
+        assert cost.on_demand.known == pytest.approx(N1_4 + T4) and cost.on_demand.complete, backend
 
 
-def test_the_stack_sum_says_which_job_each_unknown_part_belongs_to() -> None:
-    a = estimate({"jobSpec": {"workerPoolSpecs": [pool("n1-standard-4")]}}, "a", "us-central1")
-    b = estimate({"jobSpec": {"workerPoolSpecs": [pool("n1-standard-8")]}}, "b", "us-central1")
-    stack = estimate_stack([a, b])
-    assert stack.on_demand == Amount(N1_4, ("b: 1 x n1-standard-8",))
-    assert stack.text() == ("on demand unknown ($0.22/h known; no price for b: 1 x n1-standard-8); Spot unknown "
-                            "(no Spot price for any part)")
-    assert estimate_stack([]).on_demand == Amount() and estimate_stack([]).sources == (prices.SOURCE_PRICING,)
+# --- Regions, unknowns, rates ---------------------------------------------------------------------
+
+
+def test_each_job_is_priced_in_its_own_region() -> None:
+    body = custom(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1))
+    iowa, netherlands = estimate(body, "a", "us-central1"), estimate(body, "b", "europe-west4")
+    assert netherlands.on_demand.complete and netherlands.on_demand.known != iowa.on_demand.known
+    assert netherlands.on_demand.known == pytest.approx(od("n1-standard-4", "europe-west4") + (
+        TABLE.accelerator("NVIDIA_TESLA_T4", "europe-west4").on_demand or 0))
+
+
+def test_unknown_parts_are_named_with_the_tables_reason_and_the_known_part_summed() -> None:
+    cost = estimate(custom(pool("n1-standard-4", replicas="2"), pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8)),
+                    "mixed", "us-central1")
+    assert cost.on_demand.known == pytest.approx(2 * N1_4)
+    (missing,) = cost.on_demand.unknown
+    assert missing.startswith("1 x a3-ultragpu-8g (no source prices it: Cyclenerd pricing.yml has no a3-ultragpu")
+    assert cost.on_demand.text().startswith("unknown ($0.44/h known; no price for 1 x a3-ultragpu-8g (no source")
+    assert "$0.44/h known" in cost.on_demand.text() and cost.on_demand.short() == "unknown (at least $0.44/h)"
+    assert cost.text().count("1 x a3-ultragpu-8g (") == 1, "each missing part is said once"
+    assert cost.worst_case.short(per_hour=False) == f"unknown (at least ${2 * N1_4 * WEEK:,.2f})"
+
+
+def test_without_a_region_nothing_is_priced_and_the_reason_says_why() -> None:
+    cost = estimate(custom(pool("n1-standard-4")), "nowhere")
+    assert cost.region is None and cost.on_demand == Amount(0.0, ("1 x n1-standard-4 (the job's region is unknown)",))
+
+
+def test_a_spot_job_runs_at_spot_rates_and_flex_start_at_the_on_demand_upper_bound() -> None:
+    body = custom(pool("g2-standard-8", "NVIDIA_L4", 1), strategy="SPOT", timeout="7200s")
+    cost = estimate(body, "l4", "us-central1")
+    assert cost.rate == "spot" and cost.hourly.known == pytest.approx(spot("g2-standard-8"))
+    assert cost.text() == (f"us-central1, runs SPOT, at Spot rates: ${spot('g2-standard-8'):.2f}/h (on demand "
+                           f"${od('g2-standard-8'):.2f}/h; Spot ${spot('g2-standard-8'):.2f}/h); worst case "
+                           f"${2 * spot('g2-standard-8'):,.2f} (${spot('g2-standard-8'):.2f}/h x 2 h; "
+                           "jobSpec.scheduling.timeout 7200s)")
+    flex = estimate(custom(pool("g2-standard-8", "NVIDIA_L4", 1), strategy="FLEX_START"), "flex", "us-central1")
+    assert flex.rate == "on_demand" and flex.hourly.known == pytest.approx(od("g2-standard-8"))
+    assert flex.runs_as() == "FLEX_START, at the on-demand rate (an upper bound)"
+    assert estimate(custom(pool("g2-standard-8")), "std", "us-central1").runs_as() == "on demand"
+
+
+# --- Worst case -----------------------------------------------------------------------------------
+
+
+def test_the_worst_case_is_the_rate_it_runs_at_times_its_timeout() -> None:
+    body = custom(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1), strategy="SPOT", timeout="5400s")
+    cost = estimate(body, "j", "us-central1")
+    assert cost.worst_case.known == pytest.approx(cost.spot.known * 1.5) and cost.worst_case.complete
+    assert cost.worst_case_text().endswith("x 1.5 h; jobSpec.scheduling.timeout 5400s)")
+
+
+def test_without_a_timeout_the_worst_case_is_seven_days() -> None:
+    cost = estimate(custom(pool("n1-standard-4")), "j", "us-central1")
+    assert cost.timeout.field is None and cost.timeout.hours == WEEK
+    assert cost.worst_case.known == pytest.approx(N1_4 * WEEK)
+    assert cost.worst_case_text() == (f"${N1_4 * WEEK:,.2f} ($0.22/h x 168 h; no timeout set: Vertex AI's default, "
+                                      "7 days)")
+    ml = estimate({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1"}}, "ml")
+    assert ml.timeout.text() == "no timeout set: AI Platform Training's default, 7 days"
+    assert ml.worst_case.known == pytest.approx(N1_4 * WEEK)
+    capped = estimate({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1",
+                                         "scheduling": {"maxRunningTime": "3600s"}}}, "ml")
+    assert capped.worst_case.known == pytest.approx(N1_4)
+
+
+def test_a_tuning_jobs_timeout_holds_for_each_of_its_trials() -> None:
+    tuning = {"parallelTrialCount": 2, "maxTrialCount": 5,
+              "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")], "scheduling": {"timeout": "3600s"}}}
+    cost = estimate(tuning, "sweep", "us-central1")
+    assert cost.hourly.known == pytest.approx(2 * N1_4)  # two trials at once
+    assert cost.worst_case.known == pytest.approx(5 * N1_4 * 1)  # five trials, each at most an hour
+    assert cost.worst_case_text() == (f"${5 * N1_4:,.2f} (5 trials x $0.22/h x 1 h; trialJobSpec.scheduling.timeout "
+                                      "3600s, per trial)")
+
+
+# --- The stack, the table -------------------------------------------------------------------------
+
+
+def test_the_stack_sums_each_job_at_its_rate_and_names_the_job_of_each_unknown_part() -> None:
+    a = estimate(custom(pool("n1-standard-4"), timeout="3600s"), "a", "us-central1")
+    b = estimate(custom(pool("n1-standard-4"), strategy="SPOT", timeout="7200s"), "b", "us-central1")
+    c = estimate(custom(pool("tpu7x-standard-4t", topology="2x2x1")), "c", "us-central1")
+    stack = estimate_stack([a, b, c])
+    assert stack.on_demand.known == pytest.approx(2 * N1_4)
+    assert stack.hourly.known == pytest.approx(N1_4 + spot("n1-standard-4"))
+    assert stack.worst_case.known == pytest.approx(N1_4 + 2 * spot("n1-standard-4"))
+    assert [u.split(" (")[0] for u in stack.on_demand.unknown] == ["c: 1 x tpu7x-standard-4t"]
+    assert stack.text().startswith("unknown (at least $0.31/h) at the jobs' rates (on demand unknown (at least "
+                                   "$0.44/h); Spot unknown (at least $0.19/h)); worst case unknown (at least $0.41); "
+                                   "no price for c: 1 x tpu7x-standard-4t (no source prices it: neither snapshot")
+    assert estimate_stack([]).on_demand == Amount() and estimate_stack([]).table.path == str(prices.BUNDLED)
+
+
+def test_source_lines_name_the_table_its_dates_and_each_source() -> None:
+    lines = source_lines(TABLE)
+    assert lines[0] == "bundled snapshot of 2026-11-23, oldest prices 2026-07-30"
+    assert any("Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @ fd66b26ff84f, generated 2026-07-30"
+               in line for line in lines[1:])
+
+
+def test_a_table_older_than_180_days_warns_with_its_date_and_the_refresh_command() -> None:
+    assert stale_warning(TABLE, date(2027, 1, 26)) is None  # 180 days after the oldest prices, 2026-07-30
+    assert stale_warning(TABLE, date(2027, 1, 27)) == (
+        "the price table's oldest prices are of 2026-07-30, 181 days before 2027-01-27 (more than 180): estimates "
+        "may be out of date; refresh the table with `python -m components prices refresh`")
+
+
+def test_estimates_read_a_refreshed_table_when_one_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    refreshed = tmp_path / "prices.json"
+    data = json.loads(prices.BUNDLED.read_text())
+    data.update(kind="refresh", generated="2026-12-01")
+    data["machines"]["n1-standard-4"]["regions"]["us-central1"].update(od=0.5, spot=0.2)
+    refreshed.write_text(json.dumps(data))
+    body = custom(pool("n1-standard-4", replicas="2"))
+    assert estimate(body, "j", "us-central1").on_demand.known == pytest.approx(2 * N1_4)  # conftest: bundled
+    monkeypatch.setenv(prices.PRICES_FILE_ENV, str(refreshed))
+    cost = estimate(body, "j", "us-central1")
+    assert (cost.on_demand.known, cost.spot.known) == (pytest.approx(1.0), pytest.approx(0.4))
+    assert source_lines(cost.table)[0] == f"refresh table {refreshed} of 2026-12-01, oldest prices 2026-07-30"
+
+
+# --- What the repository runs ---------------------------------------------------------------------
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["dev", "local", "prod", "staging"])
+def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(name: str) -> None:
+    from components.resources.settings import load_stack_file
+    from components.resources.settings.guardrails import rendered_jobs
+
+    settings = load_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")
+    jobs = rendered_jobs(settings)
+    assert jobs
+    for job in jobs:
+        cost = estimate(job.body, job.name, job.region)
+        assert cost.region == job.region == "us-central1", job.name
+        assert cost.on_demand.complete and cost.spot.complete and cost.worst_case.complete, cost.text()
+        assert cost.on_demand.known > 0 and cost.spot.known > 0 and cost.spot.known < cost.on_demand.known
+        assert all(part.basis for part in cost.parts) and cost.bases, job.name
+        if settings.backend == "vertex":
+            assert "jobSpec" in job.body, "a Vertex job is priced on the body Vertex AI is sent"
+
+
+def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() -> None:
+    """The Vertex job the provider tests create, and the seeds' jobs (ml v1 bodies at Vertex AI's rates); the seed
+    with legacy K80 machines is unknown for its K80s only, which Vertex AI does not offer."""
+    from components.jobspec.io.documents import read_yaml
+    from tests.test_training_job import l4_spot
+
+    bodies = {"l4": {"jobSpec": l4_spot()["jobSpec"]}}
+    for seed in ("basic_tpu_resnet", "gpu_compute_engine", "tpu_compute_engine_master", "tpu_legacy_master",
+                 "gpu_legacy"):
+        ti = read_yaml(ROOT / "tests" / "fixtures" / "seeds" / f"{seed}.yaml")["trainingInput"]
+        bodies[seed] = {"trainingInput": {**ti, "region": "us-central1"}}
+    for name, body in bodies.items():
+        cost = estimate(body, name, "us-central1")
+        if name == "gpu_legacy":
+            assert [u.split(" (")[0] for u in cost.on_demand.unknown] == ["40 x NVIDIA_TESLA_K80"]
+            continue
+        assert cost.on_demand.complete and cost.spot.complete and cost.bases, cost.text()

@@ -3,25 +3,35 @@
 A "run" here is what one `pulumi up` does for a resource: check, then create. A run that died after its
 create reached the API leaves a live job and no state; the next run must find and adopt it. A create whose
 answer is unknown is never sent again blindly, on either backend.
+
+Nothing here is timed: the provider's lifecycle runs on a fake clock (its retries and reconcile window are
+counted in sleeps), and a create that lands late is held by the emulator until the test lets it go.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
 from components.backends import transport
 from components.backends.lifecycle import CreateOutcomeUnknown, Jobs, LookupFailed
+from components.backends.transport import RetryPolicy
 from components.emulator import Emulator
 from components.resources.training_job import TrainingJobProvider
+from tests.conftest_emulator import HeldDelays
+from tests.helpers import FakeClock
 
 BACKENDS = ["ai-platform", "vertex"]
 CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
 LIST = {"ai-platform": "jobs.list", "vertex": "customJobs.list"}
 GET = {"ai-platform": "jobs.get", "vertex": "customJobs.get"}
 LIVE = {"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING"}
+#: The reconcile window, in the fake clock's seconds; the retries' first back-off.
+PATIENCE, BASE = 30.0, 0.001
+#: The client's HTTP timeout: a held create times out after it (real time, but it only decides how long the
+#: test waits; any call the emulator is not holding answers well within it, even on a busy machine).
+HTTP_TIMEOUT = "1.0"
 
 
 def job(count: int = 1, **labels: str) -> dict[str, Any]:
@@ -43,11 +53,18 @@ def props(backend: str, spec: dict[str, Any] | None = None, identity: str = "org
 
 
 @pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> TrainingJobProvider:
+    """The provider against the emulator, its lifecycle on the fake clock."""
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "30")
-    return TrainingJobProvider()
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", str(BASE))
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", str(PATIENCE))
+    provider: TrainingJobProvider = clock.drive(TrainingJobProvider())
+    return provider
 
 
 def run(provider: TrainingJobProvider, backend: str, spec: dict[str, Any] | None = None,
@@ -62,12 +79,15 @@ def live(emulator: Emulator) -> list[dict[str, Any]]:
     return [j for j in emulator.state.jobs() if j["job"]["state"] in LIVE]
 
 
-def wait_for_jobs(emulator: Emulator, count: int, seconds: float = 20.0) -> None:
-    """Wait until the emulator holds `count` jobs (a delayed create has landed)."""
-    deadline = time.monotonic() + seconds
-    while len(emulator.state.jobs()) < count:
-        assert time.monotonic() < deadline, f"no job landed within {seconds}s"
-        time.sleep(0.05)
+def assert_backed_off_for(sleeps: list[float], patience: float) -> None:
+    """The reconcile's sleeps, each lookup after the first: doubling from the retries' base (capped), the last
+    cut to what was left of the window, and together exactly the window."""
+    policy = RetryPolicy(base_seconds=BASE)
+    assert sleeps[0] == BASE and len(sleeps) >= 3, sleeps
+    for before, after in zip(sleeps[:-2], sleeps[1:-1], strict=True):
+        assert after == min(policy.cap_seconds, before * 2), sleeps
+    assert 0 < sleeps[-1] <= min(policy.cap_seconds, sleeps[-2] * 2), sleeps
+    assert sum(sleeps) == pytest.approx(patience)
 
 
 def clear_faults(emulator: Emulator, method: str) -> None:
@@ -125,43 +145,51 @@ def test_a_failing_lookup_before_create_creates_nothing(provider, emulator, back
 # -- a create whose outcome is unknown ----------------------------------------------------------------
 
 @pytest.mark.parametrize("status", [500, 503])
-def test_a_vertex_create_answered_5xx_is_never_sent_again(provider, emulator, monkeypatch, status) -> None:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.3")
+def test_a_vertex_create_answered_5xx_is_never_sent_again(provider, emulator, clock, status) -> None:
     emulator.state.inject_faults(status=status, count=1, method="customJobs.create")
     with pytest.raises(CreateOutcomeUnknown) as caught:
         run(provider, "vertex")
     message = str(caught.value)
     assert "outcome is unknown" in message and f"HTTP {status}" in message
+    assert f"for {PATIENCE:g}s (not found yet)" in message
     assert "It was not sent again; the next `pulumi up` will look for it again" in message
     assert "pulumi-resource=" in message and "pulumi-spec=" in message
     assert len(emulator.state.requests("customJobs.create")) == 1
-    assert len(emulator.state.requests("customJobs.list")) >= 2  # looked for it, with patience
+    # Looked for it with backoff for the whole window, by the provider's clock: once before the create,
+    # then once at the start of the window and once after each sleep.
+    assert_backed_off_for(clock.sleeps, PATIENCE)
+    assert len(emulator.state.requests("customJobs.list")) == 1 + 1 + len(clock.sleeps)
     run(provider, "vertex")  # the next run: nothing was made, so it creates the job
     assert len(emulator.state.jobs()) == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_lookup_that_keeps_failing_fails_the_create_loudly_and_the_next_run_adopts(
-        provider, emulator, monkeypatch, backend) -> None:
-    """The answer of the create is lost (the job exists), then every lookup fails (18 503s and more)."""
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.5")
+        provider, emulator, monkeypatch, clock, backend) -> None:
+    """The answer of the create is lost (the job exists), then every lookup fails, each retried, for the whole
+    reconcile window."""
     emulator.state.drop_next_response(method=CREATE[backend])
     lookup = GET[backend] if backend == "ai-platform" else LIST[backend]  # by id where ids are the caller's
     original = transport.execute_once
+    before: list[int] = []  # the lookups made before the create (the label lookup on Vertex)
 
     def create_then_break_lookups(request: Any, endpoint: str, method: str) -> Any:
         try:
             return original(request, endpoint, method)
         finally:
             if method.endswith(".create"):
+                before.append(len(emulator.state.requests(lookup)))
                 emulator.state.inject_faults(status=503, count=10_000, method=lookup)
 
     monkeypatch.setattr(transport, "execute_once", create_then_break_lookups)
     inputs = dict(provider.check({}, props(backend)).inputs)
     with pytest.raises(CreateOutcomeUnknown, match="the lookup failed: .*HTTP 503"):
         provider.create(inputs)
-    failed_lookups = len(emulator.state.requests(lookup))
-    assert failed_lookups >= 18
+    failed_lookups = len(emulator.state.requests(lookup)) - before[0]
+    attempts = RetryPolicy().attempts
+    assert failed_lookups % attempts == 0 and failed_lookups // attempts >= 3  # each retried; several rounds
+    assert clock.now >= PATIENCE  # it gave up when the window had passed by the provider's clock, not before
+    assert len(clock.sleeps) == failed_lookups - 1  # a sleep between any two lookups, none after the last
     (made,) = emulator.state.jobs()  # the job exists; the run failed loudly
     clear_faults(emulator, lookup)
     monkeypatch.setattr(transport, "execute_once", original)
@@ -171,42 +199,51 @@ def test_a_lookup_that_keeps_failing_fails_the_create_loudly_and_the_next_run_ad
     assert len(emulator.state.requests(CREATE[backend])) == 1
 
 
-def test_a_slow_vertex_create_past_the_client_timeout_is_adopted_once_it_lands(provider, emulator, monkeypatch):
+def test_a_slow_vertex_create_past_the_client_timeout_is_adopted_once_it_lands(
+        provider, emulator, monkeypatch, clock, held_delays: HeldDelays):
     """The server finishes the create after the client gave up: the label lookup finds nothing at first,
     then the job; it is adopted, never created again."""
-    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.5")
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", HTTP_TIMEOUT)
     emulator.state.inject_delay(2.0, count=1, method="customJobs.create")
+    clock.then = lambda _: held_delays.release()  # the create lands while the reconcile sleeps the first time
     outs = run(provider, "vertex")
     (made,) = emulator.state.jobs()
+    assert held_delays.seconds == [2.0]
     assert outs["resourceName"] == made["name"]
     assert len(emulator.state.requests("customJobs.create")) == 1
-    assert len(emulator.state.requests("customJobs.list")) >= 3  # before the create, then until it landed
+    # Before the create; after it timed out (not there yet); after the sleep it landed in (adopted).
+    assert len(emulator.state.requests("customJobs.list")) == 3
+    assert clock.sleeps == [BASE]
 
 
-def test_a_vertex_create_still_unknown_when_patience_ends_is_adopted_by_the_next_run(provider, emulator,
-                                                                                      monkeypatch):
-    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.3")
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "0.2")
+def test_a_vertex_create_still_unknown_when_patience_ends_is_adopted_by_the_next_run(
+        provider, emulator, monkeypatch, clock, held_delays: HeldDelays):
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", HTTP_TIMEOUT)
     emulator.state.inject_delay(2.0, count=1, method="customJobs.create")
     with pytest.raises(CreateOutcomeUnknown, match="not found yet"):
-        run(provider, "vertex")
-    wait_for_jobs(emulator, 1)  # the server finished it after all
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", "30")
+        run(provider, "vertex")  # the create is held past the whole window
+    assert emulator.state.jobs() == []
+    assert_backed_off_for(clock.sleeps, PATIENCE)
+    held_delays.release()  # the server finishes it after all
+    assert len(emulator.state.jobs()) == 1
     outs = run(provider, "vertex")
     (made,) = emulator.state.jobs()
     assert outs["resourceName"] == made["name"]
     assert len(emulator.state.requests("customJobs.create")) == 1
 
 
-def test_a_slow_ml_create_is_resent_under_its_own_id_only(provider, emulator, monkeypatch) -> None:
+def test_a_slow_ml_create_is_resent_under_its_own_id_only(provider, emulator, monkeypatch,
+                                                          held_delays: HeldDelays) -> None:
     """ml v1 ids are the caller's: after a timeout the job is looked up by its id and the create re-sent
     with the same id, which can never make a second job (the late first copy meets a 409)."""
-    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.3")
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", HTTP_TIMEOUT)
     emulator.state.inject_delay(1.5, count=1, method="jobs.create")
     outs = run(provider, "ai-platform")
     creates = emulator.state.requests("jobs.create")
     assert len(creates) == 2
-    time.sleep(1.5)  # let the late first copy reach the emulator's handler
+    assert len(emulator.state.requests("jobs.get")) == 1  # looked up by its id between the two: absent
+    held_delays.release()  # the late first copy reaches the emulator's handler now
+    assert held_delays.seconds == [1.5]
     (made,) = emulator.state.jobs()
     assert made["job"]["jobId"] == outs["jobId"]
 

@@ -183,7 +183,9 @@ def two_l4(job: dict[str, Any]) -> None:
 def test_a_vertex_job_spec_on_l4_spot_is_created_as_written(vertex: Project, emulator: Emulator) -> None:
     emulator.control("reset", {})
     preview = vertex.pulumi("preview")
-    assert "job l4: estimated cost per hour while every machine runs: us-central1" in preview.stdout + preview.stderr
+    # the provider's check: one info line per job, g2-standard-8 with its L4 on Spot, no timeout: 7 days
+    assert "job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $102.13 (168 h, no timeout set), " \
+        "us-central1; basis: Compute Engine list 2026-07-30" in preview.stdout + preview.stderr
     vertex.up()
     (create,) = emulator.calls("customJobs.create")
     (job,) = emulator.jobs().values()

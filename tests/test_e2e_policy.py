@@ -2,7 +2,8 @@
 `local` stack against the loopback emulator, with a guardrails block in its stack file.
 
 - a stack within its guardrails is created, with the estimated cost reported as an advisory;
-- a change that breaks a guardrail fails the preview, naming the guardrail, the job and the value;
+- a change that breaks a guardrail fails the preview, naming the guardrail, the job and the value (the
+  accelerators of a job; its worst-case cost, maxJobCostUsd);
 - the pack enforces on its own: a program that registers a TrainingJob directly (no settings judge, no
   guardrails of its own) is stopped by the pack's mandatory policy.
 
@@ -52,8 +53,11 @@ def test_a_stack_within_its_guardrails_is_created_with_its_cost_reported(project
     assert done.returncode == 0, out
     assert "gcp-training-jobs@v0.1.0 (local: policies/analyzer)" in out, out
     assert "[advisory]  estimated-cost" in out, out
-    assert "gpu: us-central1: on demand unknown (no price for 1 x n1-standard-8; 2 x NVIDIA_TESLA_T4)" in out
-    assert "prices: Vertex AI pricing" in out and "read 2026-11-22" in out
+    # n1-standard-8 + 2 T4 in us-central1, on demand (an ml v1 job, at Vertex AI's rates), no timeout: 7 days
+    assert "gpu: us-central1, runs on demand: $1.24/h (on demand $1.24/h; Spot $0.65/h); worst case $208.66 " \
+        "($1.24/h x 168 h; no timeout set: AI Platform Training's default, 7 days); an ml v1 job, at Vertex AI's " \
+        "rates" in out, out
+    assert "prices: bundled snapshot of 2026-11-23, oldest prices 2026-07-30" in out
     assert "[mandatory]" not in out
     assert {j["job"]["jobId"].split("_")[0] for j in jobs_of(emulator)} == {"gpu", "tpu"}
 
@@ -69,6 +73,21 @@ def test_a_change_that_breaks_a_guardrail_fails_the_preview_naming_it(project: P
     done = project.pulumi("up", "--yes", "--policy-pack", PACK, ok=False)
     assert done.returncode != 0
     assert len(jobs_of(emulator)) == before, "nothing is created or replaced when a guardrail breaks"
+
+
+def test_a_job_whose_worst_case_is_over_max_job_cost_usd_fails_the_preview(tmp_path: Path,
+                                                                         emulator: Emulator) -> None:
+    """The tpu job: n1-highcpu-16 + 8 TPU_V2 cores, $5.83/h for up to 7 days (no timeout) is $978.90 at worst."""
+    project = copy_project(tmp_path, emulator)
+    project.edit_config(lambda config: config["gcp-training-jobs:guardrails"].update(maxJobCostUsd=500))
+    done = project.pulumi("preview", "--policy-pack", PACK, ok=False)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    assert "[mandatory]  training-job-guardrails" in out, out
+    assert "gcp-training-jobs:guardrails.maxJobCostUsd: job tpu's worst case is $978.90 ($5.83/h x 168 h; no " \
+        "timeout set: AI Platform Training's default, 7 days), running on demand, over the cap; allowed: at most " \
+        "$500.00" in out, out
+    assert "job gpu's worst case" not in out, "the gpu job, $208.66 at worst, keeps the cap"
 
 
 def test_the_pack_alone_stops_a_program_that_bypasses_the_settings(tmp_path: Path, emulator: Emulator) -> None:

@@ -3,6 +3,7 @@ declare them; what a merge does to a running job; `plan` exiting 1 with the guar
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from components.jobspec.catalog import prices
 from components.jobspec.core.errors import SpecError
 from components.jobspec.review.guardrails import (
     Guardrails,
@@ -40,11 +42,12 @@ def pool(machine: str, acc: str | None = None, count: int = 0, replicas: int = 1
     return {"machineSpec": spec, "replicaCount": str(replicas)}
 
 
-def vertex(*pools: dict[str, Any], strategy: str | None = None, labels: dict[str, str] | None = None
-           ) -> dict[str, Any]:
+def vertex(*pools: dict[str, Any], strategy: str | None = None, labels: dict[str, str] | None = None,
+           timeout: str | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"workerPoolSpecs": list(pools)}
-    if strategy:
-        spec["scheduling"] = {"strategy": strategy}
+    scheduling = {k: v for k, v in (("strategy", strategy), ("timeout", timeout)) if v}
+    if scheduling:
+        spec["scheduling"] = scheduling
     body: dict[str, Any] = {"displayName": "job", "jobSpec": spec}
     if labels is not None:
         body["labels"] = labels
@@ -121,7 +124,7 @@ def test_max_accelerators_per_stack_sums_the_jobs() -> None:
 
 
 def test_max_hourly_usd_over_the_cap_with_known_prices() -> None:
-    # the one machine the price table has a sourced price for: n1-standard-4 in us-central1, $0.21849885/h
+    # n1-standard-4 in us-central1, $0.21849885/h: Google's own figure (tests/test_prices.py)
     jobs = [RenderedJob("cpu", vertex(pool("n1-standard-4", None, 0, 10)), "us-central1")]
     assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 1})) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $2.18/h, over the "
@@ -129,12 +132,70 @@ def test_max_hourly_usd_over_the_cap_with_known_prices() -> None:
     assert stack_guardrail_problems(jobs, {"maxHourlyUsd": 25}) == []
 
 
+def test_max_hourly_usd_holds_on_a_priced_stack_of_gpu_jobs_in_their_regions() -> None:
+    jobs = [RenderedJob("t4", vertex(pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)), "us-central1"),
+            RenderedJob("l4", vertex(pool("g2-standard-8", "NVIDIA_L4", 1, 2)), "europe-west4")]
+    assert stack_guardrail_problems(jobs, {"maxHourlyUsd": 4}) == []  # 1.2419977 + 2 x 1.031782077 = $3.31/h
+    assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 3})) == [
+        "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $3.31/h, over the cap; "
+        "allowed: at most $3.00/h"]
+
+
 def test_max_hourly_usd_fails_when_a_price_is_unknown_rather_than_guessing() -> None:
-    jobs = [RenderedJob("t4", vertex(pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)), "us-central1")]
+    jobs = [RenderedJob("h200", vertex(pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8)), "us-central1")]
     assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 100})) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is unknown (no price "
-        "for t4: 1 x n1-standard-8; t4: 2 x NVIDIA_TESLA_T4): it cannot be held to the cap; allowed: at most "
-        "$100.00/h, with every machine and accelerator priced in components/jobspec/catalog/prices.py"]
+        "for h200: 1 x a3-ultragpu-8g (no source prices it: Cyclenerd pricing.yml has no a3-ultragpu and SkyPilot's "
+        "H200 rows disagree across regions (36.60258 and 74.49392 for the same 8 GPUs) (region us-central1))): it "
+        "cannot be held to the cap; allowed: at most $100.00/h, with every machine and accelerator priced in the "
+        "price table (components/jobspec/catalog/prices.py)"]
+
+
+SPOT_T4 = vertex(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, 2), strategy="SPOT", timeout="36000s")
+
+
+def test_max_job_cost_usd_is_the_worst_case_at_the_rate_the_job_runs_at() -> None:
+    # 2 x (n1-standard-4 Spot 0.09550985 + T4 Spot 0.2275) = $0.646/h, for at most 10 h: $6.46
+    assert messages(guardrail_problems(SPOT_T4, "t4", {}, {"maxJobCostUsd": 5}, "us-central1")) == [
+        "gcp-training-jobs:guardrails.maxJobCostUsd: job t4's worst case is $6.46 ($0.65/h x 10 h; "
+        "jobSpec.scheduling.timeout 36000s), running SPOT, at Spot rates, over the cap; allowed: at most $5.00"]
+    assert guardrail_problems(SPOT_T4, "t4", {}, {"maxJobCostUsd": 6.5}, "us-central1") == []
+
+
+def test_max_job_cost_usd_without_a_timeout_counts_seven_days() -> None:
+    on_demand = vertex(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, 2))  # 2 x (0.21849885 + 0.4025) x 168 h
+    assert messages(guardrail_problems(on_demand, "t4", {}, {"maxJobCostUsd": 200}, "us-central1")) == [
+        "gcp-training-jobs:guardrails.maxJobCostUsd: job t4's worst case is $208.66 ($1.24/h x 168 h; no timeout "
+        "set: Vertex AI's default, 7 days), running on demand, over the cap; allowed: at most $200.00"]
+    ml = {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "scheduling": {"maxRunningTime": "3600s"}}}
+    assert guardrail_problems(ml, "ml", {}, {"maxJobCostUsd": 0.25}) == []  # $0.22 for its one hour
+
+
+def test_max_job_cost_usd_fails_on_an_unknown_price_and_waits_for_an_unknown_region() -> None:
+    h200 = vertex(pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8), timeout="3600s")
+    (message,) = messages(guardrail_problems(h200, "h200", {}, {"maxJobCostUsd": 1000}, "us-central1"))
+    assert message.startswith("gcp-training-jobs:guardrails.maxJobCostUsd: job h200's worst case is unknown (no "
+                              "price for 1 x a3-ultragpu-8g (no source prices it: ")
+    assert message.endswith("it cannot be held to the cap; allowed: at most $1,000.00, with every machine and "
+                            "accelerator priced in the price table (components/jobspec/catalog/prices.py)")
+    assert guardrail_problems(h200, "h200", {}, {"maxJobCostUsd": 1000}, None) == []  # preview: region unknown
+
+
+def test_require_timeout_names_the_default_of_each_api() -> None:
+    assert messages(guardrail_problems(vertex(pool("n1-standard-4")), "j", {}, {"requireTimeout": True})) == [
+        "gcp-training-jobs:guardrails.requireTimeout: job j sets no timeout, so it may run 7 days (Vertex AI's "
+        "default); allowed: a job with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
+        "scheduling.maxRunningTime in a trainingInput"]
+    ml = {"trainingInput": {"scaleTier": "BASIC"}}
+    assert messages(guardrail_problems(ml, "ml", {}, {"requireTimeout": True}))[0].startswith(
+        "gcp-training-jobs:guardrails.requireTimeout: job ml sets no timeout, so it may run 7 days (AI Platform "
+        "Training's default)")
+    assert guardrail_problems(SPOT_T4, "t4", {}, {"requireTimeout": True}) == []
+    tuning = {"parallelTrialCount": 2, "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")],
+                                                        "scheduling": {"timeout": "600s"}}}
+    assert guardrail_problems(tuning, "sweep", {}, {"requireTimeout": True}) == []
+    ml["trainingInput"]["scheduling"] = {"maxRunningTime": "7200s"}
+    assert guardrail_problems(ml, "ml", {}, {"requireTimeout": True}) == []
 
 
 def test_no_guardrails_no_problems() -> None:
@@ -144,8 +205,10 @@ def test_no_guardrails_no_problems() -> None:
 
 
 def test_guardrails_read_pulumi_numbers_and_camel_case() -> None:
-    rails = Guardrails.of({"maxAcceleratorsPerJob": 8.0, "spotOnly": True, "requiredLabels": ["env"]})
+    rails = Guardrails.of({"maxAcceleratorsPerJob": 8.0, "spotOnly": True, "requiredLabels": ["env"],
+                           "maxJobCostUsd": 250, "requireTimeout": True})
     assert rails.max_accelerators_per_job == 8 and rails.spot_only and rails.required_labels == ("env",)
+    assert rails.max_job_cost_usd == 250.0 and rails.require_timeout
 
 
 # --- Fixed rules ----------------------------------------------------------------------------------------
@@ -242,6 +305,8 @@ def test_settings_reject_unknown_accelerators_and_label_keys_naming_the_key(tmp_
         allowedAccelerators: [NVIDIA_TESLA_T5]
         requiredLabels: [Team]
         maxAcceleratorsPerJob: -1
+        maxJobCostUsd: -5
+        requireTimeout: sometimes
         """)
     with pytest.raises(SpecError) as caught:
         load_stack_file(path)
@@ -252,6 +317,8 @@ def test_settings_reject_unknown_accelerators_and_label_keys_naming_the_key(tmp_
     assert any("gcp-training-jobs:guardrails.requiredLabels" in line and "'Team' is not a label key" in line
                for line in lines), lines
     assert any("gcp-training-jobs:guardrails.maxAcceleratorsPerJob" in line for line in lines), lines
+    assert any("gcp-training-jobs:guardrails.maxJobCostUsd" in line for line in lines), lines
+    assert any("gcp-training-jobs:guardrails.requireTimeout" in line for line in lines), lines
 
 
 def test_settings_take_guardrails_as_pulumi_passes_them_json_text() -> None:
@@ -286,20 +353,95 @@ def test_the_repository_stacks_keep_their_guardrails(name: str) -> None:
     if name in ("prod", "staging"):
         assert settings.guardrails.allowed_accelerators and settings.guardrails.required_labels == ("env", "team")
     assert settings.guardrails.protect_jobs == (name == "prod")
+    if name in ("prod", "staging"):  # the cost guardrails hold on priced stacks
+        rails = settings.guardrails
+        assert rails.max_hourly_usd and rails.max_job_cost_usd and rails.require_timeout == (name == "staging")
+
+
+def plan(path: Path, tmp_path: Path, *extra: str, **env_: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
+    env.update(GCP_TRAINING_JOBS_BUILD_DIR=str(tmp_path / "build"), **env_)
+    return subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "qa", "--stacks-dir",
+                           str(path.parent), *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+#: The `big` job of JOBS: 4 x n1-standard-16 and 16 NVIDIA_TESLA_T4 (4 per replica) in us-central1, on demand:
+#: 4 x 0.8739954 + 16 x 0.4025 = $9.94/h (Spot 4 x 0.3820394 + 16 x 0.2275 = $5.17/h); no timeout: 7 days, 168 h,
+#: $1,669.24.
+BIG_HOURLY, BIG_WORST = "$9.94/h", "$1,669.24"
 
 
 def test_plan_exits_1_naming_the_guardrail_the_job_and_the_value(tmp_path: Path) -> None:
     path = stack_file(tmp_path, "maxAcceleratorsPerJob: 8\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
-    env["GCP_TRAINING_JOBS_BUILD_DIR"] = str(tmp_path / "build")
-    result = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "qa", "--stacks-dir",
-                             str(path.parent)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    result = plan(path, tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{path}: gcp-training-jobs:guardrails.maxAcceleratorsPerJob: job big holds 16 accelerators at once " \
         "(4 NVIDIA_TESLA_T4 x 1 replica + 4 NVIDIA_TESLA_T4 x 3 replicas); allowed: at most 8" \
         in result.stdout.splitlines(), result.stdout
     assert "Guardrails (gcp-training-jobs:guardrails): maxAcceleratorsPerJob 8;" in result.stdout
-    assert "    big: us-central1: on demand unknown (no price for 4 x n1-standard-16; 16 x NVIDIA_TESLA_T4); Spot " \
-        "unknown (no Spot price for any part)" in result.stdout.splitlines()
-    assert "    prices: Vertex AI pricing" in result.stdout
+    lines = result.stdout.splitlines()
+    assert f"    big: us-central1, runs on demand: {BIG_HOURLY} (on demand {BIG_HOURLY}; Spot $5.17/h); worst case " \
+        f"{BIG_WORST} ({BIG_HOURLY} x 168 h; no timeout set: Vertex AI's default, 7 days)" in lines, result.stdout
+    assert "        4 x n1-standard-16 (machine): $0.87/h each on demand, $0.38/h Spot; Compute Engine list " \
+        "2026-07-30 + Vertex 15%" in lines, result.stdout
+    assert f"    stack: {BIG_HOURLY} at the jobs' rates (on demand {BIG_HOURLY}; Spot $5.17/h); worst case " \
+        f"{BIG_WORST}" in lines
+    assert "    prices: bundled snapshot of 2026-11-23, oldest prices 2026-07-30, from:" in lines
     assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("guardrail", "line"), [
+    ("maxHourlyUsd: 9.5", f"maxHourlyUsd: the stack's estimated on-demand cost is {BIG_HOURLY}, over the cap; "
+                          "allowed: at most $9.50/h"),
+    ("maxJobCostUsd: 1000", f"maxJobCostUsd: job big's worst case is {BIG_WORST} ({BIG_HOURLY} x 168 h; no timeout "
+                            "set: Vertex AI's default, 7 days), running on demand, over the cap; allowed: at most "
+                            "$1,000.00"),
+    ("requireTimeout: true", "requireTimeout: job big sets no timeout, so it may run 7 days (Vertex AI's default); "
+                             "allowed: a job with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
+                             "scheduling.maxRunningTime in a trainingInput"),
+])
+def test_each_cost_guardrail_fails_plan_naming_itself(tmp_path: Path, guardrail: str, line: str) -> None:
+    path = stack_file(tmp_path, guardrail + "\n")
+    result = plan(path, tmp_path, "--json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.splitlines()[-1] == f"{path}: gcp-training-jobs:guardrails.{line}", result.stderr
+    document = json.loads(result.stdout)
+    assert document["guardrails"]["problems"] == [f"gcp-training-jobs:guardrails.{line}"]
+
+
+def test_plan_json_keeps_its_cost_shape_and_adds_the_worst_case(tmp_path: Path) -> None:
+    result = plan(stack_file(tmp_path, "maxJobCostUsd: 2000\n"), tmp_path, "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    cost = json.loads(result.stdout)["cost"]
+    big = cost["jobs"]["big"]
+    assert big["onDemand"] == {"complete": True, "knownUsdPerHour": pytest.approx(9.9359816), "unknown": []}
+    assert big["spot"]["complete"] and big["spot"]["knownUsdPerHour"] == pytest.approx(5.1681576)
+    assert big["worstCaseUsd"] == 1669.24 and big["runsAt"] == "on_demand" and big["worstCase"]["hours"] == 168
+    assert [(p["what"], p["units"], p["basis"]) for p in big["parts"]] == [
+        ("n1-standard-16", 4, "Compute Engine list 2026-07-30 + Vertex 15%"),
+        ("NVIDIA_TESLA_T4", 16, "Compute Engine list (SkyPilot catalog @ 006059e, read 2026-11-23, highest zone) "
+                                "+ Vertex 15%")]
+    assert cost["stack"]["worstCaseUsd"] == 1669.24 and cost["warnings"] == []
+    assert cost["table"] == {"kind": "snapshot", "path": str(prices.BUNDLED), "date": "2026-11-23",
+                             "oldest": "2026-07-30"}
+
+
+def test_plan_warns_when_the_price_table_is_older_than_180_days(tmp_path: Path) -> None:
+    path = stack_file(tmp_path, "maxJobCostUsd: 2000\n")
+    result = plan(path, tmp_path, GCP_TRAINING_JOBS_TODAY="2027-02-15")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "    warning: the price table's oldest prices are of 2026-07-30, 200 days before 2027-02-15 (more than " \
+        "180): estimates may be out of date; refresh the table with `python -m components prices refresh`" \
+        in result.stdout.splitlines(), result.stdout
+    result = plan(path, tmp_path, "--json", GCP_TRAINING_JOBS_TODAY="2027-02-15")
+    assert "warning: the price table's oldest prices are of 2026-07-30" in result.stderr
+    assert json.loads(result.stdout)["cost"]["warnings"][0].startswith("the price table's oldest prices")
+
+
+def test_plan_refuses_a_broken_price_table_naming_the_file(tmp_path: Path) -> None:
+    broken = tmp_path / "prices.json"
+    broken.write_text("{not json")
+    result = plan(stack_file(tmp_path, "maxJobCostUsd: 2000\n"), tmp_path,
+                  GCP_TRAINING_JOBS_PRICES_FILE=str(broken))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{broken}: not JSON at line 1" in result.stderr and "Traceback" not in result.stderr

@@ -23,7 +23,8 @@ def _run(*cmd: str | Path, cwd: Path | None = None) -> str:
     return done.stdout
 
 
-def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
+def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
+    """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
     source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -39,7 +40,11 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
     site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
+    return python, site
 
+
+def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
+    python, site = install_wheel(tmp_path)
     outside = tmp_path / "consumer"
     outside.mkdir()
     program = outside / "__main__.py"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from components.emulator import Emulator
-from components.resources.job_review import ProtectedJobError
+from components.resources.job_review import ProtectedJobError, cost_line
 from components.resources.training_job import TrainingJobProvider
 from tests.test_training_job import checked, l4_spot, spec_props
 
@@ -60,9 +60,47 @@ def test_check_refuses_guardrails_it_cannot_read(provider) -> None:
 def test_check_logs_the_jobs_estimated_cost(provider, logged) -> None:
     checked(provider, spec_props())  # one line per check: the provider keeps nothing between calls
     (line,) = logged["info"]
-    assert line.startswith("job l4: estimated cost per hour while every machine runs: us-central1: on demand "
-                           "unknown (no price for 1 x g2-standard-8; 1 x NVIDIA_L4)")
-    assert "runs as SPOT" in line and "(prices: Vertex AI pricing" in line and "read 2026-11-22" in line
+    # g2-standard-8 in us-central1, its L4 included: $0.61/h on Spot (on demand $0.98/h), for at most 7200s
+    assert line == ("job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h), us-central1; "
+                    "basis: Compute Engine list 2026-07-30 + Vertex 15% (inferred, rule a2-g2-g4)")
+
+
+def test_the_cost_line_stays_within_200_characters(provider, logged) -> None:
+    """A long name and two bases: the bases are cut, the line stays one short line."""
+    job = l4_spot(machine="g2-standard-96", count=8)
+    job["jobSpec"]["workerPoolSpecs"].append({"machineSpec": {"machineType": "n1-highmem-96"}, "replicaCount": "2",
+                                              "containerSpec": {"imageUri": job["jobSpec"]["workerPoolSpecs"][0][
+                                                  "containerSpec"]["imageUri"]}})
+    job["region"] = "me-central2"
+    checked(provider, spec_props(job, name="a-job-with-a-rather-long-name-for-a-training-run"))
+    (line,) = logged["info"]
+    assert len(line) <= 200 and line.endswith("…"), line
+    assert line.startswith("job a-job-with-a-rather-long-name-for-a-training-run: $"), line
+    assert "/h (SPOT, at Spot rates), on demand $" in line and " (2 h), me-central2; basis: Compute Engine list" in line
+
+
+def test_a_cost_line_with_an_unpriced_part_gives_the_reason_within_200_characters() -> None:
+    body = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "a3-ultragpu-8g", "acceleratorType":
+                                                             "NVIDIA_H200_141GB", "acceleratorCount": 8}}]}}
+    line = cost_line(body, "h200", "us-central1")
+    assert len(line) == 200 and line.endswith("…")
+    assert line.startswith("job h200: unknown on demand, Spot unknown, worst case unknown (168 h, no timeout set), "
+                           "us-central1; no price for 1 x a3-ultragpu-8g (no source prices it: "), line
+
+
+def test_check_holds_a_job_to_its_cost_guardrails(provider) -> None:
+    rails = {"maxJobCostUsd": 1, "requireTimeout": True}
+    failures = provider.check({}, spec_props(guardrails=rails)).failures
+    assert [(f.property, f.reason) for f in failures] == [
+        ("gcp-training-jobs:guardrails.maxJobCostUsd", "job l4's worst case is $1.22 ($0.61/h x 2 h; "
+         "jobSpec.scheduling.timeout 7200s), running SPOT, at Spot rates, over the cap; allowed: at most $1.00")]
+    no_timeout = l4_spot()
+    del no_timeout["jobSpec"]["scheduling"]["timeout"]
+    failures = provider.check({}, spec_props(no_timeout, guardrails=rails)).failures
+    assert [f.property for f in failures] == ["gcp-training-jobs:guardrails.requireTimeout",
+                                              "gcp-training-jobs:guardrails.maxJobCostUsd"]
+    assert "may cost" not in failures[1].reason and "x 168 h; no timeout set" in failures[1].reason
+    assert checked(provider, spec_props(guardrails={"maxJobCostUsd": 1.25, "requireTimeout": True}))
 
 
 # -- diff: replacing an active job ----------------------------------------------------------------------

@@ -93,7 +93,9 @@ def test_staging_plan_shows_the_l4_vm_on_spot(plans: dict[str, subprocess.Comple
                  "pool 0 image: us-central1-docker.pkg.dev/my-ml-staging/trainers/example:0.1",
                  "pool 0 args: --epochs=5 --batch-size=64 --model-dir=gs://staging-job-dir/jobs/l4-trial",
                  "outputDir: gs://staging-job-dir/jobs/l4-trial", "scheduling: strategy=SPOT, timeout=7200s",
-                 "labels: env=staging, purpose=trial, team=ml-platform", "runs as SPOT", "spotOnly true",
+                 "labels: env=staging, purpose=trial, team=ml-platform", "l4-trial: us-central1, runs SPOT, at Spot "
+                 "rates: $0.61/h (on demand $0.98/h; Spot $0.61/h); worst case $1.22 ($0.61/h x 2 h; "
+                 "jobSpec.scheduling.timeout 7200s)", "spotOnly true",
                  "    all hold"):
         assert line in out, f"{line!r} not in:\n{out}"
     assert "TrainerPackage" not in out, "a custom container carries its code: nothing is built"

@@ -144,13 +144,61 @@ def test_the_stack_total_is_judged_over_all_jobs(project: Path) -> None:
         "(a 16, b 8); allowed: at most 20"]
 
 
-def test_the_cost_advisory_lists_each_job_the_stack_and_the_sources(project: Path) -> None:
+#: training_job(): 4 x n1-standard-16 with 4 NVIDIA_TESLA_T4 each, us-central1, on demand: 4 x 0.8739954 + 16 x
+#: 0.4025 = $9.94/h (Spot $5.17/h); no timeout: 168 h, $1,669.24.
+A_JOB = ("a: us-central1, runs on demand: $9.94/h (on demand $9.94/h; Spot $5.17/h); worst case $1,669.24 "
+         "($9.94/h x 168 h; no timeout set: Vertex AI's default, 7 days)")
+
+
+def test_the_cost_advisory_lists_each_job_the_stack_the_table_and_its_sources(project: Path) -> None:
     (message,) = run(pack.validate_estimated_cost, stack_args(("b", training_job("b")), ("a", training_job("a"))))
     lines = message.splitlines()
-    assert lines[0].startswith("a: us-central1: on demand unknown (no price for 4 x n1-standard-16; "
-                               "16 x NVIDIA_TESLA_T4)")
-    assert lines[1].startswith("b: ") and lines[2].startswith("stack: on demand unknown")
-    assert lines[3].startswith("prices: Vertex AI pricing") and "read 2026-11-22" in lines[3]
+    assert lines[0] == A_JOB and lines[1] == "b" + A_JOB[1:]
+    assert lines[2] == ("stack: $19.87/h at the jobs' rates (on demand $19.87/h; Spot $10.34/h); worst case "
+                        "$3,338.49")
+    assert lines[3] == "prices: bundled snapshot of 2026-11-23, oldest prices 2026-07-30"
+    assert lines[4].startswith("prices: Google Cloud pricing (Compute Engine list prices") and len(lines) == 7
+
+
+def test_the_cost_advisory_warns_when_the_table_is_old(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_TODAY", "2027-06-01")
+    (message,) = run(pack.validate_estimated_cost, stack_args(("a", training_job("a"))))
+    assert message.splitlines()[-1] == (
+        "warning: the price table's oldest prices are of 2026-07-30, 306 days before 2027-06-01 (more than 180): "
+        "estimates may be out of date; refresh the table with `python -m components prices refresh`")
+
+
+def with_guardrails(project: Path, lines: str) -> None:
+    path = project / "stacks" / "Pulumi.qa.yaml"
+    path.write_text(path.read_text() + textwrap.indent(textwrap.dedent(lines), "    "))
+    pack.stack_guardrails.cache_clear()
+
+
+def test_a_job_over_its_worst_case_or_without_a_timeout_fails_the_mandatory_policy(project: Path) -> None:
+    with_guardrails(project, """\
+        maxJobCostUsd: 1500
+        requireTimeout: true
+        """)
+    assert run(pack.validate_job_guardrails, resource_args("a", training_job("a"))) == [
+        "gcp-training-jobs:guardrails.requireTimeout: job a sets no timeout, so it may run 7 days (Vertex AI's "
+        "default); allowed: a job with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
+        "scheduling.maxRunningTime in a trainingInput",
+        "gcp-training-jobs:guardrails.maxJobCostUsd: job a's worst case is $1,669.24 ($9.94/h x 168 h; no timeout "
+        "set: Vertex AI's default, 7 days), running on demand, over the cap; allowed: at most $1,500.00"]
+    capped = training_job("a")
+    capped["job"]["trainingInput"]["scheduling"] = {"maxRunningTime": "36000s"}  # 10 h: $99.36
+    assert run(pack.validate_job_guardrails, resource_args("a", capped)) == []
+
+
+def test_max_hourly_usd_holds_the_priced_stack(project: Path) -> None:
+    with_guardrails(project, "maxHourlyUsd: 16\n")
+    args = stack_args(("a", training_job("a")), ("b", training_job("b", count=1.0)))  # 9.94 + 4 x (0.87 + 0.40)
+    # = $15.04/h
+    assert run(pack.validate_stack_guardrails, args) == []
+    args = stack_args(("a", training_job("a")), ("b", training_job("b")))
+    assert run(pack.validate_stack_guardrails, args)[1:] == [  # [0]: maxAcceleratorsPerStack, 32 over 20
+        "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $19.87/h, over the "
+        "cap; allowed: at most $16.00/h"]
 
 
 def test_a_stack_without_a_file_or_guardrails_has_none(project: Path) -> None:

@@ -279,7 +279,8 @@ def test_guardrails_and_protection_reach_each_job(recordings: dict[str, Recordin
     prod = one(recordings["prod"], JOB).inputs
     assert prod["guardrails"] == {"allowedAccelerators": ["NVIDIA_L4", "NVIDIA_A100_80GB", "NVIDIA_H100_80GB"],
                                   "maxAcceleratorsPerJob": 48, "maxAcceleratorsPerStack": 64,
-                                  "requiredLabels": ["env", "team"], "spotOnly": False, "protectJobs": True}
+                                  "requiredLabels": ["env", "team"], "spotOnly": False, "maxHourlyUsd": 200.0,
+                                  "maxJobCostUsd": 35000.0, "requireTimeout": False, "protectJobs": True}
     assert prod.get("protect") is None, "unset: the stack's protectJobs decides"
     assert one(recordings["staging"], JOB).inputs["guardrails"]["spotOnly"] is True
     options: dict[str, pulumi.ResourceOptions] = {}

@@ -21,6 +21,7 @@ from components.backends import transport
 from components.backends.lifecycle import JobConflict
 from components.emulator import Emulator
 from components.resources.training_job import UNKNOWN, TrainingJobProvider
+from tests.helpers import FakeClock
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ["ai-platform", "vertex"]
@@ -294,6 +295,35 @@ def test_wait_for_completion_polls_until_the_job_finishes(provider, emulator, ba
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_wait_for_completion_polls_on_the_providers_clock(provider, emulator, backend) -> None:
+    """The wait's polls and sleeps run on the clock the provider is given: the job moves only as it sleeps."""
+    fake = FakeClock(then=emulator.state.advance)
+    fake.drive(provider)
+    emulator.state.set_phase_seconds(60)  # three phases of 60 s each (queued, preparing, running), then done
+    inputs = checked(provider, props(backend, waitForCompletion=True, waitTimeoutSeconds=3600))
+    outs = provider.create(inputs).outs
+    assert outs["state"] == "SUCCEEDED" and outs["endTime"]
+    assert fake.sleeps == [1, 2, 4, 8, 16, 30, 30, 30, 30, 30]  # backoff from 1 s, capped at 30 s: done at 181 s
+    get = CREATE[backend].split(".")[0] + ".get"
+    assert len(emulator.state.requests(get)) == len(fake.sleeps) + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_wait_for_completion_gives_up_at_its_timeout_by_the_providers_clock(provider, emulator, monkeypatch,
+                                                                            backend) -> None:
+    warned: list[str] = []
+    monkeypatch.setattr("components.resources.training_job.pulumi.log.warn", warned.append)
+    fake = FakeClock()
+    fake.drive(provider)
+    inputs = checked(provider, props(backend, waitForCompletion=True, waitTimeoutSeconds=100))
+    outs = provider.create(inputs).outs  # the job stays queued (phases frozen)
+    assert outs["state"] == "QUEUED"
+    assert fake.sleeps == [1, 2, 4, 8, 16, 30, 30, 9] and fake.now == 100  # the last sleep ends at the deadline
+    (warning,) = warned
+    assert f"training job {outs['jobId']} still QUEUED after 100s" in warning
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_failed_job_is_recorded_with_its_error_message(provider, emulator, backend) -> None:
     emulator.state.set_phase_seconds(0)
     inputs = checked(provider, props(backend, t4_job(**{"emulator-outcome": "failed"}), waitForCompletion=True))
@@ -379,8 +409,9 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
     raw = base64.b64decode(blob)
     print(f"pickled provider: {len(raw)} bytes")
     assert len(raw) < 4096
-    for needle in (b"Credentials", b"httplib2", b"token", b"Http", emulator.url.encode()):
+    for needle in (b"Credentials", b"httplib2", b"token", b"Http", emulator.url.encode(), b"monotonic", b"sleep"):
         assert needle not in raw, needle
+    assert vars(dill.loads(raw)) == vars(provider) == {"endpoint": None}  # the lifecycle's clock is the class's
     assert dill.loads(raw).__class__ is TrainingJobProvider
     script = (
         "import base64, os, sys, dill\n"

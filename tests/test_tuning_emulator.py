@@ -19,6 +19,8 @@ from components.emulator import API_METHODS, Emulator
 from components.emulator.discovery import validate_body
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
+from tests.conftest_emulator import HeldDelays
+from tests.helpers import FakeClock
 from tests.test_vertex_tuning import tuning_training_input
 
 PROJECT, REGION = "demo-project", "us-central1"
@@ -181,9 +183,16 @@ def test_list_filters_by_label_leaves_trials_out_and_keeps_custom_jobs_apart(emu
 # -- the lifecycle through the tuning backend ----------------------------------------------------------------
 
 @pytest.fixture
-def jobs(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Jobs:
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def jobs(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Jobs:
+    """The lifecycle through the tuning backend, on a fake clock (its waits are counted, never timed)."""
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return Jobs(VertexTuningBackend(), Target(PROJECT, REGION, emulator.url), patience=30)
+    return Jobs(VertexTuningBackend(), Target(PROJECT, REGION, emulator.url), patience=30,
+                clock=clock.time, sleep=clock.sleep)
 
 
 def test_create_adopts_a_live_job_of_the_same_identity_and_stop_cancels_then_deletes(emulator: Emulator,
@@ -199,21 +208,34 @@ def test_create_adopts_a_live_job_of_the_same_identity_and_stop_cancels_then_del
     assert jobs.stop(first["name"]) == "gone" and emulator.state.jobs() == []
 
 
-def test_a_create_answered_after_the_client_gave_up_is_adopted_once_it_lands(emulator: Emulator, jobs: Jobs,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "0.5")
+def test_a_create_answered_after_the_client_gave_up_is_adopted_once_it_lands(
+        emulator: Emulator, jobs: Jobs, clock: FakeClock, held_delays: HeldDelays,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS", "1.0")  # the held create times out after it
     emulator.state.inject_delay(2.0, count=1, method="hyperparameterTuningJobs.create")
+    clock.then = lambda _: held_delays.release()  # it lands while the reconcile sleeps the first time
     created = jobs.create("tune_1", body(labels={**body()["labels"], **IDENTITY}), IDENTITY)
     (made,) = emulator.state.jobs()
+    assert held_delays.seconds == [2.0]
     assert created["name"] == made["name"]
     assert len(emulator.state.requests("hyperparameterTuningJobs.create")) == 1
-    assert len(emulator.state.requests("hyperparameterTuningJobs.list")) >= 2
+    # Before the create; after it timed out (not there yet); after the sleep it landed in (adopted).
+    assert len(emulator.state.requests("hyperparameterTuningJobs.list")) == 3
+    assert clock.sleeps == [0.001]
 
 
-def test_wait_follows_the_job_to_its_end_with_the_trials_in_its_outputs(emulator: Emulator, jobs: Jobs) -> None:
-    emulator.state.set_phase_seconds(0.05)
+def test_wait_follows_the_job_to_its_end_with_the_trials_in_its_outputs(emulator: Emulator, jobs: Jobs,
+                                                                        clock: FakeClock) -> None:
+    emulator.state.set_phase_seconds(30)  # QUEUED, PENDING, RUNNING 30 s each
+    clock.then = emulator.state.advance  # the job moves on the lifecycle's clock only
+    seen: list[str] = []
+    jobs.log = seen.append
     created = jobs.create("tune_1", body(labels={**body()["labels"], **IDENTITY}), IDENTITY)
-    finished = jobs.wait(created["name"], 30, first_poll=0.05)
+    finished = jobs.wait(created["name"], 3600)
     assert finished is not None and jobs.backend.state(finished) == "SUCCEEDED"
+    assert clock.sleeps == [1, 2, 4, 8, 16, 30, 30]  # backoff from 1 s, capped at 30 s: polled at 0, 1, ... 91 s
+    assert [line.rsplit(": ", 1)[1] for line in seen] == [
+        "QUEUED", "PREPARING", "RUNNING", "SUCCEEDED"]  # as the backend names them
+    assert len(emulator.state.requests("hyperparameterTuningJobs.get")) == len(clock.sleeps) + 1
     outputs = jobs.backend.outputs(finished, jobs.target)
     assert outputs["trialCount"] == 6 and outputs["bestTrial"]["metrics"]["accuracy"] > 0

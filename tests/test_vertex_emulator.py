@@ -68,7 +68,7 @@ def test_a_body_rendered_by_the_project_is_created(emulator: Emulator, vertex_cl
     ({"machineType": "ct5lp-hightpu-4t"}, "machine_spec.tpu_topology", "Required field is not set"),
     ({"machineType": "ct5lp-hightpu-4t", "tpuTopology": "four"}, "machine_spec.tpu_topology", "Invalid TPU topology"),
     ({"machineType": "n1-standard-8", "acceleratorCount": 2}, "machine_spec.accelerator_type",
-     "accelerator_type must be set"),
+     "Both `accelerator_type` and `accelerator_count` should be specified or none"),
     ({"machineType": "n1-standard-8", "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION"}},
      "machine_spec.reservation_affinity.key", "Required field is not set"),
     ({"machineType": "n1-standard-8", "reservationAffinity": {"key": "k"}},
@@ -82,7 +82,7 @@ def test_vertex_s_machine_checks(emulator: Emulator, vertex_client: Any, machine
     error = rejected(vertex_client, custom_job_spec(container_pool(machine)))
     assert words in error["message"]
     violation = error["details"][0]["fieldViolations"][0]
-    assert violation["field"] == f"custom_job.job_spec.worker_pool_specs[0].{field}"
+    assert violation["field"] == f"job_spec.worker_pool_specs[0].{field}"  # relative to the CustomJob, as Vertex
     assert emulator.state.jobs() == []
 
 
@@ -98,7 +98,7 @@ def test_vertex_s_machine_checks(emulator: Emulator, vertex_client: Any, machine
     (custom_job_spec(container_pool({"machineType": "n1-standard-8"}, diskSpec={"bootDiskSizeGb": 10})),
      "between 100 and 64000"),
     (custom_job_spec(container_pool({"machineType": "n1-standard-8"}), persistentResourceId="My_Cluster"),
-     "Invalid persistent resource id"),
+     "persistent_resource_id can only contain numbers, lower case letters and hyphens"),
 ], ids=["strategy", "negative-timeout", "duration", "disk-type", "disk-size", "persistent-resource"])
 def test_vertex_s_spec_checks(emulator: Emulator, vertex_client: Any, spec: dict[str, Any], words: str) -> None:
     assert words in rejected(vertex_client, spec)["message"]

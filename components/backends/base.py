@@ -18,9 +18,6 @@ from components.jobspec.core.names import JOB_LABEL, label_value
 RESOURCE_LABEL = "pulumi-resource"
 SPEC_LABEL = "pulumi-spec"
 
-#: The states of the common vocabulary (ml v1's), used in outputs whatever the backend.
-ACTIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING"})
-FINISHED_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
 
 @dataclass(frozen=True)

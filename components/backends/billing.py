@@ -11,7 +11,7 @@ behind the bundled table's machine prices) matches them: "N1 Predefined Instance
 "Spot Preemptible A2 Instance Ram running in ...", "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs
 running in ...", "SSD backed Local Storage ...". Vertex AI's own training SKUs read as "Vertex AI:
 Training/Pipelines on A3 Instance Core in Iowa" and "Vertex AI: Training/Pipelines management fee on NVIDIA H100
-80GB in Iowa" (their August 2025 copy: prices_legacy.TRAINING_SKU_PRICES_US_CENTRAL1_2025_08). The region of a
+80GB in Iowa" (their August 2025 figures are quoted in prices_build.SKU_ARTICLE). The region of a
 SKU is its `serviceRegions`.
 """
 
@@ -56,18 +56,27 @@ VERTEX_GPUS: Final = {"NVIDIA H100 80GB": "NVIDIA_H100_80GB", "NVIDIA H100 Mega 
                       "NVIDIA Tesla V100": "NVIDIA_TESLA_V100", "NVIDIA Tesla P4": "NVIDIA_TESLA_P4",
                       "NVIDIA Tesla P100": "NVIDIA_TESLA_P100"}
 
+#: Vertex AI's SKUs name N1 two ways: "on N1 Predefined Instance Core running in", "Management fee on N1 Instance
+#: Core in" (the price_check script quoting them, code-index file id 69083071661).
+VERTEX_FAMILY_ALIASES: Final = {"N1 Instance": "n1"}
 _FAMILY = "|".join(re.escape(v) for v in sorted(FAMILY_SKUS.values(), key=len, reverse=True))
+_VFAMILY = "|".join(re.escape(v) for v in sorted([*FAMILY_SKUS.values(), *VERTEX_FAMILY_ALIASES], key=len,
+                                                   reverse=True))
 _GPU = "|".join(re.escape(v) for v in sorted(GPU_SKUS, key=len, reverse=True))
 _VGPU = "|".join(re.escape(v) for v in sorted(VERTEX_GPUS, key=len, reverse=True))
 _CE_PART = re.compile(rf"^(?P<spot>Spot Preemptible )?(?P<family>{_FAMILY}) (?P<kind>Core|Ram) running in ")
 _CE_GPU = re.compile(rf"^(?P<gpu>{_GPU}) (?:(?P<spot>attached to Spot Preemptible VMs) )?running in ")
 _CE_SSD = re.compile(r"^SSD backed Local Storage (?:(?P<spot>attached to Spot Preemptible VMs) )?(?:running )?in ")
-_VERTEX = re.compile(rf"^Vertex AI: Training/Pipelines (?P<fee>[Mm]anagement fee )?on (?:(?P<family>{_FAMILY}) "
+_VERTEX = re.compile(rf"^Vertex AI: Training/Pipelines (?P<fee>[Mm]anagement fee )?on (?:(?P<family>{_VFAMILY}) "
                      rf"(?P<kind>Core|Ram|RAM)|(?P<gpu>{_VGPU})(?: GPU)?)(?: running)? in ")
 _KIND = {"Core": "cpu", "Ram": "ram", "RAM": "ram"}
 
 
-class BillingAnswerError(TrainingJobsError):
+class BillingError(TrainingJobsError):
+    """The price list could not be read: no answer, an error answer, no credentials, or a bad answer."""
+
+
+class BillingAnswerError(BillingError):
     """The Cloud Billing Catalog answered something that cannot be a price list (malformed or partial)."""
 
 
@@ -164,7 +173,7 @@ def classify(description: str, service_id: str) -> tuple[str, str, bool] | None:
 
 
 def _family(sku_family: str) -> str:
-    return next(k for k, v in FAMILY_SKUS.items() if v == sku_family)
+    return VERTEX_FAMILY_ALIASES.get(sku_family) or next(k for k, v in FAMILY_SKUS.items() if v == sku_family)
 
 
 def _usage(sku: Mapping[str, Any], spot: bool, where: str) -> str:
@@ -206,12 +215,21 @@ def unit_price(sku: Mapping[str, Any], where: str) -> float:
 
 
 def fetch_rates(endpoint: str | None = None, call: Callable[..., Any] | None = None) -> list[SkuRate]:
-    """The parts of both services (Compute Engine, then Vertex AI), checked."""
+    """The parts of both services (Compute Engine, then Vertex AI), checked. Every failure is a BillingError
+    that says what went wrong (the transport's and google-auth's errors included)."""
+    from google.auth.exceptions import GoogleAuthError
+
+    from components.backends import transport
+
     found: list[SkuRate] = []
     for service_id in (COMPUTE_ENGINE, VERTEX_AI):
-        skus = list_skus(service_id, endpoint, call=call)
+        where = f"services/{service_id}/skus ({SERVICES[service_id]})"
+        try:
+            skus = list_skus(service_id, endpoint, call=call)
+        except (transport.ApiError, transport.TransportError, transport.CredentialsError,
+                transport.InsecureEndpointError, GoogleAuthError) as error:
+            raise BillingError(f"{where}: {error}") from None
         if not skus:
-            raise BillingAnswerError(f"services/{service_id}/skus ({SERVICES[service_id]}): no SKU at all; the "
-                                     "answer is empty, not a price list")
+            raise BillingAnswerError(f"{where}: no SKU at all; the answer is empty, not a price list")
         found += rates(skus, service_id)
     return found

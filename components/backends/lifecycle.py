@@ -7,28 +7,28 @@ This is the one code path for retries and reconciliation. At most one live job p
 - a create whose outcome is unknown (no answer, a timeout, a 5xx) is never blindly sent again. Where ids
   are the caller's (ml v1) the job is looked up by its id and the create re-sent only when it is absent
   (a re-send of the same id cannot make a second job: the API answers 409). Where the server assigns ids
-  (Vertex AI) the job is looked for by its labels, with backoff, for at most RECONCILE_SECONDS, and
+  (Vertex AI) the job is looked for by its labels, with backoff, for at most reconcile_seconds(), and
   adopted when it appears; past that the create fails loudly and is never re-sent: the next run's
   lookup finds the job if it was made after all.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 from components.backends import transport
-from components.backends.base import ACTIVE_STATES, FINISHED_STATES, Backend, Target
+from components.backends.base import Backend, Target
 from components.backends.transport import ApiError, RetryPolicy, TransportError
+from components.jobspec.core.env import VARIABLES, env_settings
 from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.names import ACTIVE_STATES, FINISHED_STATES
 
 Log = Callable[[str], None]
 
 #: How long a create whose outcome is unknown is reconciled (looked for) before failing loudly.
-RECONCILE_ENV = "GCP_TRAINING_JOBS_RECONCILE_SECONDS"
-RECONCILE_SECONDS = 180.0
+RECONCILE_ENV = VARIABLES["reconcile_seconds"]
 #: The most pages a label lookup reads (a resource has one live job; more is a leftover to report).
 MAX_PAGES = 20
 
@@ -46,9 +46,8 @@ class CreateOutcomeUnknown(TrainingJobsError):
 
 
 def reconcile_seconds() -> float:
-    """$GCP_TRAINING_JOBS_RECONCILE_SECONDS, else RECONCILE_SECONDS."""
-    configured = os.environ.get(RECONCILE_ENV)
-    return float(configured) if configured else RECONCILE_SECONDS
+    """$GCP_TRAINING_JOBS_RECONCILE_SECONDS, else env.RECONCILE_SECONDS (180)."""
+    return env_settings().reconcile_seconds
 
 
 def _nolog(_: str) -> None:
@@ -56,7 +55,11 @@ def _nolog(_: str) -> None:
 
 
 class Jobs:
-    """Operations on one backend at one target; stateless apart from what it is given."""
+    """Operations on one backend at one target; stateless apart from what it is given.
+
+    `clock` and `sleep` measure and spend every wait (retries, the reconcile window, `wait`): time.monotonic
+    and time.sleep, or a test's fake clock, which then drives them without real time passing.
+    """
 
     def __init__(self, backend: Backend, target: Target, *, policy: RetryPolicy | None = None,
                  sleep: Callable[[float], None] = time.sleep, log: Log = _nolog,
@@ -201,8 +204,10 @@ class Jobs:
             raise
 
     def wait(self, name: str, timeout: float, *, first_poll: float = 1.0,
-             cap: float = 30.0, clock: Callable[[], float] = time.monotonic) -> dict[str, Any] | None:
-        """Poll with capped backoff until the job finishes or `timeout` passes; log each state change."""
+             cap: float = 30.0) -> dict[str, Any] | None:
+        """Poll with capped backoff until the job finishes or `timeout` passes by `self.clock`, sleeping with
+        `self.sleep`; log each state change."""
+        clock = self.clock
         deadline, delay, seen = clock() + timeout, first_poll, ""
         while True:
             job = self.get(name)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import random
 import threading
 import time
@@ -22,13 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from components.jobspec.core.env import RETRY_BASE_SECONDS, env_settings
 from components.jobspec.core.errors import TrainingJobsError
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-HTTP_TIMEOUT_SECONDS = 60.0
-#: Overrides the client's HTTP timeout per request (tests of a slow create set a short one).
-HTTP_TIMEOUT_ENV = "GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS"
 
 _services: dict[tuple[str, str, str], Any] = {}
 _lock = threading.Lock()
@@ -68,7 +65,7 @@ class RetryPolicy:
     """Exponential backoff with full jitter, capped."""
 
     attempts: int = 6
-    base_seconds: float = 0.5
+    base_seconds: float = RETRY_BASE_SECONDS
     cap_seconds: float = 30.0
 
     def delay(self, attempt: int) -> float:
@@ -76,9 +73,9 @@ class RetryPolicy:
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
-        """GCP_TRAINING_JOBS_RETRY_BASE_SECONDS shortens the waits (tests and the emulator)."""
-        base = os.environ.get("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS")
-        return cls(base_seconds=float(base)) if base else cls()
+        """The default policy with the first wait of $GCP_TRAINING_JOBS_RETRY_BASE_SECONDS (tests and the emulator
+        shorten it; env.EnvSettings)."""
+        return cls(base_seconds=env_settings().retry_base_seconds)
 
 
 def is_loopback(endpoint: str | None) -> bool:
@@ -121,9 +118,8 @@ def _credentials(endpoint: str | None) -> Any:
 
 
 def http_timeout() -> float:
-    """The client's HTTP timeout in seconds: $GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS, else 60."""
-    configured = os.environ.get(HTTP_TIMEOUT_ENV)
-    return float(configured) if configured else HTTP_TIMEOUT_SECONDS
+    """The client's HTTP timeout in seconds: $GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS, else 60 (env.EnvSettings)."""
+    return env_settings().http_timeout_seconds
 
 
 def service(api: str, version: str, endpoint: str) -> Any:

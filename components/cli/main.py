@@ -1,4 +1,4 @@
-"""Command line: validate | render | plan | emulator (`python -m components ...`).
+"""Command line: validate | render | plan | emulator | prices (`python -m components ...`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
 in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
@@ -12,7 +12,10 @@ import sys
 from pathlib import Path
 
 from components.cli.gcloud_flags import add_gcloud_flags
-from components.jobspec.core.names import BACKENDS, EXIT_OK
+from components.cli.prices import add_parser as add_prices_parser
+from components.emulator.cli import DESCRIPTION as EMULATOR
+from components.emulator.cli import add_arguments as add_emulator_arguments
+from components.jobspec.core.names import BACKENDS, EXIT_INVALID, EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -31,7 +34,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from components.cli.plan import run_plan
 
     try:
-        return run_plan(args.stack, Path(args.stacks_dir), as_json=args.json)
+        return run_plan(args.stack, Path(args.stacks_dir) if args.stacks_dir else None, as_json=args.json)
     finally:
         _close_event_loop()
 
@@ -48,13 +51,23 @@ def _close_event_loop() -> None:
 
 
 def cmd_emulator(args: argparse.Namespace) -> int:
-    from components.emulator import main as emulator_main
+    from components.emulator.cli import serve
 
-    forwarded = ["--port", str(args.port), "--phase-seconds", str(args.phase_seconds)]
-    if args.verbose:
-        forwarded.append("--verbose")
-    emulator_main(forwarded)
-    return EXIT_OK
+    return serve(args)
+
+
+def _environment_invalid() -> int | None:
+    """Every GCP_TRAINING_JOBS_* variable judged once, before any work: a bad one is named on stderr, one a line,
+    with what it allows (exit 1); None when all are good. The emulator plays Google and reads none of them."""
+    from components.jobspec.core.env import EnvError, env_settings
+
+    try:
+        env_settings()
+    except EnvError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return EXIT_INVALID
+    return None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -81,21 +94,23 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="run __main__.py offline under Pulumi's mocks and print the plan")
     p.add_argument("--stack", required=True)
-    p.add_argument("--stacks-dir", default="stacks")
+    p.add_argument("--stacks-dir", default=None,
+                   help="the folder of the stack files (default: Pulumi.yaml's stackConfigDir, as Pulumi finds them)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(func=cmd_plan)
 
-    e = sub.add_parser("emulator", help="serve the emulated Google APIs on 127.0.0.1")
-    e.add_argument("--port", type=int, default=8085)
-    e.add_argument("--phase-seconds", type=float, default=2.0,
-                   help="how long a job stays in each state (QUEUED, PREPARING, RUNNING)")
-    e.add_argument("--verbose", action="store_true")
+    e = sub.add_parser("emulator", help="serve the emulated Google APIs on 127.0.0.1", description=EMULATOR)
+    add_emulator_arguments(e)  # the emulator's own definition: every option it has
     e.set_defaults(func=cmd_emulator)
+
+    add_prices_parser(sub)  # prices refresh
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.func is not cmd_emulator and (code := _environment_invalid()) is not None:
+        return code
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

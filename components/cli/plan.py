@@ -23,12 +23,12 @@ from components.cli.plan_text import job_tail, labels_text, yes
 from components.cli.review import review, review_document, review_lines
 from components.jobspec import catalog
 from components.jobspec.core.errors import SpecError, UnreadableError
-from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from components.jobspec.io.documents import read_yaml
 from components.jobspec.review.body_pools import accelerator_totals, pools
 from components.resources.settings import OPAQUE, find_project_root, load_stack_file, settings_given
+from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
-EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 #: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
 AT_APPLY = "(known after apply)"
 TPU_ACCOUNT_AT_APPLY = "(from projects.getConfig at apply)"
@@ -468,28 +468,19 @@ def _output_lines(value: Any, depth: int = 0) -> Iterator[str]:
 # --- The command -----------------------------------------------------------------------------------------
 
 
-def _stack_path(stacks_dir: Path, stack: str) -> Path | None:
-    for suffix in (".yaml", ".yml"):
-        path = stacks_dir / f"Pulumi.{stack}{suffix}"
-        if path.is_file():
-            return path
-    return None
-
-
-def _available(stacks_dir: Path) -> list[str]:
-    from components.jobspec.io.documents import STACK_FILE
-
-    if not stacks_dir.is_dir():
-        return []
-    found = (STACK_FILE.fullmatch(p.name) for p in sorted(stacks_dir.iterdir()))
-    return [m.group(1) for m in found if m]
-
-
-def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
-    """Judge, run and print the plan of one stack; the exit code (0 ok, 1 invalid, 2 unreadable)."""
-    path = _stack_path(stacks_dir, stack)
+def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False) -> int:
+    """Judge, run and print the plan of one stack; the exit code (0 ok, 1 invalid, 2 unreadable). `stacks_dir`:
+    where its file is (default: the project's stackConfigDir, as Pulumi looks for it)."""
+    if stacks_dir is None:
+        try:
+            folder = stacks_folder(_project_root())
+            stacks_dir = folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd()) else folder
+        except UnreadableError as error:
+            print(error, file=sys.stderr)
+            return EXIT_UNREADABLE
+    path = stack_file(stacks_dir, stack)
     if path is None:
-        stacks = _available(stacks_dir)
+        stacks = stack_names(stacks_dir)
         print(f"{stacks_dir / f'Pulumi.{stack}.yaml'}: no such stack file; available stacks in {stacks_dir}: "
               f"{', '.join(stacks) or 'none'}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -512,8 +503,14 @@ def run_plan(stack: str, stacks_dir: Path, as_json: bool = False) -> int:
         print(f"{path}: the program failed: {error}", file=sys.stderr)
         return EXIT_INVALID
     document = plan_document(stack, path, recording, {name: job.body for name, job in settings.jobs.items()})
-    checked = review(settings, recording.resources)
+    try:
+        checked = review(settings, recording.resources)
+    except UnreadableError as error:  # a broken price table file ($GCP_TRAINING_JOBS_PRICES_FILE, the cache)
+        print(error, file=sys.stderr)
+        return EXIT_UNREADABLE
     document.update(review_document(checked))
+    for warning in checked.warnings if as_json else ():  # the text form prints them with the cost
+        print(f"warning: {warning}", file=sys.stderr)
     if as_json:
         json.dump(document, sys.stdout, indent=2, default=str, sort_keys=True)
         print()

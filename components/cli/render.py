@@ -1,4 +1,5 @@
-"""`render PATH`: the exact request body a backend would send for a job config."""
+"""`render PATH`: the exact request body a backend would send for a job config, on stdout; its problems (and
+any other message) go to stderr, so stdout is only ever the body."""
 
 from __future__ import annotations
 
@@ -52,8 +53,8 @@ def cmd_render(args: argparse.Namespace) -> int:
                                argparse.Namespace(**{**vars(args), "backend": backend}), job_id=job_id, partial=False)
         body = judged.checked().body_for(job_id)
     except SpecError as error:
-        for problem in error.problems:
-            print(problem.within(file=str(path)))
+        for problem in error.problems:  # stdout carries the body only: `render x.yaml > body.json` stays clean
+            print(problem.within(file=str(path)), file=sys.stderr)
         return EXIT_INVALID
     json.dump(body, sys.stdout, indent=2, sort_keys=False)
     print()

@@ -1,8 +1,11 @@
-"""The review part of `plan`: what the stack's jobs cost per hour, and whether the stack keeps its guardrails.
+"""The review part of `plan`: what the stack's jobs cost (per hour, on demand and Spot, at the rate each runs at,
+and at worst), and whether the stack keeps its guardrails.
 
 Cost and guardrails are judged on the bodies the backends would send (components.jobspec.review.cost and
 .guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
-program registered under the mocks: the same functions the policy pack runs under `pulumi preview`.
+program registered under the mocks: the same functions the policy pack runs under `pulumi preview`. Every
+estimate reads one price table (the active one: a refreshed table, else the bundled snapshot); a table whose
+oldest prices are more than 180 days old makes the review warn, with the refresh command.
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import StackEstimate, estimate, estimate_stack, source_lines
+from components.jobspec.review.cost import Amount, Estimate, StackEstimate, part_text, source_lines, stale_warning
 from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_ADDITIVE_IAM,
     RULE_END_OF_LIFE,
     RULE_PRIVATE_BUCKETS,
     resource_problems,
+    stack_estimate,
 )
+from components.jobspec.rules.tasks import today as today_of_rules
 from components.resources.settings import StackSettings
 from components.resources.settings.guardrails import guardrail_problems_of, rendered_jobs
 
@@ -34,41 +40,67 @@ class Review:
     cost: StackEstimate
     declared: dict[str, Any]
     problems: list[Problem]
+    warnings: list[str]
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
     """Judge a stack: its jobs (guardrails, fixed job rules, cost) and its registered resources (fixed rules).
 
-    `resources`: the program's registrations (anything with `.type`, `.name`, `.inputs`, `.custom`).
+    `resources`: the program's registrations (anything with `.type`, `.name`, `.inputs`, `.custom`); `today`:
+    the day the table's age is judged on (default: the rules' day). A broken price table file raises
+    prices.PriceTableError (an UnreadableError naming the file).
     """
+    today = today or today_of_rules()
+    table = prices.active_table()
     jobs = rendered_jobs(settings)
-    problems = guardrail_problems_of(settings, today)
+    problems = guardrail_problems_of(settings, today, table)
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)
-    cost = estimate_stack([estimate(job.body, job.name, job.region) for job in jobs])
+    cost = stack_estimate(jobs, table)
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
-    return Review(cost, declared, list(dict.fromkeys(problems)))
+    warning = stale_warning(table, today)
+    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [])
 
 
 def review_document(checked: Review) -> dict[str, Any]:
     """The review as data (keys `cost` and `guardrails` of the plan document)."""
     cost = checked.cost
+    table = cost.table
     return {
         "cost": {
-            "jobs": {e.name: {"region": e.region, "strategy": e.strategy, "onDemand": _amount(e.on_demand),
-                              "spot": _amount(e.spot), "text": e.text()} for e in cost.jobs},
-            "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot), "text": cost.text()},
-            "sources": source_lines(cost.sources),
+            "jobs": {e.name: _job(e) for e in cost.jobs},
+            "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot),
+                      "atJobRates": _amount(cost.hourly), "worstCaseUsd": _usd(cost.worst_case),
+                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": cost.text()},
+            "table": {"kind": table.kind, "path": table.path, "date": table.date.isoformat(),
+                      "oldest": table.oldest.isoformat()},
+            "sources": source_lines(table),
+            "warnings": list(checked.warnings),
         },
         "guardrails": {"declared": checked.declared, "fixedRules": list(FIXED_RULES),
                        "problems": [str(p) for p in checked.problems]},
     }
 
 
-def _amount(amount: Any) -> dict[str, Any]:
-    return {"knownUsdPerHour": round(amount.known, 6), "unknown": list(amount.unknown),
-            "complete": amount.complete}
+def _job(e: Estimate) -> dict[str, Any]:
+    return {"region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
+            "runsAs": e.runs_as(), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
+            "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),
+            "worstCase": {**_amount(e.worst_case, per_hour=False), "hours": round(e.timeout.hours, 6),
+                          "timeout": e.timeout.text(), "text": e.worst_case_text()},
+            "parts": [p.as_dict() for p in e.parts], "partLines": [part_text(p) for p in e.parts],
+            "bases": list(e.bases), "text": e.text()}
+
+
+def _amount(amount: Amount, per_hour: bool = True) -> dict[str, Any]:
+    known = "knownUsdPerHour" if per_hour else "knownUsd"
+    return {known: round(amount.known, 6), "unknown": list(amount.unknown), "complete": amount.complete}
+
+
+def _usd(amount: Amount) -> float | None:
+    """A sum in USD when every part of it is priced, else None (`worstCase` says what is missing)."""
+    return round(amount.known, 2) if amount.complete else None
 
 
 def review_lines(document: dict[str, Any]) -> list[str]:
@@ -76,10 +108,15 @@ def review_lines(document: dict[str, Any]) -> list[str]:
     cost, rails = document.get("cost"), document.get("guardrails")
     if cost is None or rails is None:
         return []
-    out = ["", "Cost per hour while every machine runs (estimate; no price is guessed):"]
-    out += [f"    {name}: {job['text']}" for name, job in cost["jobs"].items()]
+    out = ["", "Cost while every machine runs (estimate; no price is guessed):"]
+    for name, job in cost["jobs"].items():
+        out.append(f"    {name}: {job['text']}")
+        out += [f"        {line}" for line in job["partLines"]]
     out.append(f"    stack: {cost['stack']['text']}")
-    out += [f"    prices: {line}" for line in cost["sources"]]
+    table, *sources = cost["sources"]
+    out.append(f"    prices: {table}, from:")
+    out += [f"        {line}" for line in sources]
+    out += [f"    warning: {line}" for line in cost["warnings"]]
     declared = ", ".join(f"{k} {_text(v)}" for k, v in rails["declared"].items()) or "none declared"
     out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
     problems = rails["problems"]
@@ -92,4 +129,6 @@ def _text(value: Any) -> str:
         return "[" + ", ".join(str(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
     return str(value)

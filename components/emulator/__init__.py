@@ -24,35 +24,60 @@ dropped). Names keep the project id as given (real Vertex answers with the proje
 use either here). ml jobs cannot be deleted and jobIds are never reusable, as in the real service.
 
 Modules, one concern each:
-    errors      Google's error shape (ApiError)
+    errors      Google's error shape (ApiError); Vertex's "List of found errors" and refusals
     faults      fault injection (error statuses, delays, dropped answers)
     jobs        the job record and the Vocabulary that parametrises the shared code by API
     state       the store of jobs, the clock, the request log, the job operations both APIs share
     listing     list filters, page sizes and page tokens
-    validation  body checks both APIs share (discovery schemas, labels)
+    validation  body checks both APIs share (discovery schemas, labels), and a Vertex body read as proto3
     discovery   the discovery documents and the schema checker
+    enums       Vertex's enum numbers (data, from the SDK's generated types)
+    proto_json  proto3 JSON: enums as numbers, unset defaults, `enum-encoding=int` answers
+    vertex_limits  what Vertex can run (data: machine types, GPU counts, TPU topologies)
+    vertex_checks  Vertex's checks of a CustomJobSpec, in its words
     routing     path routes and the create/list/get/cancel routes of a job collection
     ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
     vertex_tuning  the Vertex hyperparameterTuningJobs surface (trials on the emulator's clock)
+    billing     the Cloud Billing Catalog surface (services.skus.list, a small paged SKU catalog)
     server      the HTTP handler, the /_emulator/ control endpoints, Emulator
     cli         main(), for `python -m components emulator`
 
-Standard library only (and its own discovery module): it must start fast and never import pulumi.
+Standard library only (and its own discovery module): it must start fast and never import pulumi. Names are
+imported on first use (PEP 562), so `python -m components` can read the emulator's options without loading
+its HTTP server.
 """
 
-from components.emulator.cli import main
-from components.emulator.errors import ApiError
-from components.emulator.faults import API_METHODS
-from components.emulator.jobs import project_number
-from components.emulator.server import Emulator
-from components.emulator.state import FAIL_LABEL, EmulatorState
+from __future__ import annotations
 
-__all__ = [
-    "API_METHODS",
-    "ApiError",
-    "Emulator",
-    "EmulatorState",
-    "FAIL_LABEL",
-    "main",
-    "project_number",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from components.emulator.cli import main
+    from components.emulator.errors import ApiError
+    from components.emulator.faults import API_METHODS
+    from components.emulator.jobs import project_number
+    from components.emulator.server import Emulator
+    from components.emulator.state import FAIL_LABEL, EmulatorState
+
+#: Public name -> the module that defines it.
+_PUBLIC = {
+    "API_METHODS": "components.emulator.faults",
+    "ApiError": "components.emulator.errors",
+    "Emulator": "components.emulator.server",
+    "EmulatorState": "components.emulator.state",
+    "FAIL_LABEL": "components.emulator.state",
+    "main": "components.emulator.cli",
+    "project_number": "components.emulator.jobs",
+}
+
+__all__ = ["API_METHODS", "ApiError", "Emulator", "EmulatorState", "FAIL_LABEL", "main", "project_number"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

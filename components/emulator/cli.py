@@ -1,5 +1,6 @@
 """The command line: `python -m components emulator` (or `python -m components.emulator`) serves on
-127.0.0.1 until SIGINT/SIGTERM."""
+127.0.0.1 until SIGINT/SIGTERM. `add_arguments` is the one definition of the options: both commands use it, so
+every option the emulator has reaches it whichever way it is started."""
 
 from __future__ import annotations
 
@@ -11,22 +12,42 @@ import threading
 from types import FrameType
 from typing import Any
 
-from components.emulator.server import Emulator
+DESCRIPTION = ("Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom and hyperparameter "
+               "tuning jobs (aiplatform v1).")
 
-DESCRIPTION = "Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom jobs (aiplatform v1)."
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"durations must be >= 0, got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The emulator's options (every setting of `Emulator`), on `parser`."""
+    parser.add_argument("--port", type=int, default=8085, help="TCP port on 127.0.0.1 (0: any free port; default 8085)")
+    parser.add_argument("--phase-seconds", type=_seconds, default=2.0,
+                        help="how long a job stays in each state (QUEUED, PREPARING/PENDING, RUNNING); default 2")
+    parser.add_argument("--cancel-seconds", type=_seconds, default=0.0,
+                        help="how long a cancelled job stays CANCELLING before CANCELLED (default 0)")
+    parser.add_argument("--strict-int64", action="store_true",
+                        help="refuse int64 fields sent as JSON numbers (the real APIs take numbers and strings)")
+    parser.add_argument("--verbose", action="store_true", help="print the verb and path of every request on stderr")
 
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: serve on 127.0.0.1 until SIGINT/SIGTERM, after printing `emulator listening on URL`."""
     parser = argparse.ArgumentParser(prog="emulator", description=DESCRIPTION)
-    parser.add_argument("--port", type=int, default=8085, help="TCP port (0: any free port; default 8085)")
-    parser.add_argument("--phase-seconds", type=float, default=2.0, help="duration of each job phase")
-    parser.add_argument("--cancel-seconds", type=float, default=0.0, help="how long CANCELLING lasts")
-    parser.add_argument("--strict-int64", action="store_true", help="refuse int64 fields sent as numbers")
-    parser.add_argument("--verbose", action="store_true", help="print the verb and path of every request")
-    args = parser.parse_args(argv)
-    if args.phase_seconds < 0 or args.cancel_seconds < 0:
-        parser.error("durations must be >= 0")
+    add_arguments(parser)
+    return serve(parser.parse_args(argv))
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve with the options of `add_arguments` until SIGINT/SIGTERM."""
+    from components.emulator.server import Emulator
 
     stopping = threading.Event()
 

@@ -18,6 +18,8 @@ import math
 import re
 from typing import Any
 
+from components.emulator import enums
+
 __all__ = ["APIS", "get_schema", "load_document", "output_only_fields", "validate_body"]
 
 #: API name -> discovery document file shipped by googleapiclient.
@@ -77,6 +79,7 @@ def validate_body(
     *,
     strict_int64: bool = False,
     reject_output_only: bool = False,
+    enum_numbers: bool = False,
 ) -> list[str]:
     """Check `body` against the discovery schema named `schema` of `api`; return problems (empty = valid).
 
@@ -85,9 +88,11 @@ def validate_body(
     int64/uint64 values may be digit strings or JSON integers, or only strings with `strict_int64`
     (the JSON mapping the project promises to send). `reject_output_only` also refuses fields the
     document marks read-only / "Output only." (the real API silently ignores them). JSON null means
-    "field not set" and is accepted for fields, as Google's parser does.
+    "field not set" and is accepted for fields, as Google's parser does. `enum_numbers` also accepts an enum
+    as its proto number where `enums` knows the numbers (as the real API does; the discovery document lists
+    names only).
     """
-    checker = _Checker(load_document(api)["schemas"], strict_int64, reject_output_only)
+    checker = _Checker(load_document(api)["schemas"], strict_int64, reject_output_only, enum_numbers)
     checker.check_ref(schema, body, "")
     return checker.problems
 
@@ -95,10 +100,12 @@ def validate_body(
 class _Checker:
     """Walks a JSON value alongside a discovery schema, collecting problems."""
 
-    def __init__(self, schemas: dict[str, Any], strict_int64: bool, reject_output_only: bool) -> None:
+    def __init__(self, schemas: dict[str, Any], strict_int64: bool, reject_output_only: bool,
+                 enum_numbers: bool = False) -> None:
         self.schemas = schemas
         self.strict_int64 = strict_int64
         self.reject_output_only = reject_output_only
+        self.enum_numbers = enum_numbers
         self.problems: list[str] = []
 
     def add(self, path: str, message: str) -> None:
@@ -159,7 +166,12 @@ class _Checker:
                 if self.reject_output_only and _output_only(prop):
                     self.add(item_path, f'field "{key}" is output only')
                     continue
-                if item is not None:
+                known = enums.numbers(str(spec.get("id", "")), key) if self.enum_numbers else None
+                if known is not None and isinstance(item, int) and not isinstance(item, bool):
+                    if item not in known.values():
+                        listed = ", ".join(f"{number} ({name})" for name, number in known.items())
+                        self.add(item_path, f"invalid value {item} (expected one of: {listed})")
+                elif item is not None:
                     self.check(prop, item, item_path)
             elif isinstance(extra, dict):
                 if item is None and extra.get("type") != "any":

@@ -29,6 +29,7 @@ API_METHODS: frozenset[str] = frozenset(
         "hyperparameterTuningJobs.cancel",
         "hyperparameterTuningJobs.delete",
         "operations.get",
+        "services.skus.list",
     }
 )
 

@@ -42,6 +42,8 @@ class Vocabulary:
     render: Callable[[Job], dict[str, Any]]  # the job's JSON as the API answers it
     kind: str = "Job"  # the resource's name in messages ("CustomJob", "HyperparameterTuningJob")
     listed: Callable[[Job], dict[str, Any]] | None = None  # the job's JSON in a list answer (None: render)
+    schema: str = ""  # the job's discovery schema, when answers may carry enums as numbers ("": never)
+    list_schema: str = ""  # the list answer's discovery schema, likewise
 
     def name(self, project: str, location: str, job_id: str) -> str:
         return f"{self.parent.format(project=project, location=location)}/{self.collection}/{job_id}"

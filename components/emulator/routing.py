@@ -63,12 +63,14 @@ Handler = Callable[[EmulatorState, Request], Any]
 
 @dataclass(frozen=True)
 class Route:
-    """HTTP verb + anchored path pattern -> the API method name (request log, faults) and its handler."""
+    """HTTP verb + anchored path pattern -> the API method name (request log, faults) and its handler; and the
+    (API, discovery schema) of its answer when the answer may carry enums as numbers (see `proto_json`)."""
 
     verb: str
     pattern: re.Pattern[str]
     method: str
     handler: Handler
+    response: tuple[str, str] | None = None
 
 
 def job_routes(vocab: Vocabulary, create: Handler) -> list[Route]:
@@ -79,14 +81,17 @@ def job_routes(vocab: Vocabulary, create: Handler) -> list[Route]:
         token, text = r.query.get("pageToken") or None, r.query.get("filter") or None
         return state.list_jobs(vocab, r.project, r.location, r.page_size(), token, text)
 
+    one = (vocab.api, vocab.schema) if vocab.schema else None
+    listed = (vocab.api, vocab.list_schema) if vocab.list_schema else None
     return [
-        Route("POST", re.compile(where + "$"), f"{collection}.create", create),
-        Route("GET", re.compile(where + "$"), f"{collection}.list", list_jobs),
+        Route("POST", re.compile(where + "$"), f"{collection}.create", create, one),
+        Route("GET", re.compile(where + "$"), f"{collection}.list", list_jobs, listed),
         Route(
             "GET",
             re.compile(where + ITEM + "$"),
             f"{collection}.get",
             lambda state, r: state.get_job(vocab, r.project, r.location, r.job),
+            one,
         ),
         Route(
             "POST",

@@ -13,13 +13,13 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from components.emulator import ml_v1, vertex, vertex_tuning
+from components.emulator import billing, ml_v1, proto_json, vertex, vertex_tuning
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
-ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES]
+ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail"}
@@ -116,6 +116,8 @@ class _Handler(BaseHTTPRequestHandler):
             # Executed, answer lost: close without a status line (client: RemoteDisconnected).
             self.close_connection = True
             return
+        if served.response is not None and proto_json.wants_int_enums(query):
+            result = proto_json.enum_numbers(*served.response, result)
         self._send(200, result)
 
     def _control(self, path: str, query: dict[str, Any], raw: bytes) -> Any:

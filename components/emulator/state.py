@@ -62,6 +62,8 @@ class EmulatorState(FaultInjection):
         self._log: list[dict[str, Any]] = []
         self._seq = itertools.count(1)
         self._server_ids = itertools.count(_SERVER_ID_BASE + 1)
+        #: Cloud Billing Catalog SKUs a test serves instead of billing.default_catalog(), by service id.
+        self.billing_skus: dict[str, list[Any]] = {}
 
     # ----------------------------------------------------------------- control (tests, /_emulator/)
 
@@ -104,6 +106,7 @@ class EmulatorState(FaultInjection):
             self._operations.clear()
             self._clear_faults()
             self._log.clear()
+            self.billing_skus.clear()
 
     def fail_job(self, job: str, message: str = INJECTED_FAILURE) -> dict[str, Any]:
         """Make a job FAILED right now (errorMessage / error.code 13); return its JSON.

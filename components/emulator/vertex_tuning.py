@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from components.emulator import vertex
-from components.emulator.errors import invalid
+from components.emulator import vertex, vertex_checks
 from components.emulator.jobs import Job, Vocabulary, rfc3339
 from components.emulator.routing import Route
 from components.emulator.state import EmulatorState
-from components.emulator.validation import int_value, user_fields
+from components.emulator.validation import int_value, vertex_fields
+from components.emulator.vertex_checks import Found
 
 _SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 _AT = "hyperparameter_tuning_job"
@@ -120,57 +120,66 @@ TUNING = Vocabulary(
     prefix=vertex.VERTEX.prefix, phases=vertex.VERTEX.phases, page_sizes=vertex.VERTEX.page_sizes,
     messages=vertex.VERTEX.messages, not_found="HyperparameterTuningJob {name} not found.",
     filter_fields=vertex.VERTEX.filter_fields, render=_render, kind="HyperparameterTuningJob",
-    listed=vertex.render,
+    listed=vertex.render, schema=_SCHEMA, list_schema="GoogleCloudAiplatformV1ListHyperparameterTuningJobsResponse",
 )
 
 
-def _positive(value: Any, field: str, what: str) -> int:
+def _positive(value: Any, field: str, found: Found) -> int | None:
+    """A count that must be greater than 0: unset and 0 are the same in proto3 JSON, so one message says both
+    (GOOGLE-STYLE wording, no real answer found)."""
     count = int_value(value)
     if count is None:
-        raise vertex.required(f"{_AT}.{field}")
-    if count <= 0:
-        raise invalid(f"Field: {_AT}.{field} Error: {what} must be greater than 0.", f"{_AT}.{field}")
-    return count
+        found.add(f"{_AT}.{field}", f"Required field is not set: {field} must be greater than 0.")
+    elif count < 0:
+        found.add(f"{_AT}.{field}", f"{field} must be greater than 0.")
+    else:
+        return count
+    return None
 
 
-def _check_study(study: Any) -> None:
-    """StudySpec checks: at least one metric with its id and goal, one parameter with its id and one value spec."""
+def _check_study(study: Any, found: Found) -> None:
+    """StudySpec checks: at least one metric with its id and goal, one parameter with its id and one value spec
+    (GOOGLE-STYLE wording, no real answer found)."""
     if not isinstance(study, dict):
-        raise vertex.required(f"{_AT}.study_spec")
+        found.required(f"{_AT}.study_spec")
+        return
     for key, snake in (("metrics", "metrics"), ("parameters", "parameters")):
         if not study.get(key):
-            raise invalid(f"Field: {_AT}.study_spec.{snake} Error: At least one {key[:-1]} is required.",
-                          f"{_AT}.study_spec.{snake}")
-    for i, metric in enumerate(study["metrics"]):
+            found.add(f"{_AT}.study_spec.{snake}", f"At least one {key[:-1]} is required.")
+    for i, metric in enumerate(study.get("metrics") or []):
         for key, snake in (("metricId", "metric_id"), ("goal", "goal")):
-            if not metric.get(key) or metric.get(key) == "GOAL_TYPE_UNSPECIFIED":
-                raise vertex.required(f"{_AT}.study_spec.metrics[{i}].{snake}")
-    for i, parameter in enumerate(study["parameters"]):
+            if not metric.get(key):
+                found.required(f"{_AT}.study_spec.metrics[{i}].{snake}")
+    for i, parameter in enumerate(study.get("parameters") or []):
         where = f"{_AT}.study_spec.parameters[{i}]"
         if not parameter.get("parameterId"):
-            raise vertex.required(f"{where}.parameter_id")
+            found.required(f"{where}.parameter_id")
         if sum(1 for key in _VALUE_SPECS if parameter.get(key) is not None) != 1:
-            raise invalid(f"Field: {where} Error: Exactly one of double_value_spec, integer_value_spec, "
-                          "categorical_value_spec or discrete_value_spec must be set.", where)
+            found.add(where, "Exactly one of double_value_spec, integer_value_spec, categorical_value_spec or "
+                      "discrete_value_spec must be set.")
 
 
 def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
     """projects.locations.hyperparameterTuningJobs.create: server-assigned id, QUEUED job answered."""
-    user = user_fields(body, "aiplatform", _SCHEMA, strict_int64=state.strict_int64)
-    vertex.check_named(user, _AT)
-    _check_study(user.get("studySpec"))
-    total = _positive(user.get("maxTrialCount"), "max_trial_count", "max_trial_count")
-    parallel = _positive(user.get("parallelTrialCount"), "parallel_trial_count", "parallel_trial_count")
-    if parallel > total:
-        raise invalid(f"Field: {_AT}.parallel_trial_count Error: parallel_trial_count ({parallel}) must not be "
-                      f"greater than max_trial_count ({total}).", f"{_AT}.parallel_trial_count")
-    failed = int_value(user.get("maxFailedTrialCount"))
+    user, judged = vertex_fields(body, _SCHEMA, strict_int64=state.strict_int64)
+    found = Found()
+    vertex_checks.check_named(judged, _AT, found)
+    _check_study(judged.get("studySpec"), found)
+    total = _positive(judged.get("maxTrialCount"), "max_trial_count", found)
+    parallel = _positive(judged.get("parallelTrialCount"), "parallel_trial_count", found)
+    if total is not None and parallel is not None and parallel > total:
+        found.add(f"{_AT}.parallel_trial_count", f"parallel_trial_count ({parallel}) must not be greater than "
+                  f"max_trial_count ({total}).")
+    failed = int_value(judged.get("maxFailedTrialCount"))
     if failed is not None and failed < 0:
-        raise invalid(f"Field: {_AT}.max_failed_trial_count Error: max_failed_trial_count must not be negative.",
-                      f"{_AT}.max_failed_trial_count")
-    if not isinstance(user.get("trialJobSpec"), dict):
-        raise vertex.required(f"{_AT}.trial_job_spec")
-    vertex.check_job_spec(user["trialJobSpec"], f"{_AT}.trial_job_spec")
+        found.add(f"{_AT}.max_failed_trial_count", "max_failed_trial_count must not be negative.")
+    spec = judged.get("trialJobSpec")
+    if not isinstance(spec, dict):
+        found.required(f"{_AT}.trial_job_spec")
+    else:
+        vertex_checks.check_job_spec(spec, f"{_AT}.trial_job_spec", found)
+    found.raise_if_any()
+    vertex_checks.check_machines(judged["trialJobSpec"], f"{_AT}.trial_job_spec")
     with state.lock:
         return _render(state.add_job(TUNING, project, location, state.next_id(), user))
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,8 @@ from components.resources.job_review import (
     verdict,
 )
 from components.resources.job_wire import (
+    Job,
+    VertexJob,
     canonical,
     judge_wire,
     known_only,
@@ -57,7 +60,7 @@ from components.resources.job_wire import (
     region_of,
     spec_of,
 )
-from components.resources.provider_base import EndpointProvider
+from components.resources.provider_base import EndpointProvider, environment_failures
 
 #: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched).
 REPLACING = ("project", "backend")
@@ -154,10 +157,15 @@ class TrainingJobProvider(EndpointProvider):
 
     # -- helpers ---------------------------------------------------------------------------------
 
+    #: The clock and sleep of the lifecycle's retries, reconcile window and waits. Class attributes, never
+    #: state: the provider is pickled into Pulumi state and must stay tiny (a test puts fakes on an instance).
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    sleep: Callable[[float], None] = staticmethod(time.sleep)
+
     def _jobs(self, inputs: _Inputs, job: AnyJob | None = None) -> Jobs:
         target = Target(inputs.project, inputs.region, self._endpoint())
         chosen = backends.backend_for(inputs.backend, job if job is not None else inputs.job)
-        return Jobs(chosen, target, log=lambda msg: pulumi.log.info(msg))
+        return Jobs(chosen, target, log=lambda msg: pulumi.log.info(msg), clock=self.clock, sleep=self.sleep)
 
     def _outputs(self, jobs: Jobs, resource: dict[str, Any], job_id: str = "") -> dict[str, Any]:
         backend = jobs.backend
@@ -173,6 +181,8 @@ class TrainingJobProvider(EndpointProvider):
     # -- check and diff --------------------------------------------------------------------------
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        if env_failures := environment_failures():  # the variables the job is judged and sent with
+            return CheckResult(dict(news), env_failures)
         failures: list[CheckFailure] = []
         inputs = dict(news)
         new = _Inputs.of(news)
@@ -202,9 +212,10 @@ class TrainingJobProvider(EndpointProvider):
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
         if judged is not None and judged.body is not None and new.backend in BACKENDS:
             name = new.name or "job"
+            region = None if _is_unknown(new.region) else new.region  # unknown at preview: the cost cap waits
             failures += [CheckFailure(p.path, p.message)
-                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today())]
-            pulumi.log.info(cost_line(judged.body, name, new.region))
+                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region)]
+            pulumi.log.info(cost_line(judged.body, name, region))
         return CheckResult(inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -252,9 +263,11 @@ class TrainingJobProvider(EndpointProvider):
                              "resource name): without it a re-run could not find the job")
         # Parsed, translated and rendered once; judged by `check`, which the engine runs before every create.
         judged = judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()
-        jobs = self._jobs(inputs, judged.job)
+        model = judged.job
+        assert isinstance(model, Job | VertexJob)  # the `job` input's two vocabularies (job_wire)
+        jobs = self._jobs(inputs, model)
         job_id = new_job_id(inputs.name or "job")
-        labels = inputs.labels(job_id, judged.job)
+        labels = inputs.labels(job_id, model)
         body = judged.body_for(job_id, labels)
         resource = jobs.create(job_id, body, {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)})
         job_id = jobs.backend.job_id_of(resource) or job_id  # the adopted job's own id

@@ -1,5 +1,6 @@
 """What the TrainingJob provider tells a reviewer, from the pure rules: the stack's guardrails and the fixed job
-rules (check), the job's estimated cost (check, as an info line in `pulumi preview`) and what a replace or a
+rules (check), the job's estimated cost (check, as one info line of at most 200 characters in `pulumi
+preview`) and what a replace or a
 delete does to a job that is still queued or running (diff, delete). No Pulumi here: the provider logs and
 fails with what these functions return.
 
@@ -19,12 +20,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import NAMESPACE
+from components.jobspec.core.names import ACTIVE_STATES, NAMESPACE
 from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.review.cost import estimate, source_lines
+from components.jobspec.review.cost import estimate, hours_text
 from components.jobspec.review.guardrails import (
-    ACTIVE_STATES,
     Guardrails,
     end_of_life_problems,
     guardrail_problems,
@@ -32,6 +33,9 @@ from components.jobspec.review.guardrails import (
     protected_job_problem,
     running_job_warning,
 )
+
+#: The longest cost line `check` logs (the engine prints it as one line of the preview).
+MAX_COST_LINE = 200
 
 
 class ProtectedJobError(TrainingJobsError):
@@ -50,17 +54,34 @@ def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
 
 
 def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None, rails: Guardrails,
-                      today: date) -> list[Problem]:
-    """What one job breaks of its stack's per-job guardrails and of the fixed job rules (end-of-life
-    accelerators); the stack-wide guardrails (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's."""
-    return guardrail_problems(body, name, labels, rails) + end_of_life_problems(body, name, today)
+                      today: date, region: str | None = None) -> list[Problem]:
+    """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in `region`) and of the fixed
+    job rules (end-of-life accelerators); the stack-wide guardrails (maxAcceleratorsPerStack, maxHourlyUsd) are
+    plan's and the pack's."""
+    return guardrail_problems(body, name, labels, rails, region or None) + end_of_life_problems(body, name, today)
 
 
 def cost_line(body: Mapping[str, Any], name: str, region: str | None) -> str:
-    """`job NAME: estimated us-central1: on demand $../h; Spot ... (prices: PAGE, read DATE)`."""
-    found = estimate(body, name, region or None)
-    sources = "; ".join(source_lines(found.sources)) if found.sources else "; ".join(source_lines())
-    return f"job {name}: estimated cost per hour while every machine runs: {found.text()} (prices: {sources})"
+    """One line of at most MAX_COST_LINE characters: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h,
+    worst case $1.22 (2 h), us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price
+    instead of the basis, each with its reason, as far as the line holds; `plan` shows them all)."""
+    try:
+        found = estimate(body, name, region or None)
+    except PriceTableError as error:
+        return _fit(f"job {name}: no cost estimate: {error}")
+    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.field else ', no timeout set'}"
+    runs_as = found.runs_as()
+    other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
+    head = (f"job {name}: {found.hourly.short()} {runs_as if runs_as == 'on demand' else f'({runs_as})'}, "
+            f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
+            f"{found.region or 'region unknown'}")
+    missing = tuple(dict.fromkeys(found.on_demand.unknown + found.spot.unknown))
+    tail = f"; no price for {'; '.join(missing)}" if missing else f"; basis: {'; '.join(found.bases)}"
+    return _fit(head + tail)
+
+
+def _fit(line: str) -> str:
+    return line if len(line) <= MAX_COST_LINE else line[:MAX_COST_LINE - 1] + "…"
 
 
 @dataclass(frozen=True)

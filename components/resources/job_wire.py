@@ -23,15 +23,20 @@ from datetime import date
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_ID_SUFFIX_HEX, JOB_NAME_MAX
+from components.jobspec.core.names import (
+    AI_PLATFORM,
+    BACKENDS,
+    JOB_ID_SUFFIX_HEX,
+    JOB_NAME_MAX,
+    JOB_SPEC,
+    TRAINING_INPUT,
+)
 from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged, judge_custom_job, judge_job
 from components.jobspec.render.bodies import AnyJob
 from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, spec_body
 from components.jobspec.vocab.training_input import Job, job_body, parse_job
 
-TRAINING_INPUT = "trainingInput"
-JOB_SPEC = "jobSpec"
 #: The keys of the CustomJobSpec form besides the spec.
 CUSTOM_KEYS = (JOB_SPEC, "region", "labels")
 #: Problem paths of a CustomJobSpec that are not inside the spec (its region and labels).

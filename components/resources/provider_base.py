@@ -7,12 +7,12 @@ credential or an Output.
 
 from __future__ import annotations
 
-import os
+from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 
-from pulumi.dynamic import ConfigureRequest, ResourceProvider
+from components.jobspec.core.env import VARIABLES, EnvError, env_settings
 
 #: Environment override of the API endpoint (tests, the emulator); stack config `apiEndpoint` wins.
-ENDPOINT_ENV = "GCP_TRAINING_JOBS_API_ENDPOINT"
+ENDPOINT_ENV = VARIABLES["api_endpoint"]
 
 
 class EndpointProvider(ResourceProvider):
@@ -30,4 +30,14 @@ class EndpointProvider(ResourceProvider):
 
     def _endpoint(self) -> str | None:
         """The override in force: configured, else from the environment, else None (Google's own)."""
-        return getattr(self, "endpoint", None) or os.environ.get(ENDPOINT_ENV) or None
+        return getattr(self, "endpoint", None) or env_settings().api_endpoint
+
+
+def environment_failures() -> list[CheckFailure]:
+    """Every bad GCP_TRAINING_JOBS_* variable as a check failure naming it and what it allows, so that a preview
+    fails on it cleanly before any call; none when all are good."""
+    try:
+        env_settings()
+    except EnvError as error:
+        return [CheckFailure(problem.path, problem.message) for problem in error.problems]
+    return []

@@ -17,8 +17,8 @@ from typing import Any
 
 import pulumi
 
-from components.jobspec.core.names import NAMESPACE
-from components.resources.job_wire import JOB_SPEC, wire_of
+from components.jobspec.core.names import JOB_SPEC, NAMESPACE
+from components.resources.job_wire import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs

@@ -29,7 +29,7 @@ from pulumi.dynamic import (
 )
 
 from components.resources.args import resolve_args
-from components.resources.provider_base import EndpointProvider
+from components.resources.provider_base import EndpointProvider, environment_failures
 
 TYPE = "gcp-training:index:TpuServiceAgent"
 #: The role seed 000 grants the TPU service account ("Agente de serviço do Cloud ML").
@@ -51,6 +51,7 @@ class TpuServiceAccountProvider(EndpointProvider):
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = [] if news.get("project") else [CheckFailure("project", "required: the Google Cloud project")]
+        failures += environment_failures()
         return CheckResult(news, failures)
 
     def create(self, props: dict[str, Any]) -> CreateResult:

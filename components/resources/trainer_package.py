@@ -31,13 +31,14 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
+from components.jobspec.core.env import VARIABLES, env_settings
 from components.jobspec.core.errors import TrainingJobsError
 from components.resources.args import resolve_args
 from components.resources.trainer_source import TrainerLinkError, trainer_files, trainer_layout
 
 TYPE = "gcp-training:index:TrainerPackage"
 #: Overrides where archives are built (default: ROOT/.build/trainers).
-BUILD_DIR_ENV = "GCP_TRAINING_JOBS_BUILD_DIR"
+BUILD_DIR_ENV = VARIABLES["build_dir"]
 #: Object prefix in the staging bucket.
 PREFIX = "trainers"
 #: 1980-01-01T00:00:00Z: the oldest time every archive format (zip included) can hold.
@@ -84,8 +85,8 @@ class SourceDistribution:
 
 
 def default_build_dir(root: Path) -> Path:
-    configured = os.environ.get(BUILD_DIR_ENV)
-    return Path(configured) if configured else root / ".build" / PREFIX
+    configured = env_settings().build_dir
+    return configured if configured is not None else root / ".build" / PREFIX
 
 
 def _literal_setup_args(setup_py: Path) -> dict[str, str]:

@@ -97,6 +97,14 @@ TIER_MACHINES: Final[Mapping[str, tuple[tuple[str, str, tuple[str, int] | None],
     "BASIC_GPU": (("master", TIER_MASTER["BASIC_GPU"], TIER_GPUS["BASIC_GPU"]),),
     "BASIC_TPU": (("master", TIER_MASTER["BASIC_TPU"], None), ("worker", CLOUD_TPU, (TPU_V2, TPU_CORES))),
 })
+#: trainingInput.scheduling.maxRunningTime when unset. Source: ml.v1.json (google-api-python-client 2.202.0,
+#: revision 20251213), GoogleCloudMlV1__Scheduling.maxRunningTime: "If not specified, this field defaults to
+#: `604800s` (seven days). If the training job is still running after this duration, AI Platform Training
+#: cancels it." The same words in Google's .NET client reference, https://googleapis.dev/dotnet/
+#: Google.Apis.CloudMachineLearningEngine.v1/latest/api/Google.Apis.CloudMachineLearningEngine.v1.Data.
+#: GoogleCloudMlV1Scheduling.html (docs corpus, read 2026-11-23). The worst case of an ml v1 job's cost.
+DEFAULT_MAX_RUNNING_SECONDS: Final = 604800
+
 # --- Task roles -----------------------------------------------------------------------------------
 
 #: The four task roles of a trainingInput, in the order Vertex AI numbers its worker pools.

@@ -1,213 +1,337 @@
-"""Vertex AI custom-training price catalog (pure data, standard library only).
+"""Prices per hour of what Vertex AI custom training runs: the lookup over the price table (pure).
 
-Read date: 2026-11-22.
+The table is data, not code: a JSON document (format FORMAT) with, per machine type and per accelerator and
+per Vertex AI training region, the on-demand and the Spot USD per hour, each with the basis it was derived
+on ("Compute Engine list 2026-07-30 + Vertex 15%") and the date of that basis; the Vertex rule (how Vertex
+relates to Compute Engine) as labelled data with its evidence; the region fallback; and, for what no source
+prices, "unknown" with the reason. Two tables exist:
 
-IMPORTANT - coverage is deliberately thin.  The full "Custom-trained models" /
-training section of Google's pricing page (https://cloud.google.com/vertex-ai/pricing,
-which since the 2026 rename redirects to
-https://cloud.google.com/products/gemini-enterprise-agent-platform/pricing) was NOT
-available in any searchable corpus: every stored copy is either cut off after the
-AutoML section or holds only the page's first screen.  Only the figures below, each
-traceable to a quotation of that page, are recorded.  Everything else is absent on
-purpose (see SOURCE_PRICING.note).  Nothing here is derived or estimated.
+- the bundled snapshot, ``prices_table.json`` beside this module, written by ``scripts/generate_prices.py``
+  from two public snapshots of Google's price list (its ``sources`` name the repository, file, commit and
+  generation date of each);
+- a refreshed table, written by ``python -m components prices refresh`` from the Cloud Billing Catalog API.
 
-A second search on 2026-11-22 (pages, docs and code corpora: the pricing page and its translated copies,
-"NVIDIA_TESLA_T4"/"NVIDIA_L4"/"a3-highgpu-8g" with prices, "Training/Pipelines on" SKU names) found no
-other page copy: only undated or rounded third-party figures (e.g. a script comment "NVidia Tesla T4
-costs $0.4025 / hr", europe-west4, no date; an operator's Frankfurt itemization quoted in chat) and
-the SKU article below.  None was added.  components.jobspec.cost reports every missing price as
-"unknown" by name.
+Estimates prefer the refreshed one (``active_table``): the file named by $GCP_TRAINING_JOBS_PRICES_FILE, else
+``$XDG_CACHE_HOME/gcp-training-jobs/prices.json`` (``~/.cache/...`` without XDG_CACHE_HOME), when it exists;
+else the bundled snapshot. A table is read once per version of its file (path, inode, mtime, size: a
+functools.lru_cache, no other state), so a refresh written while a process runs is picked up by its next lookup.
+
+Units: machine prices are per machine (for the TPU VM hosts ct5lp-* / ct6e-*: per host, its chips included:
+``includes_accelerators``); accelerator prices are per unit as the source prices it: per GPU, per TPU chip
+(v5e, v6e), per TPU core (v2, v3: ``acceleratorCount`` counts cores), each valid for the unit counts
+(``counts``) the source prices at that rate (TPU v2 Pod cores cost more than a single device's).
 """
 
-from collections.abc import Mapping
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from types import MappingProxyType
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
-from components.jobspec.catalog.source import Source
+from components.jobspec.core.errors import UnreadableError
+
+#: The table format this code reads and writes.
+FORMAT: Final = 1
+#: The environment variable naming the refreshed table (read first; written by `prices refresh`).
+PRICES_FILE_ENV: Final = "GCP_TRAINING_JOBS_PRICES_FILE"
+#: The bundled snapshot, shipped in the wheel (pyproject package-data).
+BUNDLED: Final = Path(__file__).with_name("prices_table.json")
+#: Table kinds: the generated snapshot, or a table written from the Cloud Billing Catalog API.
+KINDS: Final = ("snapshot", "refresh")
+#: Strategies estimates know; each maps to the rate it runs at in `strategies` of the table.
+STRATEGY_RATES: Final = ("on_demand", "spot")
+
+
+_Day = date  # the type, for the annotations of PriceTable (whose `date` property shadows the name)
+
+
+class PriceTableError(UnreadableError):
+    """A price table that cannot be used: the file, the field, what is wrong and what is allowed."""
 
 
 @dataclass(frozen=True)
-class HourlyPrice:
-    """One machine type's or one accelerator's price per hour, with the page it was read from."""
+class Basis:
+    """What an entry's figures were derived on, and the date of the prices behind them."""
 
-    on_demand: float | None  # USD per hour; None when the page gives none
-    spot: float | None  # USD per hour on Spot; None when not given
-    source: Source  # the page (and the date it was read)
-    note: str = ""  # what the source leaves open about this figure
+    text: str
+    """e.g. "Compute Engine list 2026-07-30 + Vertex 15%"."""
+    date: date
 
 
 @dataclass(frozen=True)
-class SkuPrice:
-    """One Cloud Billing SKU unit price, as quoted by a third party."""
+class Price:
+    """The Vertex AI price per hour of one machine type or accelerator in one region, on demand and on Spot.
 
-    description: str  # SKU description, verbatim
-    sku_id: str
-    usd: float  # unit price in USD
-    unit: str  # the SKU's unit, verbatim ("per 1 hour", "per 1 gigabyte hour")
+    A figure is None when no source gives it; its reason (`on_demand_reason` / `spot_reason`) says why.
+    """
+
+    key: str
+    region: str
+    unit: str
+    """"machine", "TPU host", "GPU", "TPU chip" or "TPU core"."""
+    on_demand: float | None
+    spot: float | None
+    basis: Basis | None
+    on_demand_reason: str = ""
+    spot_reason: str = ""
+    includes_accelerators: bool = False
+    """A machine whose price already holds its accelerators (a2/a3/g2/g4 whole machines, TPU hosts)."""
+    counts: tuple[int, ...] = ()
+    """Accelerators: the unit counts per replica this per-unit rate holds for."""
+    table_date: date | None = None
+    """The table's own date (when it was generated or refreshed)."""
+
+    @property
+    def known(self) -> bool:
+        return self.on_demand is not None
+
+    def rate(self, strategy: str) -> float | None:
+        """The rate a job runs at: "on_demand" or "spot" (see PriceTable.strategy_rate)."""
+        return self.spot if strategy == "spot" else self.on_demand
 
 
-_READ: Final = date(2026, 11, 22)
+@dataclass(frozen=True)
+class PriceTable:
+    """A loaded, checked price table (see the module docstring for its shape)."""
 
-SOURCE_PRICING: Final = Source(
-    title=(
-        "Vertex AI pricing (renamed 2026: Gemini Enterprise Agent Platform pricing), "
-        "section 'Custom-trained models' / training"
-    ),
-    url="https://cloud.google.com/products/gemini-enterprise-agent-platform/pricing",
-    read=_READ,
-    via=(
-        "Primary page not readable in the corpus. Figures come from a verbatim "
-        "transcription of the page: repo api-evangelist/google-vertex-ai, file "
-        "plans/google-vertex-ai-plans-pricing.yml @ commit "
-        "342263c39279d72204c9e1bb3058dceba0d215e1 (generated 2026-10-07; header says "
-        "'every price_text was found verbatim in the fetched page text'; sources: "
-        "cloud.google.com/products/gemini-enterprise-agent-platform/pricing and "
-        "cloud.google.com/vertex-ai/pricing). The n1-standard-4 figure is corroborated "
-        "by two independent notes (code-index file ids 70871146332/71501623026: "
-        "'lists n1-standard-4 in Iowa (us-central1) at $0.21849885/hour without a "
-        "savings-plan discount, checked September 6, 2026'; id 70399520167: "
-        "'n1-standard-4, us-central1, tabela Default, 2026-09-08', 0.21849885). "
-        "Page wording on billing granularity taken from a partial page copy "
-        "(code-index file id 60039568394, 'Service: Vertex AI', last updated 2026-06-15)."
-    ),
-    note=(
-        "NOT FOUND in any corpus: the page's full machine-type table (e2, n1 other than "
-        "n1-standard-4, n2, c2, a2, a3, g2, ...), all other accelerator rows "
-        "(NVIDIA_TESLA_T4/P4/P100/V100/A100, NVIDIA_A100_80GB, NVIDIA_L4, "
-        "NVIDIA_H100_MEGA_80GB, NVIDIA_H200_141GB, NVIDIA_B200, TPU_V2/V3/V5_LITEPOD), "
-        "every region other than us-central1, any Spot price, any per-vCPU/per-GB "
-        "rate from the page, and any page statement on whether a2/a3/g2 prices "
-        "include their GPUs. The NVIDIA_H100_80GB figure's region is NOT stated by the "
-        "transcription, so it is NOT in ACCELERATOR_PRICES (filing it under a region would "
-        "be a guess). Also: 9.79655057 equals "
-        "the Aug-2025 Vertex training SKU for H100 in Iowa (11.2660332, see "
-        "TRAINING_SKU_PRICES_US_CENTRAL1_2025_08) divided by 1.15, so it may come from "
-        "a different column or reflect a 2026 repricing. "
-        "Secondary paraphrase (Zenn article, code-index id 13115385303, footnote 6): "
-        "the page states that Spot VMs and reservations used with Vertex AI are billed "
-        "as Compute Engine SKUs plus a Vertex AI management-fee SKU - no Spot figures "
-        "were found. Compute Engine VM/GPU price tables were not substituted."
-    ),
-)
+    data: Mapping[str, Any]
+    path: str
 
-SOURCE_SPOT_DOC: Final = Source(
-    title="Use Spot VMs with training (Gemini Enterprise Agent Platform serverless training)",
-    url=(
-        "https://docs.cloud.google.com/gemini-enterprise-agent-platform/"
-        "machine-learning/training/use-spot-vms"
-    ),
-    read=_READ,
-    via=(
-        "apstndb/gemini-enterprise-agent-platform-docs-mirror, "
-        "docs/docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/"
-        "training/use-spot-vms.md (mirror commit a185026, auto-update 2026-08-22)"
-    ),
-    note=(
-        "Billing wording only, no prices: 'When you use Spot VMs, you're billed by job "
-        "duration and machine type. You don't pay for the time that the job is in a "
-        "queue or preempted.'"
-    ),
-)
+    @property
+    def kind(self) -> str:
+        return str(self.data["kind"])
 
-SOURCE_SKU_ARTICLE: Final = Source(
-    title=(
-        "ハイエンド GPU が最大約半額に！DWS の新料金プランで GPU コストを大幅削減 "
-        "(Zenn draft, google_cloud_jp, screenshots dated 2025-08-15/16)"
-    ),
-    url="https://cloud.google.com/skus/sku-groups/vertex-training",
-    read=_READ,
-    via="code-index file id 13115385303 (repository not named by the index)",
-    note=(
-        "NOT the pricing page: Cloud Billing SKU unit prices for Vertex AI Training in "
-        "Iowa (us-central1) as of August 2025, copied from the author's billing report. "
-        "Kept in its own table; older than SOURCE_PRICING and possibly superseded."
-    ),
-)
+    @property
+    def date(self) -> _Day:
+        """When the table was generated or refreshed."""
+        return _Day.fromisoformat(self.data["generated"])
 
-# Regions the main tables cover.  Only us-central1 (Iowa) could be sourced.
-PRICE_REGIONS: Final = ("us-central1",)
+    @property
+    def oldest(self) -> _Day:
+        """The date of its oldest prices (a refreshed table may carry snapshot entries it could not refresh)."""
+        return min(_Day.fromisoformat(b["date"]) for b in self.data["bases"])
 
-# Units: the page lists training prices per machine per hour, e.g. the transcription's
-# price_text "$0.21849885 / 1 hour" for "Custom training n1-standard-4".  The page also
-# says: "No minimum usage duration for Training and Prediction. Instead, usage is
-# charged in 30 second increments."
-# The n1-standard-4 price is the bare VM (4 vCPU, 15 GB); the training docs say
-# "In some cases, you can additionally use GPUs to accelerate training. GPUs incur
-# additional costs."  No page price was found for machine types with fixed GPUs
-# (a2-*, a3-* such as a3-highgpu-8g, g2-*), so whether the page's price for them
-# includes the GPUs is unknown.
-MACHINE_PRICES: Final = MappingProxyType(
-    {
-        "us-central1": MappingProxyType(
-            {
-                "n1-standard-4": HourlyPrice(0.21849885, None, SOURCE_PRICING),
-            }
-        ),
-    }
-)
+    @property
+    def sources(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(self.data["sources"])
 
-# Units: per accelerator (one GPU) per hour. No accelerator price could be placed in a region: the one row
-# the copy holds ("Accelerator NVIDIA_H100_80GB (training)", "$9.79655057 / 1 hour") states no region, and
-# its figure equals another region's SKU price / 1.15 (see SOURCE_PRICING.note). Filing it under us-central1
-# would be a guess, so it is left out: every accelerator is "unknown" in estimates.
-ACCELERATOR_PRICES: Final[Mapping[str, Mapping[str, HourlyPrice]]] = MappingProxyType({})
+    @property
+    def vertex_rules(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(self.data["vertex_rules"])
 
-# The page text available says nothing on whether any machine-type price already
-# includes its GPUs, so this is empty.
-MACHINE_PRICE_INCLUDES_ACCELERATORS: Final[frozenset[str]] = frozenset()
+    @property
+    def region_fallback(self) -> str:
+        return str(self.data["region_fallback"])
 
-# --- Separate, non-page source: Vertex AI Training SKUs, Iowa, August 2025 -------------
-# Units are the SKU's own: GPU and "Instance Core" SKUs are "per 1 hour" per unit (one
-# GPU, one vCPU); RAM SKUs are "per 1 gigabyte hour".  The PD SKU is billed per
-# gibibyte month; the article divided it by 730 to show a per-hour figure, so that row
-# is the article's conversion, kept verbatim.  On-demand jobs are billed on the
-# "Training/Pipelines on ..." SKUs; DWS Flex-Start jobs are billed on Compute Engine
-# SKUs (not recorded here) plus the "management fee" SKUs below.
-TRAINING_SKU_PRICES_US_CENTRAL1_2025_08: Final = MappingProxyType(
-    {
-        "3F95-001E-B747": SkuPrice(
-            "Vertex AI: Training/Pipelines on NVIDIA H100 80GB in Iowa",
-            "3F95-001E-B747",
-            11.2660332,
-            "per 1 hour",
-        ),
-        "2E83-99F1-391A": SkuPrice(
-            "Vertex AI: Training/Pipelines on A3 Instance Core in Iowa",
-            "2E83-99F1-391A",
-            0.0293227,
-            "per 1 hour",
-        ),
-        "B045-9255-8314": SkuPrice(
-            "Vertex AI: Training/Pipelines on A3 Instance RAM in Iowa",
-            "B045-9255-8314",
-            0.0025534,
-            "per 1 gigabyte hour",
-        ),
-        "A005-98FE-36CC": SkuPrice(
-            "Vertex AI: Training/Pipelines on SSD backed PD Capacity",
-            "A005-98FE-36CC",
-            0.0002678,
-            "per 1 gigabyte hour (article's monthly price / 730)",
-        ),
-        "5853-505F-A5C4": SkuPrice(
-            "Vertex AI: Training/Pipelines management fee on NVIDIA H100 80GB in Iowa",
-            "5853-505F-A5C4",
-            1.4694826,
-            "per 1 hour",
-        ),
-        "9AC1-7D9B-C47E": SkuPrice(
-            "Vertex AI: Training/Pipelines management fee on A3 Instance Core in Iowa",
-            "9AC1-7D9B-C47E",
-            0.0038247,
-            "per 1 hour",
-        ),
-        "D30D-69C9-F057": SkuPrice(
-            "Vertex AI: Training/Pipelines management fee on A3 Instance RAM in Iowa",
-            "D30D-69C9-F057",
-            0.0003331,
-            "per 1 gigabyte hour",
-        ),
-    }
-)
+    @property
+    def spot_rule(self) -> Mapping[str, Any]:
+        """How a Spot price is derived ({text, status, evidence})."""
+        return dict(self.data.get("spot_rule") or {})
+
+    def strategy_rate(self, strategy: str | None) -> Mapping[str, Any]:
+        """How a scheduling strategy is billed: {"rate": "on_demand"|"spot", "bound": ..., "why": ..., ...}.
+        None and unknown strategies run on demand (STANDARD)."""
+        strategies = self.data["strategies"]
+        return dict(strategies.get(strategy or "STANDARD") or strategies["STANDARD"])
+
+    def source_lines(self) -> list[str]:
+        """One line per source of the table: title, where it was read (repository, file, commit) and its date."""
+        lines = []
+        for s in self.data["sources"]:
+            where = f"{s['repo']} {s['path']} @ {s['commit'][:12]}" if s.get("repo") else s.get("url", "")
+            when = f"generated {s['generated']}" if s.get("generated") else f"read {s['read']}"
+            lines.append(f"{s['title']}, {where}, {when}")
+        return lines
+
+    def _basis(self, index: int) -> Basis:
+        row = self.data["bases"][index]
+        return Basis(row["text"], _Day.fromisoformat(row["date"]))
+
+    def machine(self, machine_type: str, region: str) -> Price:
+        row = self.data["machines"].get(machine_type)
+        if row is None:
+            return self._unknown(machine_type, region, "machine", f"{machine_type} is not a machine type the "
+                                 "Vertex AI catalog lists (components/jobspec/catalog/vertex_machines.py)")
+        entry = row["regions"].get(region)
+        if entry is None:
+            return self._unknown(machine_type, region, row["unit"], self._missing(row, region),
+                                 bool(row.get("includes_accelerators")))
+        return self._price(machine_type, region, row, entry)
+
+    def accelerator(self, accelerator: str, region: str, count: int = 1) -> Price:
+        row = self.data["accelerators"].get(accelerator)
+        if row is None:
+            return self._unknown(accelerator, region, "accelerator", f"{accelerator} is not an accelerator the "
+                                 "Vertex AI catalog lists (components/jobspec/catalog/vertex_machines.py)")
+        tiers = row["regions"].get(region)
+        if tiers is None:
+            return self._unknown(accelerator, region, row["unit"], self._missing(row, region))
+        for tier in tiers:
+            if count in tier["counts"]:
+                return self._price(accelerator, region, row, tier)
+        priced = ", ".join(str(c) for t in tiers for c in t["counts"])
+        return self._unknown(accelerator, region, row["unit"], f"no source prices {count} x {accelerator} per "
+                             f"replica in {region}; it is priced for {priced} {row['unit']}(s)")
+
+    def _missing(self, row: Mapping[str, Any], region: str) -> str:
+        return str(row.get("missing") or "no source prices it") + f" (region {region})"
+
+    def _price(self, key: str, region: str, row: Mapping[str, Any], entry: Mapping[str, Any]) -> Price:
+        why = str(entry.get("why") or "")
+        return Price(key, region, row["unit"], entry["od"], entry["spot"], self._basis(entry["b"]),
+                     why if entry["od"] is None else "", why if entry["spot"] is None else "",
+                     bool(row.get("includes_accelerators")), tuple(entry.get("counts") or ()), self.date)
+
+    def _unknown(self, key: str, region: str, unit: str, reason: str, includes: bool = False) -> Price:
+        return Price(key, region, unit, None, None, None, reason, reason, includes, (), self.date)
+
+
+# --- Where the table is ---------------------------------------------------------------------------
+
+
+def refreshed_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `prices refresh` writes and estimates look first: $GCP_TRAINING_JOBS_PRICES_FILE, else the user
+    cache folder ($XDG_CACHE_HOME, else ~/.cache) / gcp-training-jobs / prices.json."""
+    env = os.environ if environ is None else environ
+    named = env.get(PRICES_FILE_ENV)
+    if named:
+        return Path(named).expanduser()
+    cache = env.get("XDG_CACHE_HOME") or str(Path("~/.cache").expanduser())
+    return Path(cache) / "gcp-training-jobs" / "prices.json"
+
+
+def active_table(environ: Mapping[str, str] | None = None) -> PriceTable:
+    """The refreshed table when one exists (refreshed_path), else the bundled snapshot."""
+    path = refreshed_path(environ)
+    return load_table(path) if path.is_file() else bundled_table()
+
+
+def bundled_table() -> PriceTable:
+    return load_table(BUNDLED)
+
+
+def load_table(path: str | Path) -> PriceTable:
+    """The table in a file, checked (PriceTableError names the file and the field); read once per version."""
+    where = Path(path)
+    try:
+        stat = where.stat()
+    except OSError as error:
+        raise PriceTableError(f"{where}: cannot read the price table ({error.strerror or error})") from None
+    return _load(str(where), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, inode: int, mtime_ns: int, size: int) -> PriceTable:
+    """One version of a table file (a refresh replaces the file: a new inode, so it is read again)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError) as error:
+        raise PriceTableError(f"{path}: cannot read the price table ({error})") from None
+    except json.JSONDecodeError as error:
+        raise PriceTableError(f"{path}: not JSON at line {error.lineno} column {error.colno}: {error.msg}; "
+                              f"a price table is the JSON `prices refresh` writes") from None
+    problems = check_table(data)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise PriceTableError(f"{path}: not a usable price table: {shown}")
+    return PriceTable(data, path)
+
+
+# --- Lookups on the active table ------------------------------------------------------------------
+
+
+def machine_price(machine_type: str, region: str, table: PriceTable | None = None) -> Price:
+    """The price per hour of one machine of `machine_type` in `region` (unknown, with the reason, if none)."""
+    return (table or active_table()).machine(machine_type, region)
+
+
+def accelerator_price(accelerator: str, region: str, count: int = 1, table: PriceTable | None = None) -> Price:
+    """The price per hour of ONE unit of `accelerator` (GPU, TPU chip or TPU core) in `region`, at the rate
+    the source gives for `count` units per replica."""
+    return (table or active_table()).accelerator(accelerator, region, count)
+
+
+# --- The table's shape ----------------------------------------------------------------------------
+
+
+def _number_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value >= 0)
+
+
+def _is_date(value: Any) -> bool:
+    try:
+        date.fromisoformat(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def check_table(data: Any) -> list[str]:
+    """Every problem of a table's shape, each as "field: what is wrong; allowed: ..." (empty when usable)."""
+    if not isinstance(data, dict):
+        return ["(top): expected a JSON object"]
+    problems: list[str] = []
+    if data.get("format") != FORMAT:
+        problems.append(f"format: {data.get('format')!r}; allowed: {FORMAT}")
+    if data.get("kind") not in KINDS:
+        problems.append(f"kind: {data.get('kind')!r}; allowed: {', '.join(KINDS)}")
+    if not _is_date(data.get("generated")):
+        problems.append("generated: expected a date YYYY-MM-DD")
+    for key in ("sources", "vertex_rules", "bases"):
+        if not isinstance(data.get(key), list) or not data.get(key):
+            problems.append(f"{key}: expected a non-empty list")
+    if not isinstance(data.get("region_fallback"), str):
+        problems.append("region_fallback: expected text")
+    strategies = data.get("strategies")
+    if not isinstance(strategies, dict) or not isinstance(strategies.get("STANDARD"), dict):
+        problems.append("strategies: expected an object with STANDARD")
+    else:
+        problems += [f"strategies.{k}.rate: {v.get('rate')!r}; allowed: {', '.join(STRATEGY_RATES)}"
+                     for k, v in strategies.items() if not isinstance(v, dict) or v.get("rate") not in STRATEGY_RATES]
+    bases: list[Any] = data["bases"] if isinstance(data.get("bases"), list) else []
+    for i, b in enumerate(bases):
+        if not isinstance(b, dict) or not isinstance(b.get("text"), str) or not _is_date(b.get("date")):
+            problems.append(f"bases[{i}]: expected {{text, date YYYY-MM-DD}}")
+    for kind, tiered in (("machines", False), ("accelerators", True)):
+        rows = data.get(kind)
+        if not isinstance(rows, dict) or not rows:
+            problems.append(f"{kind}: expected a non-empty object")
+            continue
+        for name, row in rows.items():
+            problems += _check_row(f"{kind}.{name}", row, tiered, len(bases))
+    return problems
+
+
+def _check_row(where: str, row: Any, tiered: bool, bases: int) -> list[str]:
+    if not isinstance(row, dict) or not isinstance(row.get("unit"), str) or not isinstance(row.get("regions"), dict):
+        return [f"{where}: expected {{unit, regions, ...}}"]
+    problems: list[str] = []
+    for region, value in row["regions"].items():
+        entries: Iterable[Any] = value if tiered and isinstance(value, list) else [value]
+        if tiered and not isinstance(value, list):
+            problems.append(f"{where}.regions.{region}: expected a list of rates")
+            continue
+        for entry in entries:
+            problems += _check_entry(f"{where}.regions.{region}", entry, tiered, bases)
+    return problems
+
+
+def _check_entry(where: str, entry: Any, tiered: bool, bases: int) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where}: expected {{od, spot, b}}"]
+    problems = [f"{where}.{k}: {entry.get(k)!r}; allowed: a number >= 0, or null with a reason in `why`"
+                for k in ("od", "spot") if not _number_or_none(entry.get(k))]
+    if not isinstance(entry.get("b"), int) or not 0 <= entry["b"] < bases:
+        problems.append(f"{where}.b: {entry.get('b')!r}; allowed: an index into bases (0..{bases - 1})")
+    if (entry.get("od") is None or entry.get("spot") is None) and not entry.get("why"):
+        problems.append(f"{where}.why: a missing figure needs its reason")
+    counts = entry.get("counts")
+    if tiered and (not isinstance(counts, list) or not counts or not all(isinstance(c, int) and c > 0 for c in counts)):
+        problems.append(f"{where}.counts: {counts!r}; allowed: a non-empty list of positive unit counts")
+    return problems

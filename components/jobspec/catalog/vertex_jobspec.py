@@ -76,7 +76,12 @@ DEPRECATED_STRATEGIES: Final = MappingProxyType({"ON_DEMAND": "STANDARD", "LOW_C
 #: The values a job should name today.
 CURRENT_STRATEGIES: Final = ("STANDARD", "SPOT", "FLEX_START")
 
-#: Scheduling.timeout: "Optional. The maximum job running time. The default is 7 days."
+#: Scheduling.timeout: "Optional. The maximum job running time. The default is 7 days." Source:
+#: SOURCE_DISCOVERY_JOBSPEC (GoogleCloudAiplatformV1Scheduling.timeout); the same words in Google's client
+#: references, e.g. https://docs.cloud.google.com/ruby/docs/reference/google-cloud-ai_platform-v1/0.27.0/
+#: Google-Cloud-AIPlatform-V1-Scheduling ("#timeout ... The maximum job running time. The default is 7 days.",
+#: docs corpus, read 2026-11-23).
+#: A job without a timeout may run this long: the worst case of its cost (components.jobspec.review.cost).
 DEFAULT_TIMEOUT_SECONDS: Final = 7 * 24 * 3600
 
 #: Dynamic Workload Scheduler (strategy FLEX_START). Source: SOURCE_DWS, "Requirements": "Your serverless

@@ -24,6 +24,17 @@ DEFAULT_REGION: Final = "us-central1"
 #: Exit codes of every command: all valid; something invalid; input unreadable (or usage).
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
+#: The two vocabularies of a job, by their top-level key: the seeds' ml v1 Job (a gcloud config.yaml) and
+#: Vertex AI's CustomJobSpec (as `gcloud ai custom-jobs create --config` reads it).
+TRAINING_INPUT: Final = "trainingInput"
+JOB_SPEC: Final = "jobSpec"
+VOCABULARIES: Final = (TRAINING_INPUT, JOB_SPEC)
+
+#: Job states of the common vocabulary (ml v1's; Vertex AI's JOB_STATE_* map onto them), used in outputs
+#: whatever the backend: a job still holding (or about to hold) machines, and a job that is over.
+ACTIVE_STATES: Final = frozenset({"QUEUED", "PREPARING", "RUNNING"})
+FINISHED_STATES: Final = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
 # --- Job ids and the label that finds a job again ------------------------------------------------------
 
 #: The label every job carries so a job whose create answer was lost can be found again.
@@ -86,7 +97,10 @@ ENV_VAR_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # --- Today ---------------------------------------------------------------------------------------------
 
+#: The prefix of every environment variable the library reads (each one typed, bounded and documented in
+#: core/env.py, and read through its pydantic-settings BaseSettings).
+ENV_PREFIX: Final = "GCP_TRAINING_JOBS_"
 #: Date rules (end of support of a GPU, end of availability of a prebuilt container) judge against today's
 #: date; this variable (YYYY-MM-DD) sets another "today" for a whole process (tests, or checking a spec
 #: against a future date). Options(today=...) sets it for one call.
-TODAY_ENV: Final = "GCP_TRAINING_JOBS_TODAY"
+TODAY_ENV: Final = ENV_PREFIX + "TODAY"

@@ -10,7 +10,10 @@ whose message names the job and the value.
 Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
 allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
 job's scheduling.strategy is SPOT or FLEX_START), maxHourlyUsd (the stack's estimated on-demand cost per
-hour, components.jobspec.review.cost) and protectJobs (the provider refuses to replace or delete a running job).
+hour, components.jobspec.review.cost), maxJobCostUsd (a job's worst case: its cost per hour at the rate it runs
+at, times the longest it may run), requireTimeout (every job sets the longest it may run) and protectJobs (the
+provider refuses to replace or delete a running job). A cost guardrail that meets an unknown price fails: it
+cannot be held.
 """
 
 from __future__ import annotations
@@ -23,10 +26,28 @@ from typing import Any
 from pydantic import Field, NonNegativeInt
 
 from components.jobspec.catalog import vertex_legacy
-from components.jobspec.core.names import NAMESPACE
+from components.jobspec.catalog.prices import PriceTable, PriceTableError
+from components.jobspec.core.names import ACTIVE_STATES, NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.review.body_pools import accelerators, job_spec, parallel_runs, pools, strategy
-from components.jobspec.review.cost import SPOT_STRATEGIES, estimate, estimate_stack, usd
+from components.jobspec.review.body_pools import (
+    accelerators,
+    job_spec,
+    parallel_runs,
+    pools,
+    region_of,
+    strategy,
+    timeout_of,
+)
+from components.jobspec.review.cost import (
+    SPOT_STRATEGIES,
+    Estimate,
+    StackEstimate,
+    estimate,
+    estimate_stack,
+    timeout,
+    usd,
+    usd_total,
+)
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
 from components.jobspec.vocab.training_input import WireModel
@@ -37,8 +58,6 @@ GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
 RULE_END_OF_LIFE = "no-end-of-life-accelerators"
 RULE_PRIVATE_BUCKETS = "private-buckets"
 RULE_ADDITIVE_IAM = "additive-iam-only"
-#: Job states in which replacing or deleting a job cancels work in progress (both backends' states).
-ACTIVE_STATES = ("QUEUED", "PREPARING", "RUNNING")
 BUCKET_TYPE = "gcp:storage/bucket:Bucket"
 
 
@@ -62,6 +81,11 @@ class Guardrails(WireModel):
     """Every Vertex AI job runs on Spot or Flex-start capacity (scheduling.strategy SPOT or FLEX_START)."""
     max_hourly_usd: float | None = Field(default=None, ge=0)
     """The stack's estimated on-demand cost per hour, at most; an estimate with unknown prices fails."""
+    max_job_cost_usd: float | None = Field(default=None, ge=0)
+    """A job's worst case, at most: its cost per hour at the rate it runs at (Spot for SPOT) times the longest it
+    may run (its timeout, else 7 days); an estimate with unknown prices fails."""
+    require_timeout: bool = False
+    """Every job sets the longest it may run (scheduling.timeout; ml v1 scheduling.maxRunningTime)."""
     protect_jobs: bool = False
     """Refuse (fail the preview) to replace or delete a job that is QUEUED, PREPARING or RUNNING."""
 
@@ -87,10 +111,12 @@ class RenderedJob:
 
 
 def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None,
-                       guardrails: Guardrails | Mapping[str, Any] | None) -> list[Problem]:
+                       guardrails: Guardrails | Mapping[str, Any] | None, region: str | None = None,
+                       table: PriceTable | None = None) -> list[Problem]:
     """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value.
 
-    `labels`: the labels the job is created with (default: the body's own `labels`).
+    `labels`: the labels the job is created with (default: the body's own `labels`); `region`: where it runs
+    (a Vertex body does not say; maxJobCostUsd prices it there); `table`: the price table (default: the active one).
     """
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
@@ -116,7 +142,35 @@ def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, 
         if runs_as not in SPOT_STRATEGIES:
             problems.append(Problem(key("spotOnly"), f"job {name} runs as {runs_as or 'STANDARD'} (on demand); "
                                     f"allowed: scheduling.strategy {' or '.join(SPOT_STRATEGIES)}"))
+    if rails.require_timeout and timeout_of(body) is None:
+        longest = timeout(body)
+        problems.append(Problem(key("requireTimeout"), f"job {name} sets no timeout, so it may run "
+                                f"{longest.seconds / 86400:g} days ({longest.default_of}'s default); allowed: a job "
+                                "with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
+                                "scheduling.maxRunningTime in a trainingInput"))
+    if rails.max_job_cost_usd is not None:
+        problems += _job_cost_problems(body, name, region, rails.max_job_cost_usd, table)
     return problems
+
+
+def _job_cost_problems(body: Mapping[str, Any], name: str, region: str | None, cap: float,
+                       table: PriceTable | None) -> list[Problem]:
+    where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
+    if region_of(body, region) is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
+        return []
+    try:
+        cost = estimate(body, name, region, table)
+    except PriceTableError as error:
+        return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
+    worst = cost.worst_case
+    if worst.known > cap:
+        return [Problem(where, f"job {name}'s worst case is {cost.worst_case_text()}, running {cost.runs_as()}, "
+                        f"over the cap; {allowed_cap}")]
+    if not worst.complete:
+        return [Problem(where, f"job {name}'s worst case is {worst.text(per_hour=False)}: it cannot be held to the "
+                        f"cap; {allowed_cap}, with every machine and accelerator priced in the price table "
+                        "(components/jobspec/catalog/prices.py)")]
+    return []
 
 
 def _accelerator_pools(body: Mapping[str, Any]) -> dict[str, str]:
@@ -159,8 +213,8 @@ def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None 
 # --- The whole stack -----------------------------------------------------------------------------------
 
 
-def stack_guardrail_problems(jobs: Sequence[RenderedJob],
-                             guardrails: Guardrails | Mapping[str, Any] | None) -> list[Problem]:
+def stack_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails | Mapping[str, Any] | None,
+                             table: PriceTable | None = None) -> list[Problem]:
     """What the stack's jobs together break: maxAcceleratorsPerStack and maxHourlyUsd."""
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
@@ -172,26 +226,36 @@ def stack_guardrail_problems(jobs: Sequence[RenderedJob],
             problems.append(Problem(key("maxAcceleratorsPerStack"), f"the stack's jobs hold {total} accelerators "
                                     f"at once ({each}); allowed: at most {rails.max_accelerators_per_stack}"))
     if rails.max_hourly_usd is not None:
-        cost = estimate_stack([estimate(job.body, job.name, job.region) for job in jobs]).on_demand
         cap = usd(rails.max_hourly_usd)
+        try:
+            cost = stack_estimate(jobs, table).on_demand
+        except PriceTableError as error:
+            return problems + [Problem(key("maxHourlyUsd"), f"the stack's cost cannot be priced: {error}; allowed: "
+                                       f"at most {cap}")]
         if cost.known > rails.max_hourly_usd:
             problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}, "
                                     f"over the cap; allowed: at most {cap}"))
         elif not cost.complete:
             problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}: "
                                     f"it cannot be held to the cap; allowed: at most {cap}, with every machine and "
-                                    "accelerator priced in components/jobspec/catalog/prices.py"))
+                                    "accelerator priced in the price table (components/jobspec/catalog/prices.py)"))
     return problems
 
 
+def stack_estimate(jobs: Sequence[RenderedJob], table: PriceTable | None = None) -> StackEstimate:
+    """The cost of the stack's jobs, each in its region (raises PriceTableError for a broken table file)."""
+    estimates: list[Estimate] = [estimate(job.body, job.name, job.region, table) for job in jobs]
+    return estimate_stack(estimates, table)
+
+
 def all_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails | Mapping[str, Any] | None,
-                           today: date | None = None) -> list[Problem]:
+                           today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
     """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
     problems: list[Problem] = []
     for job in jobs:
-        problems += guardrail_problems(job.body, job.name, job.labels, guardrails)
+        problems += guardrail_problems(job.body, job.name, job.labels, guardrails, job.region, table)
         problems += end_of_life_problems(job.body, job.name, today)
-    return problems + stack_guardrail_problems(jobs, guardrails)
+    return problems + stack_guardrail_problems(jobs, guardrails, table)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 
 from components.jobspec import catalog
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import TODAY_ENV, VERTEX
+from components.jobspec.core.env import env_settings
+from components.jobspec.core.names import VERTEX
 from components.jobspec.core.problems import Problem
 from components.jobspec.translate.pools import TI, scale_tier
 from components.jobspec.vocab.training_input import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
@@ -46,17 +45,11 @@ def support_ended(accelerator: str | None, today: date) -> date | None:
 
 def today(opts: Options | None = None) -> date:
     """The day date rules judge against: Options.today, else $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD), else the
-    system's date. A malformed variable is a SpecError naming it (never silently ignored)."""
+    system's date. A malformed variable is an EnvError (a SpecError) naming it (never silently ignored)."""
     if opts is not None and opts.today is not None:
         return opts.today
-    raw = os.environ.get(TODAY_ENV, "").strip()
-    if not raw:
-        return date.today()
-    try:
-        return date.fromisoformat(raw)
-    except ValueError:
-        raise SpecError([Problem(TODAY_ENV, f"{raw!r} is not a date; allowed: YYYY-MM-DD (e.g. 2026-11-22), "
-                                 "or unset for the system's date")]) from None
+    configured = env_settings().today
+    return configured if configured is not None else date.today()
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,18 @@ from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError
 from pydantic.alias_generators import to_camel
 
 from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import JOB_SPEC
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.vocab.training_input import Int32, Int64
 
 
 class CamelModel(BaseModel):
     """Base of the Vertex models: camelCase keys only (as gcloud and the JSON API read them), unknown keys
-    refused (a snake_case key is named with its camelCase form), values immutable."""
+    refused (a snake_case key is named with its camelCase form), values immutable. Their validators are built at
+    first use (`defer_build`), so reading a trainingInput file never pays for the Vertex vocabularies."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False, frozen=True)
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False, frozen=True,
+                              defer_build=True)
 
 
 class ReservationAffinity(CamelModel):
@@ -171,7 +174,6 @@ SPEC_KEYS = frozenset(
     {info.alias or name for name, info in CustomJobSpec.model_fields.items()} | set(CustomJobSpec.model_fields)
 )
 #: The key of a CustomJob request body (REST `request.json`) that holds its CustomJobSpec.
-JOB_SPEC = "jobSpec"
 
 
 def is_custom_job_spec(data: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import field_validator, model_validator
 
 from components.jobspec.catalog import accelerators, vertex_machines, vertex_regions
+from components.jobspec.catalog.prices import PriceTable
 from components.jobspec.core.names import LABEL_KEY
 from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.review.guardrails import Guardrails, RenderedJob, all_guardrail_problems
@@ -76,7 +77,8 @@ def rendered_jobs(settings: Any) -> list[RenderedJob]:
     return found
 
 
-def guardrail_problems_of(settings: Any, today: date | None = None) -> list[Problem]:
+def guardrail_problems_of(settings: Any, today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
     """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
-    plan's review; the policy pack and the provider judge the same rules on the bodies they are given)."""
-    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails, today)
+    plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
+    `table`: the price table the cost guardrails read (default: the active one)."""
+    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails, today, table)

@@ -15,11 +15,14 @@ from components.jobspec.core.names import (
     BACKENDS,
     DEFAULT_BACKEND,
     DEFAULT_REGION,
+    ENV_PREFIX,
     JOB_NAME,
     JOB_NAME_MAX,
+    JOB_SPEC,
     NAMESPACE,
-    TODAY_ENV,
+    TRAINING_INPUT,
     VERTEX,
+    VOCABULARIES,
 )
 from components.jobspec.core.problems import Problem, allowed, from_validation_error
 from components.jobspec.load import judge_custom_job, judge_job
@@ -31,8 +34,7 @@ from components.resources.settings.model import JobSettings, StackSettings
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
 
 #: The two vocabularies a job may be written in (exactly one per job).
-TRAINING_INPUT, JOB_SPEC = "trainingInput", "jobSpec"
-VOCABULARIES = (TRAINING_INPUT, JOB_SPEC)
+
 
 
 def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset()) -> StackSettings:
@@ -178,7 +180,7 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
-        problems.append(problem if problem.path.startswith((region_key, TODAY_ENV))
+        problems.append(problem if problem.path.startswith((region_key, ENV_PREFIX))
                         else problem.within(prefix=prefix))
     if settings is None or job is None or body is None or problems:
         return None, problems

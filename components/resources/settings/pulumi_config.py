@@ -9,13 +9,15 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from components.jobspec.core.errors import SpecError
+from components.jobspec.core.env import EnvError, env_settings
+from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem
 from components.resources.settings.decimals import GCP_KEYS, OBJECT_KEYS, number_text, text_fields
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
 from components.resources.settings.secrets import STAND_INS, bounds_problem
+from components.resources.settings.stack_file import stack_file, stacks_folder
 
 #: Settings already judged from the same stack file by the caller that runs the program (`plan`), so the stack
 #: is judged once. A context variable: local to the thread and task that set it, never shared between calls.
@@ -46,6 +48,12 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
     import pulumi
     from pulumi.runtime import config as runtime_config
 
+    try:  # the process's GCP_TRAINING_JOBS_* variables, judged before the stack's config
+        env_settings()
+    except EnvError as error:
+        lines = [str(p) for p in error.problems]
+        raise pulumi.RunError(f"invalid environment ({len(lines)} problem{'s' if len(lines) != 1 else ''}):\n"
+                              + "\n".join(lines)) from None
     root = root or Path.cwd()
     config: dict[str, Any] = {}
     secret_keys: set[str] = set()
@@ -84,13 +92,14 @@ def _config_keys(runtime_config: Any) -> set[str]:
 
 
 def _stack_file(root: Path, stack: str) -> str | None:
-    """The stack file's path relative to the root, for messages (stackConfigDir: stacks)."""
-    for folder in ("stacks", "."):
-        for suffix in (".yaml", ".yml"):
-            candidate = root / folder / f"Pulumi.{stack}{suffix}"
-            if candidate.is_file():
-                return str(candidate.relative_to(root)) if folder != "." else candidate.name
-    return None
+    """The stack file's path relative to the root, for messages (in the project's stackConfigDir)."""
+    try:
+        found = stack_file(stacks_folder(root), stack)
+    except TrainingJobsError:
+        return None  # a message's detail: the program reports an unreadable Pulumi.yaml elsewhere
+    if found is None:
+        return None
+    return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
 
 
 def _decode(key: str, raw: str) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.problems import Problem, allowed, suggestion
-from components.jobspec.io.documents import read_yaml
+from components.jobspec.io.documents import STACK_FILE, read_yaml
 from components.resources.settings.decimals import lossy_decimals
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
@@ -19,10 +19,35 @@ STACK_FILE_KEYS = ("config", "encryptionsalt", "secretsprovider", "encryptedkey"
 
 def find_project_root(start: Path) -> Path | None:
     """The nearest folder at or above `start` holding a Pulumi.yaml (how Pulumi finds its project)."""
-    for folder in (start, *start.parents):
-        if (folder / "Pulumi.yaml").is_file() or (folder / "Pulumi.yml").is_file():
-            return folder
-    return None
+    return next((folder for folder in (start, *start.parents) if project_file(folder) is not None), None)
+
+
+def project_file(root: Path) -> Path | None:
+    """The project's Pulumi.yaml (or Pulumi.yml)."""
+    return next((p for p in (root / "Pulumi.yaml", root / "Pulumi.yml") if p.is_file()), None)
+
+
+def stacks_folder(root: Path) -> Path:
+    """Where a project's stack files live, as Pulumi looks for them: the folder Pulumi.yaml names in
+    `stackConfigDir` (this project: stacks), else the project's own folder. UnreadableError for a Pulumi.yaml
+    that cannot be read."""
+    project = project_file(root)
+    settings = read_yaml(project) if project is not None else None
+    folder = settings.get("stackConfigDir") if isinstance(settings, dict) else None
+    return root / folder if isinstance(folder, str) and folder else root
+
+
+def stack_file(folder: Path, stack: str) -> Path | None:
+    """The stack file of `stack` in a stacks folder (Pulumi.NAME.yaml, or .yml), or None."""
+    return next((p for p in (folder / f"Pulumi.{stack}.yaml", folder / f"Pulumi.{stack}.yml") if p.is_file()), None)
+
+
+def stack_names(folder: Path) -> list[str]:
+    """The stacks that have a file in a stacks folder."""
+    if not folder.is_dir():
+        return []
+    found = (STACK_FILE.fullmatch(p.name) for p in sorted(folder.iterdir()))
+    return [m.group(1) for m in found if m]
 
 
 def load_stack_file(path: Path, data: Any | None = None, *, root: Path | None = None) -> StackSettings:
