@@ -153,6 +153,7 @@ def test_build_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_prices_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Any text is a file path: there is no bad value, only unset."""
     name = VARIABLES["prices_file"]
+    monkeypatch.delenv(name, raising=False)  # tests/conftest.py points it at a missing file
     assert env_settings().prices_file is None
     monkeypatch.setenv(name, str(tmp_path / "prices.json"))
     assert env_settings().prices_file == tmp_path / "prices.json"

@@ -18,6 +18,7 @@ from components.cli.main import main
 from components.emulator import Emulator
 from components.emulator import billing as billing_emulator
 from components.jobspec.catalog import prices
+from components.jobspec.core.env import VARIABLES
 from components.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
 from tests.conftest_emulator import build_client
 
@@ -27,7 +28,7 @@ def table_file(tmp_path: Path, emulator: Emulator, monkeypatch: pytest.MonkeyPat
     """Where the refreshed table goes; the commands talk to the emulator; retries are quick."""
     target = tmp_path / "cache" / "prices.json"
     monkeypatch.setenv(prices.PRICES_FILE_ENV, str(target))
-    monkeypatch.setenv(prices_cli.ENDPOINT_ENV, emulator.url)
+    monkeypatch.setenv(VARIABLES["api_endpoint"], emulator.url)  # the providers' variable
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
     return target
 
@@ -162,9 +163,3 @@ def test_the_emulator_answers_paging_and_bad_requests_as_google_does(emulator: E
         with pytest.raises(HttpError) as caught:
             request.execute()
         assert caught.value.resp.status == status
-
-
-def test_the_endpoint_variable_is_the_providers() -> None:
-    from components.resources.provider_base import ENDPOINT_ENV
-
-    assert prices_cli.ENDPOINT_ENV == ENDPOINT_ENV

@@ -20,12 +20,9 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
-from components.jobspec.catalog import prices, prices_build, prices_refresh
+from components.jobspec.core.env import VARIABLES, env_settings
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
-
-#: The endpoint override every command and provider reads (resources.provider_base.ENDPOINT_ENV).
-ENDPOINT_ENV = "GCP_TRAINING_JOBS_API_ENDPOINT"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,15 +30,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     actions = p.add_subparsers(dest="action", required=True)
     r = actions.add_parser("refresh", help="rebuild the price table from the Cloud Billing Catalog API")
     r.add_argument("--output", type=Path, default=None,
-                   help=f"where to write (default: ${prices.PRICES_FILE_ENV}, else the user cache folder)")
+                   help=f"where to write (default: ${VARIABLES['prices_file']}, else the user cache folder)")
     r.add_argument("--endpoint", default=None,
-                   help=f"the API endpoint (default: ${ENDPOINT_ENV}, else https://cloudbilling.googleapis.com/)")
+                   help=f"the API endpoint (default: ${VARIABLES['api_endpoint']}, else "
+                        "https://cloudbilling.googleapis.com/)")
     r.set_defaults(func=cmd_refresh)
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
+    from components.jobspec.catalog import prices  # only for this command: the parser is built for every one
+
     target = args.output or prices.refreshed_path()
-    endpoint = args.endpoint or os.environ.get(ENDPOINT_ENV) or None
+    endpoint = args.endpoint or env_settings().api_endpoint
     try:
         return _refresh(target, endpoint)
     except (TrainingJobsError, ValueError, OSError) as error:
@@ -50,6 +50,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def _refresh(target: Path, endpoint: str | None) -> int:
     from components.backends import billing
+    from components.jobspec.catalog import prices, prices_build, prices_refresh
 
     parts = billing.fetch_rates(endpoint)
     where = endpoint or billing.ENDPOINT

@@ -33,12 +33,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
+from components.jobspec.core.env import VARIABLES, env_settings
 from components.jobspec.core.errors import UnreadableError
 
 #: The table format this code reads and writes.
 FORMAT: Final = 1
 #: The environment variable naming the refreshed table (read first; written by `prices refresh`).
-PRICES_FILE_ENV: Final = "GCP_TRAINING_JOBS_PRICES_FILE"
+PRICES_FILE_ENV: Final = VARIABLES["prices_file"]
 #: The bundled snapshot, shipped in the wheel (pyproject package-data).
 BUNDLED: Final = Path(__file__).with_name("prices_table.json")
 #: Table kinds: the generated snapshot, or a table written from the Cloud Billing Catalog API.
@@ -198,9 +199,9 @@ def refreshed_path(environ: Mapping[str, str] | None = None) -> Path:
     """Where `prices refresh` writes and estimates look first: $GCP_TRAINING_JOBS_PRICES_FILE, else the user
     cache folder ($XDG_CACHE_HOME, else ~/.cache) / gcp-training-jobs / prices.json."""
     env = os.environ if environ is None else environ
-    named = env.get(PRICES_FILE_ENV)
-    if named:
-        return Path(named).expanduser()
+    named = env_settings(env).prices_file
+    if named is not None:
+        return named.expanduser()
     cache = env.get("XDG_CACHE_HOME") or str(Path("~/.cache").expanduser())
     return Path(cache) / "gcp-training-jobs" / "prices.json"
 

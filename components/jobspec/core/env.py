@@ -163,8 +163,11 @@ def env_settings(environ: Mapping[str, str] | None = None) -> EnvSettings:
 @functools.lru_cache(maxsize=32)
 def _settings_of(variables: tuple[tuple[str, str], ...]) -> EnvSettings:
     """The settings these variables give (a pure function of them; see the module's note on the cache)."""
+    # Every field is given (the variables' values, else its default): BaseSettings would otherwise fill the
+    # missing ones from os.environ, which is not what a caller that passed its own `environ` asked for.
+    given = {name: field.default for name, field in EnvSettings.model_fields.items()}
     try:
-        return EnvSettings.model_validate(_Variables(EnvSettings, dict(variables))())
+        return EnvSettings.model_validate({**given, **_Variables(EnvSettings, dict(variables))()})
     except ValidationError as error:
         raise EnvError(_problems(error)) from None
 
