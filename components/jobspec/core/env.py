@@ -28,8 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import ENDPOINT, ENV_PREFIX
@@ -52,10 +51,11 @@ def _seconds(default: float, meaning: str, *, zero: bool) -> Any:
                  description=meaning, json_schema_extra={"allowed": allowed})
 
 
-class EnvSettings(BaseSettings):
-    """Every environment variable the library reads (prefix GCP_TRAINING_JOBS_), typed and bounded."""
+class EnvFields(BaseModel):
+    """Every environment variable the library reads (prefix GCP_TRAINING_JOBS_), typed and bounded: the fields
+    of `EnvSettings`, which reads them."""
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     http_timeout_seconds: float = _seconds(
         HTTP_TIMEOUT_SECONDS, "The Google API client's HTTP timeout per request (a test of a slow create sets a "
@@ -110,26 +110,56 @@ class EnvSettings(BaseSettings):
             raise ValueError("not an http(s) URL")
         return value
 
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments, then the documented variables in os.environ: no .env file or secrets folder is read."""
-        return init_settings, _Variables(settings_cls, dict(documented(os.environ)))
 
 
-class _Variables(EnvSettingsSource):
-    """pydantic-settings' environment source (its prefix and field names) over the variables given rather than
-    all of os.environ, as its own DotEnvSettingsSource reads a file's."""
+@functools.cache
+def settings_class() -> type[EnvFields]:
+    """`EnvSettings`: EnvFields read by pydantic-settings (a `BaseSettings`, env prefix GCP_TRAINING_JOBS_), made
+    at its first use. Importing pydantic-settings costs about 90 ms of a command's start (it brings asyncio and
+    ssl), more than `validate` of a file: a process none of whose variables is set never pays it, and takes the
+    fields' defaults (`env_settings`)."""
+    from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-    def __init__(self, settings_cls: type[BaseSettings], variables: Mapping[str, str]):
-        self.variables = dict(variables)
-        super().__init__(settings_cls)
+    class Variables(EnvSettingsSource):
+        """pydantic-settings' environment source (its prefix and field names) over the variables given rather
+        than all of os.environ, as its own DotEnvSettingsSource reads a file's."""
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return {name if self.case_sensitive else name.lower(): value for name, value in self.variables.items()}
+        def __init__(self, settings_cls: type[BaseSettings], variables: Mapping[str, str]):
+            self.variables = dict(variables)
+            super().__init__(settings_cls)
+
+        def _load_env_vars(self) -> Mapping[str, str | None]:
+            return {name if self.case_sensitive else name.lower(): value for name, value in self.variables.items()}
+
+    class EnvSettings(BaseSettings, EnvFields):  # type: ignore[misc]
+        __doc__ = EnvFields.__doc__
+        model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+        @classmethod
+        def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            """Arguments, then the documented variables in os.environ: no .env file or secrets folder is read."""
+            return init_settings, Variables(settings_cls, dict(documented(os.environ)))
+
+        @classmethod
+        def from_variables(cls, variables: Mapping[str, str]) -> EnvSettings:
+            """The settings these variables give, whatever os.environ holds."""
+            # Every field is given (the variables' values, else its default): BaseSettings would otherwise fill
+            # the missing ones from os.environ, which is not what a caller that passed its own `environ` asked.
+            given = {name: field.default for name, field in cls.model_fields.items()}
+            return cls.model_validate({**given, **Variables(cls, variables)()})
+
+    return EnvSettings
+
+
+def __getattr__(name: str) -> Any:
+    """`EnvSettings`, made when first asked for (settings_class)."""
+    if name == "EnvSettings":
+        return settings_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class EnvError(SpecError):
@@ -138,12 +168,12 @@ class EnvError(SpecError):
 
 #: Every variable read, by its setting's name (`http_timeout_seconds`: GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS).
 VARIABLES: Final[Mapping[str, str]] = MappingProxyType({field: ENV_PREFIX + field.upper()
-                                                        for field in EnvSettings.model_fields})
+                                                        for field in EnvFields.model_fields})
 
 
 def allowed_of(field: str) -> str:
     """What a setting's variable may be set to, in words."""
-    extra = EnvSettings.model_fields[field].json_schema_extra
+    extra = EnvFields.model_fields[field].json_schema_extra
     if not isinstance(extra, dict) or "allowed" not in extra:
         raise TypeError(f"the setting {field!r} does not say what it allows")
     return str(extra["allowed"])
@@ -155,19 +185,18 @@ def documented(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple((name, value) for name, value in found if value is not None)
 
 
-def env_settings(environ: Mapping[str, str] | None = None) -> EnvSettings:
-    """The settings the environment gives now (os.environ, or `environ`): EnvError names every bad variable."""
-    return _settings_of(documented(os.environ if environ is None else environ))
+def env_settings(environ: Mapping[str, str] | None = None) -> EnvFields:
+    """The settings the environment gives now (os.environ, or `environ`): EnvError names every bad variable.
+    With none of the variables set, the fields' defaults (pydantic-settings is not even imported)."""
+    variables = documented(os.environ if environ is None else environ)
+    return _settings_of(variables) if variables else _DEFAULTS
 
 
 @functools.lru_cache(maxsize=32)
-def _settings_of(variables: tuple[tuple[str, str], ...]) -> EnvSettings:
+def _settings_of(variables: tuple[tuple[str, str], ...]) -> EnvFields:
     """The settings these variables give (a pure function of them; see the module's note on the cache)."""
-    # Every field is given (the variables' values, else its default): BaseSettings would otherwise fill the
-    # missing ones from os.environ, which is not what a caller that passed its own `environ` asked for.
-    given = {name: field.default for name, field in EnvSettings.model_fields.items()}
     try:
-        return EnvSettings.model_validate({**given, **_Variables(EnvSettings, dict(variables))()})
+        return settings_class().from_variables(dict(variables))  # type: ignore[attr-defined,no-any-return]
     except ValidationError as error:
         raise EnvError(_problems(error)) from None
 
@@ -190,3 +219,7 @@ def _problems(error: ValidationError) -> list[Problem]:
         problems.append(Problem(VARIABLES[field], f"{reprlib.repr(err.get('input'))} is {what or 'not allowed'}; "
                                                   f"allowed: {allowed_of(field)}"))
     return problems
+
+
+#: The settings of a process that sets none of the variables: every field's default.
+_DEFAULTS: Final = EnvFields.model_validate({})

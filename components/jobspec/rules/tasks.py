@@ -11,7 +11,7 @@ from components.jobspec.core.env import env_settings
 from components.jobspec.core.names import VERTEX
 from components.jobspec.core.problems import Problem
 from components.jobspec.translate.pools import TI, scale_tier
-from components.jobspec.vocab.training_input import AcceleratorConfig, Job, ReplicaConfig, TrainingInput
+from components.jobspec.vocab.training_input import Job, Task, TrainingInput
 
 
 @dataclass(frozen=True)
@@ -52,52 +52,9 @@ def today(opts: Options | None = None) -> date:
     return configured if configured is not None else date.today()
 
 
-@dataclass(frozen=True)
-class Task:
-    """One task role of the job as written: master, worker, parameterServer or evaluator."""
-
-    role: str
-    machine_type: str | None
-    config: ReplicaConfig | None
-    count: int | None
-
-    @property
-    def type_path(self) -> str:
-        return f"{TI}.{self.role}Type"
-
-    @property
-    def config_path(self) -> str:
-        return f"{TI}.{self.role}Config"
-
-    @property
-    def count_path(self) -> str:
-        return f"{TI}.{self.role}Count"
-
-    @property
-    def accelerator(self) -> AcceleratorConfig | None:
-        return self.config.accelerator_config if self.config else None
-
-    @property
-    def is_compute_engine(self) -> bool:
-        return self.machine_type in catalog.COMPUTE_ENGINE_TYPES
-
-    @property
-    def is_legacy(self) -> bool:
-        return self.machine_type in catalog.LEGACY_GPUS
-
-    @property
-    def is_tpu(self) -> bool:
-        return self.machine_type == catalog.CLOUD_TPU
-
-    @property
-    def runs(self) -> bool:
-        """Whether this role gets any machine: the master always, others with a positive count."""
-        return self.role == "master" or (self.count or 0) > 0
-
-
 def tasks(ti: TrainingInput) -> tuple[Task, ...]:
-    """The four roles as written (computed on each call: nothing is shared between calls or threads)."""
-    return tuple(Task(r, ti.role_type(r), ti.role_config(r), ti.role_count(r)) for r in catalog.ROLES)
+    """The four roles as written (TrainingInput.tasks: computed once per model, which every rule asks)."""
+    return ti.tasks
 
 
 def uses_tpu(ti: TrainingInput) -> bool:

@@ -5,8 +5,10 @@ and code, each value with the path the user wrote it at (`workerPoolSpecs[1].mac
 or `trainingInput.workerConfig.acceleratorConfig.count`; a GPU built into a legacy type is named at the
 type, a tier's at `trainingInput.scaleTier`). A CustomJobSpec's pools are read as written; a trainingInput is
 translated as Vertex AI would run it (pool 0 the master, then workers, parameter servers and evaluators; legacy
-types as their Compute Engine equivalents; a runtime version as its prebuilt TensorFlow container), and what
-has no translation is a Problem naming the field.
+types as their Compute Engine equivalents; a runtime version as its prebuilt TensorFlow container; a master
+beside its Cloud TPU as the one cloud-tpu pool, running the master's code), and what has no translation is a
+Problem naming the field. What translates but changes the job (the master a TPU job leaves out) is a warning,
+a Problem of the same form that does not stop the job.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from components.jobspec import catalog
+from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.vocab.custom_job import ReservationAffinity, VertexJob, pool_path
 from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
 
-TI = "trainingInput"
+TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
 
 
 def scale_tier(ti: TrainingInput) -> str:
@@ -172,9 +175,10 @@ class _Machine:
     where: str  # the field the machine was written in
     accelerator_at: str  # where its accelerators were written (or come from)
     count_at: str
+    replicas_at: str  # where its replica count was written (or comes from)
 
 
-def _legacy(mt: str, replicas: int, where: str, problems: list[Problem]) -> _Machine | None:
+def _legacy(mt: str, replicas: int, where: str, replicas_at: str, problems: list[Problem]) -> _Machine | None:
     base = catalog.legacy_equivalent(mt)
     if base is None:
         problems.append(Problem(where, f"legacy machine type {mt} has no documented Compute Engine equivalent "
@@ -182,7 +186,7 @@ def _legacy(mt: str, replicas: int, where: str, problems: list[Problem]) -> _Mac
         return None
     builtin = catalog.LEGACY_GPUS.get(mt)
     return _Machine(base, builtin[0] if builtin else None, builtin[1] if builtin else None, replicas, where, where,
-                    where)
+                    where, replicas_at)
 
 
 def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine | None:
@@ -197,16 +201,19 @@ def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine 
                                         "Vertex AI equivalent; allowed on Vertex: BASIC, BASIC_TPU (with a custom "
                                         "container) or CUSTOM with explicit types"))
             return None
-        if tier == "BASIC_TPU":  # a TPU VM runs the code itself: one cloud-tpu pool, no master VM
-            return _Machine(catalog.CLOUD_TPU_MACHINE, catalog.TPU_V2, catalog.TPU_CORES, 1, where, where,
-                            where) if role == "master" else None
-        if role == "master" and tier in catalog.TIER_MASTER:
-            return _legacy(catalog.TIER_MASTER[tier], 1, where, problems)
+        for tier_role, tier_type, accelerators in catalog.TIER_MACHINES.get(tier, ()):
+            if tier_role != role:
+                continue
+            if tier_type == catalog.CLOUD_TPU:  # BASIC_TPU's Cloud TPU worker
+                kind, cores = accelerators or (catalog.TPU_V2, catalog.TPU_CORES)
+                return _Machine(catalog.CLOUD_TPU_MACHINE, kind, cores, 1, where, where, where, where)
+            return _legacy(tier_type, 1, where, where, problems)
         return None
     mt, count = ti.role_type(role), ti.role_count(role) or 0
     if mt is None or count <= 0:
         return None
     where = f"{TI}.{role}Type"
+    replicas_at = where if role == "master" else f"{TI}.{role}Count"
     acc = config.accelerator_config if config else None
     acc_path = f"{TI}.{role}Config.acceleratorConfig"
     if mt == catalog.CLOUD_TPU:
@@ -214,17 +221,61 @@ def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine 
         cores = acc.count if acc and acc.count is not None else catalog.TPU_CORES
         return _Machine(catalog.CLOUD_TPU_MACHINE, kind, cores, count, where,
                         f"{acc_path}.type" if acc and acc.type else where,
-                        f"{acc_path}.count" if acc and acc.count is not None else where)
+                        f"{acc_path}.count" if acc and acc.count is not None else where, replicas_at)
     if mt in catalog.LEGACY_GPUS:
-        return _legacy(mt, count, where, problems)
+        return _legacy(mt, count, where, replicas_at, problems)
     return _Machine(mt, acc.type if acc else None, acc.count if acc else None, count, where, f"{acc_path}.type",
-                    f"{acc_path}.count")
+                    f"{acc_path}.count", replicas_at)
 
 
-def training_input_pools(ti: TrainingInput, problems: list[Problem]) -> list[Pool]:
+def _master_beside_tpu(ti: TrainingInput) -> tuple[str, str] | None:
+    """(where, what) of the master of a job whose only other task is its Cloud TPU worker: BASIC_TPU (a `standard`
+    master beside a Cloud TPU, catalog.TIER_MACHINES), or CUSTOM with cloud_tpu workers and no parameter server or
+    evaluator (seed 000's two shapes). On Vertex AI the TPU VM runs the code itself, so that master is not used."""
+    tier = scale_tier(ti)
+    if tier != "CUSTOM":
+        shape = catalog.TIER_MACHINES.get(tier, ())
+        if [role for role, _, _ in shape] != ["master", "worker"] or shape[1][1] != catalog.CLOUD_TPU:
+            return None
+        return f"{TI}.scaleTier", f"{tier}'s {shape[0][1]} master"
+    master = ti.role_type("master")
+    busy = {role for role in catalog.ROLES if ti.role_type(role) and (ti.role_count(role) or 0) > 0}
+    if busy != {"master", "worker"} or ti.role_type("worker") != catalog.CLOUD_TPU or master == catalog.CLOUD_TPU:
+        return None
+    acc = ti.master_config.accelerator_config if ti.master_config else None
+    gpus = f" with {acc.count if acc.count is not None else '?'} {acc.type}" if acc and acc.type else ""
+    return f"{TI}.masterType", f"the master {master}{gpus}"
+
+
+def _tpu_alone(ti: TrainingInput, problems: list[Problem],
+               warnings: list[Problem] | None) -> list[tuple[str, _Machine | None]] | None:
+    """A master beside its Cloud TPU as Vertex AI runs it: the one cloud-tpu pool, in the master's place and
+    with the master's code (its container, command, args and disk: what ran the training on AI Platform), and a
+    warning naming the master left out. None for any other job."""
+    unused = _master_beside_tpu(ti)
+    if unused is None:
+        return None
+    tpu = _machine("worker", ti, problems)
+    if tpu is None:
+        return None
+    worker = ti.role_config("worker")
+    if worker and worker.tpu_tf_version:
+        problems.append(Problem(f"{TI}.workerConfig.tpuTfVersion", "has no Vertex AI equivalent (TPU VM images "
+                                "carry their own TensorFlow); allowed: unset"))
+    if warnings is not None:
+        where, master = unused
+        warnings.append(Problem(where, f"{master} is not used on Vertex AI: there the TPU VM runs the code itself, "
+                                f"so the job is one {catalog.CLOUD_TPU_MACHINE} pool ({tpu.accelerator_count} "
+                                f"{tpu.accelerator_type} cores) running the master's code; AI Platform Training ran "
+                                "that master beside the TPU"))
+    return [("master", tpu)]
+
+
+def training_input_pools(ti: TrainingInput, problems: list[Problem],
+                         warnings: list[Problem] | None = None) -> list[Pool]:
     """The Vertex AI pools of a trainingInput (an empty pool where a later role follows), appending to
-    `problems` what has no Vertex AI translation."""
-    machines = [(role, _machine(role, ti, problems)) for role in catalog.ROLES]
+    `problems` what has no Vertex AI translation and to `warnings` what the translation leaves out."""
+    machines = _tpu_alone(ti, problems, warnings) or [(role, _machine(role, ti, problems)) for role in catalog.ROLES]
     last = max((i for i, (_, m) in enumerate(machines) if m is not None), default=-1)
     master_image = ti.master_config.image_uri if ti.master_config else None
     pools: list[Pool] = []
@@ -233,13 +284,14 @@ def training_input_pools(ti: TrainingInput, problems: list[Problem]) -> list[Poo
             pools.append(Pool(index, f"{TI}.{role}Type", empty=True, role=role))
             continue
         config = ti.role_config(role)
-        image = (config.image_uri if config else None) or master_image
+        image = (config.image_uri if config else None) or master_image or _tpu_worker_image(ti, m)
         if config and config.tpu_tf_version:
             problems.append(Problem(f"{TI}.{role}Config.tpuTfVersion", "has no Vertex AI equivalent (TPU VM "
                                     "images carry their own TensorFlow); allowed: unset"))
         images: tuple[tuple[str, str, str], ...] = ()
         if image:
-            at = f"{TI}.{role}Config.imageUri" if config and config.image_uri else f"{TI}.masterConfig.imageUri"
+            at = (f"{TI}.{role}Config.imageUri" if config and config.image_uri else
+                  f"{TI}.masterConfig.imageUri" if master_image else f"{TI}.workerConfig.imageUri")
             images = ((at, image, CONTAINER),)
         else:
             prebuilt = (_tpu_image(ti, problems) if m.machine_type == catalog.CLOUD_TPU_MACHINE
@@ -248,7 +300,7 @@ def training_input_pools(ti: TrainingInput, problems: list[Problem]) -> list[Poo
                 images = ((f"{TI}.runtimeVersion", prebuilt, RUNTIME),)
         disk = config.disk_config if config else None
         disk_at = f"{TI}.{role}Config.diskConfig"
-        count_at = m.where if role == "master" else f"{TI}.{role}Count"
+        count_at = m.replicas_at
         pools.append(Pool(
             index, m.where,
             machine_type=m.machine_type, accelerator_type=m.accelerator_type, accelerator_count=m.accelerator_count,
@@ -262,3 +314,9 @@ def training_input_pools(ti: TrainingInput, problems: list[Problem]) -> list[Poo
             role=role, config=config, custom_container_field="masterConfig.imageUri",
         ))
     return pools
+
+
+def _tpu_worker_image(ti: TrainingInput, m: _Machine) -> str | None:
+    """A Cloud TPU worker's own container, for the one cloud-tpu pool of a job whose master gives none."""
+    worker = ti.role_config("worker")
+    return worker.image_uri if m.machine_type == catalog.CLOUD_TPU_MACHINE and worker else None

@@ -8,6 +8,8 @@ against the catalog, so every problem of a spec is reported in one pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any
 
 from pydantic import (
@@ -20,7 +22,10 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from components.jobspec import catalog
+from components.jobspec.catalog.legacy import ROLES
 from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, from_validation_error
 
 
@@ -169,6 +174,12 @@ class TrainingInput(WireModel):
     enable_web_access: bool | None = None
     hyperparameters: HyperparameterSpec | None = None
 
+    @cached_property
+    def tasks(self) -> tuple[Task, ...]:
+        """The four task roles as written, in catalog.ROLES order. Computed once per model (every rule asks for
+        them); the model is the one judged, so nothing is shared between jobs, calls or threads."""
+        return tuple(Task(r, self.role_type(r), self.role_config(r), self.role_count(r)) for r in ROLES)
+
     def role_type(self, role: str) -> str | None:
         """masterType / workerType / parameterServerType / evaluatorType by role name."""
         value: str | None = getattr(self, f"{_snake(role)}_type")
@@ -184,6 +195,49 @@ class TrainingInput(WireModel):
             return 1
         value: int | None = getattr(self, f"{_snake(role)}_count")
         return value
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task role of the job as written: master, worker, parameterServer or evaluator."""
+
+    role: str
+    machine_type: str | None
+    config: ReplicaConfig | None
+    count: int | None
+
+    @property
+    def type_path(self) -> str:
+        return f"{TRAINING_INPUT}.{self.role}Type"
+
+    @property
+    def config_path(self) -> str:
+        return f"{TRAINING_INPUT}.{self.role}Config"
+
+    @property
+    def count_path(self) -> str:
+        return f"{TRAINING_INPUT}.{self.role}Count"
+
+    @property
+    def accelerator(self) -> AcceleratorConfig | None:
+        return self.config.accelerator_config if self.config else None
+
+    @property
+    def is_compute_engine(self) -> bool:
+        return self.machine_type in catalog.COMPUTE_ENGINE_TYPES
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.machine_type in catalog.LEGACY_GPUS
+
+    @property
+    def is_tpu(self) -> bool:
+        return self.machine_type == catalog.CLOUD_TPU
+
+    @property
+    def runs(self) -> bool:
+        """Whether this role gets any machine: the master always, others with a positive count."""
+        return self.role == "master" or (self.count or 0) > 0
 
 
 class Job(WireModel):
