@@ -1,0 +1,148 @@
+"""Benchmark: `pulumi up` of N training jobs against the loopback emulator, and its floor.
+
+The floor is the same engine, language host and dynamic-provider plugin doing `pulumi up` of N no-op
+dynamic resources (a provider whose create returns at once): what any Python dynamic resource pays. The
+figure is N TrainingJobs of the project (a stack file of N Vertex AI CustomJobSpec jobs, on Spot, with a
+container, against the emulator: every job checked, judged, priced, created and labelled), run as a user
+runs it. Prints each `up`'s whole-process wall time (best of --repeat, each on a new stack) and the ratio to
+the floor measured in the same run (target: at most 1.25x). Not a test: figures only. Needs the engine
+(`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
+Run: python benchmarks/up_bench.py [--jobs N] [--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
+
+NOOP_PROGRAM = '''\
+from noop import Noop
+
+for i in range({count}):
+    Noop(f"noop-{{i}}")
+'''
+NOOP_PROVIDER = '''\
+"""A dynamic resource whose create returns at once: the floor of any Python dynamic resource."""
+from pulumi.dynamic import CreateResult, Resource, ResourceProvider
+
+
+class NoopProvider(ResourceProvider):
+    def create(self, props):
+        return CreateResult("noop", {})
+
+
+class Noop(Resource):
+    def __init__(self, name):
+        super().__init__(NoopProvider(), name, {})
+'''
+
+
+def pulumi_cli() -> str:
+    found = shutil.which("pulumi") or next((str(p) for p in sorted(CACHE.glob("v*/bin/pulumi"))[-1:]), None)
+    if found is None:
+        sys.exit("no pulumi CLI on PATH or in the engine cache: run scripts/install-pulumi-engine.sh")
+    return found
+
+
+def job(index: int) -> dict[str, object]:
+    return {"labels": {"bench": "up"}, "jobSpec": {
+        "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                             "acceleratorCount": 1},
+                             "replicaCount": "1",
+                             "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/train/l4:1",
+                                               "args": [f"--shard={index}"]}}],
+        "scheduling": {"strategy": "SPOT", "timeout": "7200s"}}}
+
+
+def project(base: Path, name: str, count: int, endpoint: str) -> Path:
+    """A project folder: `noop` (the floor) or `jobs` (this project's program with N jobs)."""
+    path = base / name
+    path.mkdir()
+    (path / "venv").symlink_to(ROOT / "venv")
+    if name == "noop":
+        (path / "Pulumi.yaml").write_text("name: floor\nruntime: python\n")
+        (path / "__main__.py").write_text(NOOP_PROGRAM.format(count=count))
+        (path / "noop.py").write_text(NOOP_PROVIDER)
+        return path
+    for item in ("Pulumi.yaml", "__main__.py", "components", "trainers"):
+        source = ROOT / item
+        if source.is_dir():
+            shutil.copytree(source, path / item, ignore=shutil.ignore_patterns("__pycache__", ".build"))
+        else:
+            shutil.copy2(source, path / item)
+    config = {
+        "gcp:project": "bench-proj", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:region": "us-central1", "gcp-training-jobs:apiEndpoint": endpoint,
+        "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "bench-staging", "jobDir": "bench-job-dir"},
+        "gcp-training-jobs:jobs": {f"job-{i:03d}": job(i) for i in range(count)},
+    }
+    (path / "stacks").mkdir()
+    (path / "stacks" / "Pulumi.bench.yaml").write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+    return path
+
+
+def timed_up(path: Path, env: dict[str, str], stack: str, cli: str) -> float:
+    def run(*args: str) -> None:
+        done = subprocess.run([cli, *args, "--stack", stack, "--non-interactive"], cwd=path, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            sys.exit(f"pulumi {' '.join(args)} failed in {path}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+
+    run("stack", "init")
+    start = time.perf_counter()
+    run("up", "--yes", "--skip-preview")
+    elapsed = time.perf_counter() - start
+    run("stack", "rm", "--yes", "--force")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=2)
+    options = parser.parse_args()
+    cli = pulumi_cli()
+    emulator = subprocess.Popen([sys.executable, "-m", "components", "emulator", "--port", "0"], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        endpoint = emulator.stdout.readline().split("listening on", 1)[1].strip()
+        with tempfile.TemporaryDirectory() as folder:
+            base = Path(folder)
+            env = {"PATH": f"{Path(cli).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+                   "HOME": str(base / "home"), "PULUMI_HOME": str(base / "pulumi-home"),
+                   "PULUMI_BACKEND_URL": f"file://{base / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "bench",
+                   "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
+                   "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python")}
+            (base / "state").mkdir()
+            noop = project(base, "noop", options.jobs, endpoint)
+            jobs = project(base, "jobs", options.jobs, endpoint)
+            floors, figures = [], []
+            for i in range(options.repeat):  # alternated, so a drift of the machine's speed hits both
+                floors.append(timed_up(noop, env, f"floor{i}", cli))
+                figures.append(timed_up(jobs, env, "bench", cli))
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=10)
+    floor, figure = min(floors), min(figures)
+    print(f"floor: `pulumi up` of {options.jobs} no-op dynamic resources: {floor:.2f} s (best of {options.repeat}: "
+          f"{', '.join(f'{t:.2f}' for t in floors)})")
+    print(f"`pulumi up` of {options.jobs} TrainingJobs against the emulator: {figure:.2f} s (best of "
+          f"{options.repeat}: {', '.join(f'{t:.2f}' for t in figures)})")
+    print(f"ratio to the floor: {figure / floor:.2f}x (target: at most 1.25x)")
+
+
+if __name__ == "__main__":
+    main()
