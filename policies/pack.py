@@ -39,19 +39,17 @@ from components.jobspec.io.documents import read_yaml
 from components.jobspec.review.cost import source_lines, stale_warning
 from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
-    RULE_ADDITIVE_IAM,
     RULE_END_OF_LIFE,
-    RULE_PRIVATE_BUCKETS,
     Guardrails,
     RenderedJob,
     end_of_life_problems,
     guardrail_problems,
-    resource_problems,
     stack_estimate,
     stack_guardrail_problems,
 )
 from components.jobspec.rules.tasks import today
 from components.resources.job_wire import judge_wire, known_only, preview_job_id, region_of
+from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
 

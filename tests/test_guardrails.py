@@ -22,13 +22,10 @@ from components.jobspec.review.guardrails import (
     all_guardrail_problems,
     end_of_life_problems,
     guardrail_problems,
-    is_authoritative_iam,
-    is_protected,
-    protected_job_problem,
-    resource_problems,
-    running_job_warning,
     stack_guardrail_problems,
 )
+from components.resources.job_review import is_protected, protected_job_problem, running_job_warning
+from components.resources.resource_rules import is_authoritative_iam, resource_problems
 from components.resources.settings import load_stack_file
 from components.resources.settings.guardrails import guardrail_problems_of
 
@@ -342,7 +339,7 @@ def test_a_judged_stack_is_held_to_its_guardrails(tmp_path: Path) -> None:
         "(the job's labels or the stack's gcp-training-jobs:labels)"]
 
 
-@pytest.mark.parametrize("name", ["dev", "staging", "prod", "local"])
+@pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "staging", "prod", "local", "local-ai-platform"])
 def test_the_repository_stacks_keep_their_guardrails(name: str) -> None:
     try:
         settings = load_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")

@@ -18,15 +18,9 @@ from typing import Any
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
 from components.jobspec.review.cost import Amount, Estimate, StackEstimate, part_text, source_lines, stale_warning
-from components.jobspec.review.guardrails import (
-    GUARDRAILS_KEY,
-    RULE_ADDITIVE_IAM,
-    RULE_END_OF_LIFE,
-    RULE_PRIVATE_BUCKETS,
-    resource_problems,
-    stack_estimate,
-)
+from components.jobspec.review.guardrails import GUARDRAILS_KEY, RULE_END_OF_LIFE, stack_estimate
 from components.jobspec.rules.tasks import today as today_of_rules
+from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings import StackSettings
 from components.resources.settings.guardrails import guardrail_problems_of, rendered_jobs
 

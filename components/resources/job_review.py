@@ -25,14 +25,7 @@ from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, NAMESPACE
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.review.cost import estimate, hours_text
-from components.jobspec.review.guardrails import (
-    Guardrails,
-    end_of_life_problems,
-    guardrail_problems,
-    is_protected,
-    protected_job_problem,
-    running_job_warning,
-)
+from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
 
 #: The longest cost line `check` logs (the engine prints it as one line of the preview).
 MAX_COST_LINE = 200
@@ -140,3 +133,31 @@ def verdict(name: str, standing: Standing, protection: Protection, *, replacing:
         failure += (" (it was protected when last deployed: lift the protection with a `pulumi up` of its own "
                     "first, then make the change)")
     return None, failure
+
+
+# --- What a merge does to a running job (the provider's diff) ------------------------------------------
+
+
+def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
+    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
+    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
+
+
+def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
+    """`replacing job X (RUNNING since T): the running job will be cancelled`, or None for a job at rest."""
+    if state not in ACTIVE_STATES:
+        return None
+    action = "replacing" if replacing else "deleting"
+    when = f" since {since}" if since else ""
+    return f"{action} job {name} ({state}{when}): the running job will be cancelled"
+
+
+def protected_job_problem(name: str, state: str | None, since: str | None, replacing: bool,
+                          by_job: bool) -> Problem | None:
+    """The failure of a preview that would replace or delete a protected active job, or None."""
+    warning = running_job_warning(name, state, since, replacing)
+    if warning is None:
+        return None
+    where = f"{NAMESPACE}:jobs.{name}.protect" if by_job else key("protectJobs")
+    return Problem(where, f"{warning}, and job {name} is protected; allowed: let it finish (or cancel it) "
+                   f"first, or set {NAMESPACE}:jobs.{name}.protect to false")

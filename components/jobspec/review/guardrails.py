@@ -27,7 +27,7 @@ from pydantic import Field, NonNegativeInt
 
 from components.jobspec.catalog import vertex_legacy
 from components.jobspec.catalog.prices import PriceTable, PriceTableError
-from components.jobspec.core.names import ACTIVE_STATES, NAMESPACE
+from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.review.body_pools import (
     accelerators,
@@ -56,9 +56,6 @@ from components.jobspec.vocab.training_input import WireModel
 GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
 #: The fixed rules (no stack can turn them off), by the name plan and the policy pack report.
 RULE_END_OF_LIFE = "no-end-of-life-accelerators"
-RULE_PRIVATE_BUCKETS = "private-buckets"
-RULE_ADDITIVE_IAM = "additive-iam-only"
-BUCKET_TYPE = "gcp:storage/bucket:Bucket"
 
 
 def key(name: str) -> str:
@@ -259,59 +256,3 @@ def all_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails |
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------
-
-
-def is_authoritative_iam(type_: str) -> bool:
-    """IAMBinding / IAMPolicy resources of any gcp module own a whole role or policy (not additive)."""
-    return type_.startswith("gcp:") and type_.rsplit(":", 1)[-1].endswith(("IAMBinding", "IAMPolicy"))
-
-
-def resource_problems(type_: str, name: str, inputs: Mapping[str, Any]) -> list[Problem]:
-    """Fixed rules on a Pulumi resource's inputs: buckets private, IAM additive members only."""
-    problems: list[Problem] = []
-    if type_ == BUCKET_TYPE:
-        uniform = inputs.get("uniformBucketLevelAccess")
-        if uniform is not True:
-            problems.append(Problem(RULE_PRIVATE_BUCKETS, f"bucket {name} has uniformBucketLevelAccess "
-                                    f"{_value(uniform)}; allowed: true"))
-        prevention = inputs.get("publicAccessPrevention")
-        if prevention != "enforced":
-            problems.append(Problem(RULE_PRIVATE_BUCKETS, f"bucket {name} has publicAccessPrevention "
-                                    f"{_value(prevention)}; allowed: enforced"))
-    if is_authoritative_iam(type_):
-        kind = type_.rsplit(":", 1)[-1]
-        problems.append(Problem(RULE_ADDITIVE_IAM, f"{name} is a {kind} ({type_}), which owns a whole role or "
-                                "policy and removes grants made elsewhere; allowed: additive IAMMember resources"))
-    return problems
-
-
-def _value(value: Any) -> str:
-    return "unset" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
-
-
-# --- What a merge does to a running job (the provider's diff) ------------------------------------------
-
-
-def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
-    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
-    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
-
-
-def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
-    """`replacing job X (RUNNING since T): the running job will be cancelled`, or None for a job at rest."""
-    if state not in ACTIVE_STATES:
-        return None
-    action = "replacing" if replacing else "deleting"
-    when = f" since {since}" if since else ""
-    return f"{action} job {name} ({state}{when}): the running job will be cancelled"
-
-
-def protected_job_problem(name: str, state: str | None, since: str | None, replacing: bool,
-                          by_job: bool) -> Problem | None:
-    """The failure of a preview that would replace or delete a protected active job, or None."""
-    warning = running_job_warning(name, state, since, replacing)
-    if warning is None:
-        return None
-    where = f"{NAMESPACE}:jobs.{name}.protect" if by_job else key("protectJobs")
-    return Problem(where, f"{warning}, and job {name} is protected; allowed: let it finish (or cancel it) "
-                   f"first, or set {NAMESPACE}:jobs.{name}.protect to false")
