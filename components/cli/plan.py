@@ -271,20 +271,24 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
             ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
 
 
-def _task_lines(job: dict[str, Any]) -> list[tuple[str, str]]:
-    """One line per task role with machines, replica count and accelerators; then the accelerators in all (the
-    one body reader, review.body_pools, on the job's trainingInput: an ml v1 body has its shape)."""
+def _task_lines(job: dict[str, Any], vertex_body: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """One line per task role with machines, replica count and accelerators; then the accelerators in all, read
+    by the one body reader (review.body_pools): on Vertex AI from the body the job was judged with (what Vertex
+    runs: its pools are the roles in order, catalog.ROLES), else from the trainingInput (an ml v1 body's shape)."""
     ti = job.get("trainingInput") or {}
-    body = {"trainingInput": ti}
+    body = vertex_body if vertex_body is not None else {"trainingInput": ti}
     lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
     for pool in pools(body):
+        role = pool.role
+        if vertex_body is not None:  # jobSpec.workerPoolSpecs[N] is the Nth role (empty pools keep the order)
+            role = catalog.ROLES[int(pool.path.rsplit("[", 1)[1].rstrip("]"))]
         if pool.machine_type is None:
-            lines.append((pool.role, pool.note))
+            lines.append((role, pool.note))
             continue
         text = f"{pool.machine_type} x{pool.replicas}"
         if pool.accelerators:
             text += f" + {pool.accelerator_count} {pool.accelerator_type}"
-        lines.append((pool.role, text + (f" ({pool.note})" if pool.note else "")))
+        lines.append((role, text + (f" ({pool.note})" if pool.note else "")))
     totals = accelerator_totals(body)
     if totals:
         lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
@@ -301,7 +305,7 @@ def _describe_job(inputs: dict[str, Any], body: Mapping[str, Any] | None) -> lis
     master = ti.get("masterConfig") or {}
     backend = str(inputs.get("backend"))
     lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
-    lines += _task_lines(job)
+    lines += _task_lines(job, body if backend == "vertex" else None)
     if master.get("imageUri"):
         lines.append(("image", master["imageUri"]))
     else:
@@ -468,7 +472,7 @@ def _output_lines(value: Any, depth: int = 0) -> Iterator[str]:
 # --- The command -----------------------------------------------------------------------------------------
 
 
-def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False) -> int:
+def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:
     """Judge, run and print the plan of one stack; the exit code (0 ok, 1 invalid, 2 unreadable). `stacks_dir`:
     where its file is (default: the project's stackConfigDir, as Pulumi looks for it)."""
     if stacks_dir is None:
@@ -495,6 +499,8 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False) 
         for problem in error.problems:
             print(problem.within(file=str(path)))
         return EXIT_INVALID
+    for job_warning in settings.warnings:  # what a job's translation changed (it does not stop the plan)
+        print(job_warning.within(file=str(path)).warning(), file=sys.stderr)
     config, secret_keys = pulumi_config(data, root)
     try:
         with settings_given(settings):  # the program takes the stack as judged above: judged once
@@ -516,13 +522,26 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False) 
         print()
     else:
         print(render_text(document))
-    if checked.problems:  # every guardrail a stack breaks, each naming the guardrail, the job and the value
+    quota_problems = _online_quotas(settings, as_json) if online else []  # plan --online: Google's quotas
+    if checked.problems or quota_problems:  # every guardrail a stack breaks, each naming the guardrail, job, value
         out = sys.stderr if as_json else sys.stdout
         print("", file=out)
         for problem in checked.problems:
             print(problem.within(file=str(path)), file=out)
+        for line in quota_problems:
+            print(f"{path}: {line}", file=out)
         return EXIT_INVALID
     return EXIT_OK
+
+
+def _online_quotas(settings: Any, as_json: bool) -> list[str]:
+    """The quota check of `plan --online` (cli.plan_quota): its lines printed, its excesses returned."""
+    from components.cli.plan_quota import online_review
+
+    found = online_review(settings)
+    for line in found.lines:
+        print(line, file=sys.stderr if as_json else sys.stdout)
+    return found.problems
 
 
 __all__ = ["OPAQUE", "Recording", "Registration", "mocked_pulumi", "plan_document", "pulumi_config",
