@@ -30,16 +30,17 @@ TESTS=(
 )
 
 burners=()
-stop_burners() {
+tests_pid=""
+stop_all() {  # the test run in progress (when interrupted) and every burner
   local pid
-  for pid in "${burners[@]}"; do
+  for pid in $tests_pid "${burners[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
-  for pid in "${burners[@]}"; do
+  for pid in $tests_pid "${burners[@]}"; do
     wait "$pid" 2>/dev/null || true
   done
 }
-trap stop_burners EXIT
+trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -52,11 +53,15 @@ echo "test-under-load: $BURNERS CPU burners (pids ${burners[*]}, each stops afte
 passed=0
 for run in $(seq "$RUNS"); do
   echo "== run $run of $RUNS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  if "$PYTEST" -q "${TESTS[@]}" "$@"; then
+  # In the background and waited for, so that a signal to this script is handled at once, not after the run.
+  "$PYTEST" -q "${TESTS[@]}" "$@" &
+  tests_pid=$!
+  if wait "$tests_pid"; then
     passed=$((passed + 1))
   else
     echo "== run $run of $RUNS FAILED"
   fi
+  tests_pid=""
 done
 
 for pid in "${burners[@]}"; do

@@ -109,15 +109,16 @@ class Project:
     def copy(cls, base: Path, pulumi: str, emulator: Emulator, stack: str = "local",
              config: dict[str, Any] | None = None, code: Path = ROOT) -> Project:
         """The project in base/project, stack `stack` initialised and pointed at the emulator; `config`
-        replaces the stack file's config (default: the repository's stacks/Pulumi.local.yaml); `code`: the
-        tree the program and components come from (default: this working tree)."""
+        replaces the stack file's config (default: the repository's stacks/Pulumi.STACK.yaml, `local` the
+        Vertex AI jobs, `local-ai-platform` the legacy ones); `code`: the tree the program and components come
+        from (default: this working tree)."""
         path = base / "project"
         path.mkdir()
         _copy_code(code, path)
         (path / "stacks").mkdir()
         stack_file = path / "stacks" / f"Pulumi.{stack}.yaml"
         if config is None:
-            shutil.copy2(ROOT / "stacks" / "Pulumi.local.yaml", stack_file)
+            shutil.copy2(ROOT / "stacks" / f"Pulumi.{stack}.yaml", stack_file)
         else:
             stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
         (path / "venv").symlink_to(ROOT / "venv")

@@ -210,3 +210,43 @@ def test_a_machine_type_problem_lists_its_family_not_every_type(tmp_path: Path) 
     line = run("validate", "-q", str(config), "--region", "us-east5").stdout.splitlines()[0]
     assert line.endswith("allowed: a3-highgpu-1g, a3-highgpu-2g, a3-highgpu-4g, a3-highgpu-8g")
     assert len(line) < 300
+
+
+#: The warning a seed TPU shape gets on Vertex AI (components.jobspec.translate.pools: the master left out).
+TPU_MASTER_WARNING = ("is not used on Vertex AI: there the TPU VM runs the code itself, so the job is one cloud-tpu "
+                      "pool (8 TPU_V2 cores) running the master's code; AI Platform Training ran that master beside "
+                      "the TPU")
+
+
+def test_validate_and_render_warn_on_stderr_of_the_master_a_tpu_job_leaves_out_on_vertex(tmp_path: Path) -> None:
+    """Seed 000's CUSTOM shape (a master beside one cloud_tpu worker) in a custom container: valid on Vertex AI, one
+    cloud-tpu pool; the master it leaves out is a warning, `FILE: warning: PATH: message` on stderr, never on stdout
+    (one problem or ok a line there; the body only, for render)."""
+    config = write(tmp_path / "tpu.yaml", (SEEDS / "tpu_compute_engine_master.yaml").read_text()
+                   + "  masterConfig:\n    imageUri: us-docker.pkg.dev/p/r/resnet:1\n")
+    warning = f"{config}: warning: trainingInput.masterType: the master n1-highcpu-16 {TPU_MASTER_WARNING}"
+    done = run("validate", "--backend", "vertex", str(config))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [f"{config}: ok (job)"]
+    assert done.stderr.splitlines() == [warning]
+    assert run("validate", "--backend", "vertex", "-q", str(config)).stderr.splitlines() == [warning]
+    on_ml = run("validate", str(config))  # AI Platform Training runs the master: nothing to warn of
+    assert on_ml.returncode == 0 and on_ml.stderr == ""
+
+    done = run("render", str(config), "--backend", "vertex")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [warning]
+    body = json.loads(done.stdout)
+    assert_vertex_body_valid(body)
+    (pool,) = body["jobSpec"]["workerPoolSpecs"]
+    assert pool["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2", "acceleratorCount": 8}
+    assert pool["containerSpec"] == {"imageUri": "us-docker.pkg.dev/p/r/resnet:1"}
+
+
+def test_validate_of_the_stacks_warns_of_dev_s_tpu_master_at_its_key() -> None:
+    done = run("validate", "stacks/")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "stacks/Pulumi.dev.yaml: ok (stack)" in done.stdout.splitlines()
+    assert done.stderr.splitlines() == [
+        "stacks/Pulumi.dev.yaml: warning: gcp-training-jobs:jobs.resnet.trainingInput.scaleTier: BASIC_TPU's "
+        f"standard master {TPU_MASTER_WARNING}"]

@@ -293,7 +293,7 @@ def test_estimates_read_a_refreshed_table_when_one_is_written(tmp_path: Path, mo
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("name", ["dev", "local", "prod", "staging"])
+@pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "local", "local-ai-platform", "prod", "staging"])
 def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(name: str) -> None:
     from components.resources.settings import load_stack_file
     from components.resources.settings.guardrails import rendered_jobs
@@ -307,8 +307,8 @@ def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(n
         assert cost.on_demand.complete and cost.spot.complete and cost.worst_case.complete, cost.text()
         assert cost.on_demand.known > 0 and cost.spot.known > 0 and cost.spot.known < cost.on_demand.known
         assert all(part.basis for part in cost.parts) and cost.bases, job.name
-        if settings.backend == "vertex":
-            assert "jobSpec" in job.body, "a Vertex job is priced on the body Vertex AI is sent"
+        if settings.backend == "vertex":  # a CustomJob, or a HyperparameterTuningJob's trials
+            assert "jobSpec" in job.body or "trialJobSpec" in job.body, "priced on the body Vertex AI is sent"
 
 
 def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() -> None:

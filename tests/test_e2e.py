@@ -1,6 +1,7 @@
 """The real Pulumi engine, end to end: `pulumi up`, `refresh`, `destroy` on the `local` stack against the
-emulator. Mocks never run a dynamic provider, pickle it into state or diff old state against new inputs;
-only the engine does, so this is where those pitfalls are pinned.
+emulator (its three Vertex AI jobs: an L4 on Spot VMs, a TPU v5e slice and a hyperparameter tuning job), then the
+legacy API's `local-ai-platform` stack beside it. Mocks never run a dynamic provider, pickle it into state or diff
+old state against new inputs; only the engine does, so this is where those pitfalls are pinned.
 
 Needs the `pulumi` CLI (official, or built by scripts/install-pulumi-engine.sh). Outside CI a missing
 engine skips these tests; under CI (CI=true) it fails them.
@@ -20,6 +21,23 @@ pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 
+CUSTOM_CREATE, TUNING_CREATE = "customJobs.create", "hyperparameterTuningJobs.create"
+#: The local stack's jobs, by resource name, and the stem of their job ids (the name, `_` for `-`).
+LOCAL_JOBS = {"gpu-spot": "gpu_spot", "tpu-v5e": "tpu_v5e", "tune": "tune"}
+
+
+def by_name(emulator: Emulator) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Each resource's jobs (id, job), oldest first, by the stem of the job id."""
+    found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for job_id, job in emulator.jobs().items():
+        found.setdefault(job_id.rsplit("_", 1)[0], []).append((job_id, job))
+    return found
+
+
+def writes(emulator: Emulator, since: int) -> list[str]:
+    """The calls since request number `since` that change anything (not a get or a list)."""
+    return [str(r["method"]) for r in emulator.control("requests")[since:]
+            if not str(r["method"]).endswith((".get", ".list"))]
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +47,31 @@ def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Pro
 
 # The steps build on each other, in order, on one stack (as a user's successive `pulumi up`s do).
 
-def test_up_creates_each_job_exactly_once(project: Project, emulator: Emulator) -> None:
+def test_up_creates_each_vertex_job_exactly_once_as_written(project: Project, emulator: Emulator) -> None:
     emulator.control("reset", {})
     project.up()
-    creates = emulator.calls("jobs.create")
-    assert len(creates) == 2, creates
-    assert {j.split("_")[0] for j in emulator.jobs()} == {"gpu", "tpu"}
+    assert len(emulator.calls(CUSTOM_CREATE)) == 2 and len(emulator.calls(TUNING_CREATE)) == 1
+    assert emulator.calls("jobs.create") == [], "nothing goes to the legacy API"
+    jobs = {stem: found[0][1] for stem, found in by_name(emulator).items()}
+    assert set(jobs) == set(LOCAL_JOBS.values())
+    gpu = jobs["gpu_spot"]["jobSpec"]
+    assert gpu["scheduling"] == {"strategy": "SPOT", "timeout": "7200s"}
+    assert gpu["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "g2-standard-8",
+                                                        "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
+    assert gpu["workerPoolSpecs"][0]["containerSpec"]["args"] == [
+        "--epochs=5", "--model-dir=gs://local-job-dir-bucket/jobs/gpu-spot"]
+    (tpu,) = jobs["tpu_v5e"]["jobSpec"]["workerPoolSpecs"]
+    assert tpu["machineSpec"] == {"machineType": "ct5lp-hightpu-4t", "tpuTopology": "2x2"}
+    tune = jobs["tune"]
+    assert tune["name"].split("/")[-2] == "hyperparameterTuningJobs"
+    assert (tune["maxTrialCount"], tune["parallelTrialCount"]) == (4, 2)
+    assert tune["studySpec"]["metrics"] == [{"metricId": "accuracy", "goal": "MAXIMIZE"}]
+    assert tune["trialJobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1}
+    assert all(job["labels"]["env"] == "local" for job in jobs.values())
     outputs = project.outputs()
-    assert set(outputs["jobs"]) == {"gpu", "tpu"}
-    assert outputs["jobs"]["gpu"]["state"] == "QUEUED"
+    assert outputs["backend"] == "vertex"
+    assert {name: job["state"] for name, job in outputs["jobs"].items()} == dict.fromkeys(LOCAL_JOBS, "QUEUED")
     assert project.resources("gcp:storage/bucket:Bucket") == []
     assert not any(r["type"].startswith("gcp:") for r in json.loads(project.state())["deployment"]["resources"])
 
@@ -47,58 +81,59 @@ def test_a_second_up_changes_nothing(project: Project, emulator: Emulator) -> No
     done = project.pulumi("preview", "--expect-no-changes", "--diff")
     assert done.returncode == 0
     project.up()
-    assert emulator.calls("jobs.create")[2:] == []
-    assert [r["method"] for r in emulator.control("requests")[before:] if r["method"] != "jobs.get"] == []
+    assert writes(emulator, before) == []
 
 
-def test_a_label_change_updates_in_place(project: Project, emulator: Emulator) -> None:
-    (gpu_id,) = [j for j in emulator.jobs() if j.startswith("gpu_")]
-    project.edit_job("gpu", lambda job: job.setdefault("labels", {}).update(team="speech"))
+def test_a_label_change_replaces_the_vertex_job(project: Project, emulator: Emulator) -> None:
+    """Vertex AI cannot change a job's labels in place (no customJobs.patch): the job is replaced."""
+    ((old_id, _),) = by_name(emulator)["gpu_spot"]
+    project.edit_job("gpu-spot", lambda job: job["labels"].update(team="speech"))
     preview = project.pulumi("preview", "--diff")
-    assert "replace" not in preview.stdout.split("Resources:")[-1], preview.stdout
+    assert "+-1 to replace" in preview.stdout, preview.stdout
+    before = len(emulator.control("requests"))
     project.up()
-    assert len(emulator.calls("jobs.create")) == 2
-    assert len(emulator.calls("jobs.patch")) == 1
-    assert emulator.jobs()[gpu_id]["labels"]["team"] == "speech"
+    assert sorted(writes(emulator, before)) == ["customJobs.cancel", CUSTOM_CREATE]
+    (_, old), (new_id, new) = by_name(emulator)["gpu_spot"]
+    assert old["state"] == "JOB_STATE_CANCELLED" and new["labels"]["team"] == "speech"
+    assert project.outputs()["jobs"]["gpu-spot"]["jobId"] == new_id
 
 
-def test_an_accelerator_change_replaces_the_job(project: Project, emulator: Emulator) -> None:
-    (old_id,) = [j for j in emulator.jobs() if j.startswith("gpu_")]
+def test_a_tpu_topology_change_replaces_the_tpu_job(project: Project, emulator: Emulator) -> None:
+    ((old_id, _),) = by_name(emulator)["tpu_v5e"]
 
-    def four_t4(job: dict[str, Any]) -> None:
-        job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = 4
-    project.edit_job("gpu", four_t4)
+    def two_vms(job: dict[str, Any]) -> None:
+        job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["tpuTopology"] = "2x4"  # 8 chips on 2 TPU VMs
+    project.edit_job("tpu-v5e", two_vms)
     preview = project.pulumi("preview", "--diff")
     assert "+-" in preview.stdout and "replace" in preview.stdout, preview.stdout
     project.up()
-    assert len(emulator.calls("jobs.create")) == 3
-    jobs = emulator.jobs()
-    (new_id,) = [j for j in jobs if j.startswith("gpu_") and j != old_id]
-    assert jobs[old_id]["state"] == "CANCELLED"
-    assert jobs[new_id]["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] in (4, "4")
-    assert project.outputs()["jobs"]["gpu"]["jobId"] == new_id
+    assert len(emulator.calls(CUSTOM_CREATE)) == 4
+    (_, old), (new_id, new) = by_name(emulator)["tpu_v5e"]
+    assert old["state"] == "JOB_STATE_CANCELLED"
+    assert new["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["tpuTopology"] == "2x4"
+    assert project.outputs()["jobs"]["tpu-v5e"]["jobId"] == new_id
 
 
 def test_refresh_records_the_jobs_state(project: Project, emulator: Emulator) -> None:
     emulator.control("phase", {"seconds": 0})
     project.pulumi("refresh", "--yes", "--skip-preview")
-    states = {r["outputs"]["jobId"].split("_")[0]: r["outputs"]["state"] for r in project.resources()}
-    assert states == {"gpu": "SUCCEEDED", "tpu": "SUCCEEDED"}
+    states = {r["outputs"]["name"]: r["outputs"]["state"] for r in project.resources()}
+    assert states == dict.fromkeys(LOCAL_JOBS, "SUCCEEDED")
     emulator.control("phase", {"seconds": 1000000})
 
 
 def test_an_invalid_spec_fails_preview_with_the_field_named(project: Project, emulator: Emulator) -> None:
-    def three_t4(job: dict[str, Any]) -> None:
-        job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = 3
+    def three_l4(job: dict[str, Any]) -> None:
+        job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] = 3
     path = project.path / "stacks" / "Pulumi.local.yaml"
     saved = path.read_text()
-    project.edit_job("gpu", three_t4)
+    project.edit_job("gpu-spot", three_l4)
     try:
         done = project.pulumi("preview", ok=False)
         assert done.returncode != 0
         text = done.stdout + done.stderr
-        assert "trainingInput.masterConfig.acceleratorConfig.count" in text, text
-        assert "allowed: 1, 2, 4" in text
+        assert "jobs.gpu-spot.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount: 3 NVIDIA_L4 on " \
+            "g2-standard-8, which comes with exactly 1; allowed: 1" in text, text
     finally:
         path.write_text(saved)
 
@@ -111,7 +146,7 @@ def test_outputs_survive_an_update_where_only_the_provider_code_changed(project:
     provider.write_text(provider.read_text() + "\n# provider code changed\n")
     project.up()
     assert outputs() == before
-    assert project.outputs()["jobs"]["tpu"]["state"] == "SUCCEEDED"  # the stack outputs follow the refresh
+    assert project.outputs()["jobs"]["tune"]["state"] == "SUCCEEDED"  # the stack outputs follow the refresh
     for resource in project.resources():
         for key in ("jobId", "state", "consoleUrl", "resourceName", "createTime"):
             assert resource["outputs"].get(key), (key, resource["outputs"])
@@ -135,18 +170,66 @@ def test_no_credential_or_endpoint_enters_the_state(project: Project, emulator: 
         assert len(pickled) < 4096
 
 
-def test_destroy_cancels_running_jobs_and_leaves_finished_ones(project: Project, emulator: Emulator) -> None:
-    def two_t4(job: dict[str, Any]) -> None:
-        job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = 2
-    project.edit_job("gpu", two_t4)
-    project.up()  # a new gpu job, which stays QUEUED: the emulator's clock is frozen again
-    running = [j for j, job in emulator.jobs().items() if job["state"] in ("QUEUED", "PREPARING", "RUNNING")]
-    assert len(running) == 1 and running[0].startswith("gpu_")
-    cancels = len(emulator.calls("jobs.cancel"))
+def test_destroy_cancels_running_jobs_and_deletes_finished_ones(project: Project, emulator: Emulator) -> None:
+    project.edit_job("gpu-spot", lambda job: job["jobSpec"]["scheduling"].update(timeout="3600s"))
+    project.up()  # a new gpu-spot job, which stays QUEUED: the emulator's clock is frozen again
+    running = list(emulator.live())
+    assert len(running) == 1 and running[0].startswith("gpu_spot_")
+    finished = {project.outputs()["jobs"][name]["jobId"] for name in ("tpu-v5e", "tune")}
+    before = len(emulator.control("requests"))
     project.pulumi("destroy", "--yes", "--skip-preview")
     assert project.resources() == []
-    assert emulator.jobs()[running[0]]["state"] == "CANCELLED"
-    assert len(emulator.calls("jobs.cancel")) == cancels + 1  # the finished tpu job is left as it is
+    assert emulator.jobs()[running[0]]["state"] == "JOB_STATE_CANCELLED"
+    assert sorted(writes(emulator, before)) == ["customJobs.cancel", "customJobs.delete",
+                                                "hyperparameterTuningJobs.delete"]
+    assert not finished & set(emulator.jobs()), "a finished Vertex AI job leaves with its resource"
+
+
+# --- The legacy API beside it: local-ai-platform, the seeds' jobs on AI Platform Training (ml v1) ---------
+
+
+@pytest.fixture(scope="module")
+def legacy(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
+    return Project.copy(tmp_path_factory.mktemp("e2e-legacy"), PULUMI, emulator, stack="local-ai-platform")
+
+
+def test_the_legacy_stack_creates_the_seeds_jobs_on_ml_v1(legacy: Project, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    legacy.up()
+    assert len(emulator.calls("jobs.create")) == 2 and emulator.calls(CUSTOM_CREATE) == []
+    jobs = {stem: found[0][1] for stem, found in by_name(emulator).items()}
+    assert set(jobs) == {"gpu", "tpu"}
+    tpu = jobs["tpu"]["trainingInput"]  # AI Platform runs the master beside its Cloud TPU, as written
+    assert (tpu["masterType"], tpu["workerType"]) == ("n1-highcpu-16", "cloud_tpu")
+    assert legacy.outputs()["backend"] == "ai-platform"
+
+
+def test_a_label_change_updates_an_ml_v1_job_in_place(legacy: Project, emulator: Emulator) -> None:
+    ((gpu_id, _),) = by_name(emulator)["gpu"]
+    legacy.edit_job("gpu", lambda job: job.setdefault("labels", {}).update(team="speech"))
+    preview = legacy.pulumi("preview", "--diff")
+    assert "replace" not in preview.stdout.split("Resources:")[-1], preview.stdout
+    legacy.up()
+    assert len(emulator.calls("jobs.create")) == 2
+    assert len(emulator.calls("jobs.patch")) == 1
+    assert emulator.jobs()[gpu_id]["labels"]["team"] == "speech"
+
+
+def test_an_accelerator_change_replaces_the_ml_v1_job_and_destroy_cancels_both(legacy: Project,
+                                                                               emulator: Emulator) -> None:
+    ((old_id, _),) = by_name(emulator)["gpu"]
+
+    def four_t4(job: dict[str, Any]) -> None:
+        job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = 4
+    legacy.edit_job("gpu", four_t4)
+    legacy.up()
+    (_, old), (new_id, new) = by_name(emulator)["gpu"]
+    assert old["state"] == "CANCELLED"
+    assert new["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] in (4, "4")
+    assert legacy.outputs()["jobs"]["gpu"]["jobId"] == new_id
+    legacy.pulumi("destroy", "--yes", "--skip-preview")
+    assert legacy.resources() == [] and emulator.live() == {}
+    assert len(emulator.calls("jobs.cancel")) == 3  # the replaced gpu job, then the live gpu and tpu jobs
 
 
 # --- Vertex AI: a job in its own vocabulary, on current hardware, and what a merge does to it -------------

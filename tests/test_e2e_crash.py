@@ -95,9 +95,9 @@ def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
 def test_a_secret_label_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
     emulator.control("reset", {})
     canary = "canary-0f3b9d2e71c4"
-    project = Project.copy(tmp_path, PULUMI, emulator)
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="local-ai-platform")  # ml v1: labels patched in place
     project.pulumi("config", "set", "--secret", "--path", "gcp-training-jobs:labels.owner", canary)
-    stack_file = (project.path / "stacks" / "Pulumi.local.yaml").read_text()
+    stack_file = (project.path / "stacks" / "Pulumi.local-ai-platform.yaml").read_text()
     assert canary not in stack_file and "secure:" in stack_file
     project.up()
     assert all(job["labels"]["owner"] == canary for job in emulator.jobs().values())  # it reached the API

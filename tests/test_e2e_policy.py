@@ -1,5 +1,6 @@
 """The policy pack under the real Pulumi engine: `pulumi up` / `preview --policy-pack policies/analyzer` on the
-`local` stack against the loopback emulator, with a guardrails block in its stack file.
+`local-ai-platform` stack (the seeds' two jobs on ml v1) against the loopback emulator, with a guardrails block in
+its stack file.
 
 - a stack within its guardrails is created, with the estimated cost reported as an advisory;
 - a change that breaks a guardrail fails the preview, naming the guardrail, the job and the value (the
@@ -32,8 +33,8 @@ PULUMI = require_pulumi(None if importlib.util.find_spec("pulumi_policy") is not
 
 
 def copy_project(base: Path, emulator: Emulator) -> Project:
-    """The project with the local stack, pointed at the emulator, with the guardrails above."""
-    project = Project.copy(base, PULUMI, emulator)
+    """The project with the local-ai-platform stack, pointed at the emulator, with the guardrails above."""
+    project = Project.copy(base, PULUMI, emulator, stack="local-ai-platform")
     project.edit_config(lambda config: config.update({"gcp-training-jobs:guardrails": dict(GUARDRAILS)}))
     return project
 

@@ -29,13 +29,15 @@ def plan(*args: str, build_dir: Path) -> subprocess.CompletedProcess[str]:
 def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
     build = tmp_path_factory.mktemp("build")
     runs = {"dev": ("--stack", "dev"), "staging": ("--stack", "staging"), "prod": ("--stack", "prod"),
-            "prod-json": ("--stack", "prod", "--json")}
+            "prod-json": ("--stack", "prod", "--json"), "dev-ai-platform": ("--stack", "dev-ai-platform"),
+            "local": ("--stack", "local"), "local-ai-platform": ("--stack", "local-ai-platform")}
     with ThreadPoolExecutor(max_workers=4) as pool:
         done = {name: pool.submit(plan, *args, build_dir=build) for name, args in runs.items()}
     return {name: future.result() for name, future in done.items()}
 
 
-@pytest.mark.parametrize("name", ["dev", "staging", "prod", "prod-json"])
+@pytest.mark.parametrize("name", ["dev", "staging", "prod", "prod-json", "dev-ai-platform", "local",
+                                  "local-ai-platform"])
 def test_plans_of_the_repository_stacks_succeed(plans: dict[str, subprocess.CompletedProcess[str]],
                                                  name: str) -> None:
     result = plans[name]
@@ -43,12 +45,40 @@ def test_plans_of_the_repository_stacks_succeed(plans: dict[str, subprocess.Comp
     assert "Traceback" not in result.stdout + result.stderr
 
 
-def test_dev_plan_shows_buckets_grant_package_and_the_tpu_job(
+def test_dev_plan_shows_buckets_and_the_tpu_job_on_vertex_with_its_warning(
         plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    """The README's first command: the seed's TPU job on Vertex AI in a custom container; the master BASIC_TPU runs
+    on AI Platform is named in a warning on stderr, and nothing is granted or built."""
     out = plans["dev"].stdout
     for line in (
         "+ gcp:storage/bucket:Bucket  dev-job-dir",
         "+ gcp:storage/bucket:Bucket  dev-packages",
+        "lifecycle: delete objects older than 7 days",
+        "+ pulumi-python:dynamic/training:TrainingJob  resnet",
+        "backend: vertex",
+        "scaleTier: BASIC_TPU",
+        "accelerators: 8 TPU_V2",
+        "image: us-central1-docker.pkg.dev/my-ml-dev/trainers/example:0.1",
+        "jobDir: gs://dev-job-dir/jobs/resnet",
+        "after: apis, dev",
+        "7 resources to create (5 custom resources, 2 components)",
+        "        8 x TPU_V2 (TPU core): ",
+    ):
+        assert line in out, f"{line!r} not in:\n{out}"
+    assert "IAMMember" not in out and "TpuServiceAccount" not in out and "TrainerPackage" not in out
+    assert plans["dev"].stderr.splitlines() == [
+        "stacks/Pulumi.dev.yaml: warning: gcp-training-jobs:jobs.resnet.trainingInput.scaleTier: BASIC_TPU's "
+        "standard master is not used on Vertex AI: there the TPU VM runs the code itself, so the job is one "
+        "cloud-tpu pool (8 TPU_V2 cores) running the master's code; AI Platform Training ran that master beside "
+        "the TPU"]
+
+
+def test_dev_ai_platform_plan_shows_buckets_grant_package_and_the_tpu_job(
+        plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    out = plans["dev-ai-platform"].stdout
+    for line in (
+        "+ gcp:storage/bucket:Bucket  dev-ai-platform-job-dir",
+        "+ gcp:storage/bucket:Bucket  dev-ai-platform-packages",
         "location: US-CENTRAL1",
         "uniformBucketLevelAccess: true",
         "publicAccessPrevention: enforced",
@@ -64,14 +94,31 @@ def test_dev_plan_shows_buckets_grant_package_and_the_tpu_job(
         "worker: cloud_tpu x1 + 8 TPU_V2 (BASIC_TPU tier)",
         "runtime: 1.12, Python (default)",
         "module: resnet.resnet_main",
-        "jobDir: gs://dev-job-dir/jobs/resnet",
-        "args: --data_dir=gs://cloud-tpu-test-datasets/fake_imagenet --model_dir=gs://dev-job-dir/jobs/resnet",
-        "after: apis, dev, tpu-service-agent, trainer-example",
+        "jobDir: gs://dev-ai-platform-job-dir/jobs/resnet",
+        "args: --data_dir=gs://cloud-tpu-test-datasets/fake_imagenet "
+        "--model_dir=gs://dev-ai-platform-job-dir/jobs/resnet",
+        "after: apis, dev-ai-platform, tpu-service-agent, trainer-example",
         "13 resources to create (9 custom resources, 4 components)",
     ):
         assert line in out, f"{line!r} not in:\n{out}"
-    assert "package: gs://dev-packages/trainers/example_trainer-" in out
+    assert "package: gs://dev-ai-platform-packages/trainers/example_trainer-" in out
     assert "__provider" not in out
+    assert "warning" not in plans["dev-ai-platform"].stderr, "AI Platform runs the job as written"
+
+
+def test_local_plan_runs_three_vertex_jobs_against_the_emulator(
+        plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    out = plans["local"].stdout
+    for line in ("+ pulumi-python:dynamic/training:TrainingJob  gpu-spot", "pool 0: g2-standard-8 x1 + 1 NVIDIA_L4",
+                 "scheduling: strategy=SPOT, timeout=7200s",
+                 "+ pulumi-python:dynamic/training:TrainingJob  tpu-v5e",
+                 "pool 0: ct5lp-hightpu-4t x1 + 4 TPU_V5_LITEPOD",
+                 "+ pulumi-python:dynamic/training:TrainingJob  tune", "backend: vertex",
+                 "4 resources to create (3 custom resources, 1 component)"):
+        assert line in out, f"{line!r} not in:\n{out}"
+    assert "backend: ai-platform" not in out and "gcp:" not in out.split("Outputs:")[0].replace("gcp-training", "")
+    legacy = plans["local-ai-platform"].stdout.split("Outputs:")[0]  # the legacy jobs, beside them
+    assert legacy.count("backend: ai-platform") == 2 and "+ pulumi-python:dynamic/training:TrainingJob  tpu" in legacy
 
 
 def test_prod_plan_shows_the_seed_cluster_shape_on_current_gpus(

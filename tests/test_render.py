@@ -10,7 +10,7 @@ import pytest
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import TODAY_ENV
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.load import load_job
+from components.jobspec.load import judge_job, load_job
 from components.jobspec.render.bodies import render_body
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 from tests.test_gpu_table import ALLOWED
@@ -27,9 +27,12 @@ def before_tf_2_11_end_of_availability(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TODAY_ENV, "2024-06-01")
 
 
+def seed_data(name: str) -> Any:
+    return read_yaml(Path(__file__).parent / "fixtures" / "seeds" / f"{name}.yaml")
+
+
 def seed(name: str) -> Any:
-    return load_job(read_yaml(Path(__file__).parent / "fixtures" / "seeds" / f"{name}.yaml"),
-                    default_region="us-central1", partial=True)
+    return load_job(seed_data(name), default_region="us-central1", partial=True)
 
 
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
@@ -99,19 +102,72 @@ def test_vertex_legacy_types_become_their_compute_engine_equivalents() -> None:
 
 def test_vertex_tpu_jobs_are_one_cloud_tpu_pool_with_8_cores() -> None:
     """On Vertex AI the TPU VM runs the code itself and must be the job's only pool (configure-compute, "TPUs"):
-    BASIC_TPU becomes one cloud-tpu pool; a master beside a cloud_tpu worker has no translation."""
-    basic = render_body(load_job({"trainingInput": {"scaleTier": "BASIC_TPU"}}, default_region="us-central1",
-                                 partial=True), "vertex", "tpu")
-    assert_vertex_body_valid(basic)
-    (pool,) = basic["jobSpec"]["workerPoolSpecs"]
-    assert pool["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2", "acceleratorCount": 8}
-    assert pool["replicaCount"] == "1"
-    assert pool["pythonPackageSpec"]["executorImageUri"] == "us-docker.pkg.dev/vertex-ai/training/tf-tpu.2-12:latest"
-    for name in ("tpu_legacy_master", "tpu_compute_engine_master"):
-        with pytest.raises(SpecError) as caught:
-            render_body(seed(name), "vertex", "tpu")
-        (problem,) = caught.value.problems
-        assert problem.path == "trainingInput.workerType" and "single worker pool" in problem.message
+    both seed TPU shapes, BASIC_TPU (a `standard` master beside its Cloud TPU) and CUSTOM with a master beside one
+    cloud_tpu worker, become one cloud-tpu pool, with a warning naming the master Vertex AI does not use."""
+    shapes = {
+        "BASIC_TPU": ({"trainingInput": {"scaleTier": "BASIC_TPU"}}, "trainingInput.scaleTier",
+                      "BASIC_TPU's standard master"),
+        "tpu_legacy_master": (seed_data("tpu_legacy_master"), "trainingInput.masterType",
+                              "the master complex_model_m"),
+        "tpu_compute_engine_master": (seed_data("tpu_compute_engine_master"), "trainingInput.masterType",
+                                      "the master n1-highcpu-16"),
+    }
+    for shape, (data, where, master) in shapes.items():
+        judged = judge_job(data, default_region="us-central1", partial=True, backend="vertex", job_id="tpu")
+        assert judged.ok, (shape, judged.problems)
+        assert judged.body is not None
+        assert_vertex_body_valid(judged.body)
+        (pool,) = judged.body["jobSpec"]["workerPoolSpecs"]
+        assert pool["machineSpec"] == {"machineType": "cloud-tpu", "acceleratorType": "TPU_V2",
+                                       "acceleratorCount": 8}, shape
+        assert pool["replicaCount"] == "1"
+        assert pool["pythonPackageSpec"]["executorImageUri"] == \
+            "us-docker.pkg.dev/vertex-ai/training/tf-tpu.2-12:latest"
+        (warning,) = judged.warnings
+        assert warning.path == where, shape
+        assert warning.message.startswith(f"{master} is not used on Vertex AI: there the TPU VM runs the code "
+                                          "itself, so the job is one cloud-tpu pool (8 TPU_V2 cores)"), warning
+        # the same job on AI Platform Training runs its master: nothing to warn about
+        assert judge_job(data, default_region="us-central1", partial=True, job_id="tpu").warnings == ()
+        # a model judged elsewhere renders the same one pool
+        assert render_body(load_job(data, default_region="us-central1", partial=True), "vertex",
+                           "tpu")["jobSpec"]["workerPoolSpecs"] == [pool]
+
+
+def test_a_tpu_job_on_vertex_runs_the_masters_code_on_the_tpu_pool() -> None:
+    """The master ran the training on AI Platform: its container, command and args go to the cloud-tpu pool, and the
+    TPU worker's cores and type are the pool's."""
+    data = seed_data("tpu_compute_engine_master")
+    data["trainingInput"].update(workerConfig={"acceleratorConfig": {"type": "TPU_V3", "count": 8}}, masterConfig={
+        "imageUri": "us-docker.pkg.dev/p/r/resnet:1", "containerCommand": ["python", "-m", "resnet.resnet_main"],
+        "containerArgs": ["--model_dir=gs://out/resnet"]})
+    judged = judge_job(data, default_region="us-central1", backend="vertex", job_id="tpu")
+    assert judged.ok, judged.problems
+    assert judged.body is not None
+    (pool,) = judged.body["jobSpec"]["workerPoolSpecs"]
+    assert pool == {"machineSpec": {"machineType": "cloud-tpu", "acceleratorType": "TPU_V3", "acceleratorCount": 8},
+                    "replicaCount": "1",
+                    "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/resnet:1",
+                                      "command": ["python", "-m", "resnet.resnet_main"],
+                                      "args": ["--model_dir=gs://out/resnet"]}}
+    assert [w.path for w in judged.warnings] == ["trainingInput.masterType"]
+
+
+@pytest.mark.parametrize(("change", "path", "words"), [
+    ({"workerCount": 2}, "trainingInput.workerCount", "2 with cloud-tpu; allowed: 1"),
+    ({"masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/resnet:1"}, "workerConfig": {"tpuTfVersion": "1.15"}},
+     "trainingInput.workerConfig.tpuTfVersion", "has no Vertex AI equivalent"),
+    ({"parameterServerType": "n1-standard-4", "parameterServerCount": 1}, "trainingInput.workerType",
+     "single worker pool"),
+])
+def test_what_a_tpu_job_cannot_keep_on_vertex_is_still_refused(change: dict, path: str, words: str) -> None:
+    """Only the master is left out, with a warning: more TPU workers, a TPU TensorFlow version or parameter servers
+    beside the TPU are refused, naming the field."""
+    data = seed_data("tpu_compute_engine_master")
+    data["trainingInput"].update(change)
+    judged = judge_job(data, default_region="us-central1", partial=True, backend="vertex", job_id="tpu")
+    assert [p.path for p in judged.problems] == [path]
+    assert words in judged.problems[0].message
 
 
 @pytest.mark.parametrize(("change", "path", "words"), [

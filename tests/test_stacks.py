@@ -74,7 +74,7 @@ def run(name: str, config: dict[str, Any] | None = None) -> Recording:
 
 @pytest.fixture(scope="module")
 def recordings(build_dir: Path) -> dict[str, Recording]:
-    return {name: run(name) for name in ("dev", "staging", "prod")}
+    return {name: run(name) for name in ("dev", "dev-ai-platform", "staging", "prod")}
 
 
 def one(recording: Recording, typ: str) -> Registration:
@@ -112,7 +112,7 @@ def test_buckets_are_private_regional_and_checkpoint_safe(recordings: dict[str, 
 
 def test_existing_buckets_are_used_not_created(build_dir: Path) -> None:
     given = {"staging": "team-packages", "jobDir": "team-checkpoints"}
-    recording = run("dev", stack_config("dev", buckets=given))
+    recording = run("dev-ai-platform", stack_config("dev-ai-platform", buckets=given))
     assert recording.of_type(BUCKET) == []
     assert one(recording, OBJECT).inputs["bucket"] == "team-packages"
     ti = one(recording, JOB).inputs["job"]["trainingInput"]
@@ -134,8 +134,9 @@ def test_one_bucket_given_the_other_created(build_dir: Path) -> None:
 # --- The TPU grant ------------------------------------------------------------------------------------------
 
 
-def test_dev_grants_ml_service_agent_to_the_looked_up_tpu_account(recordings: dict[str, Recording]) -> None:
-    dev = recordings["dev"]
+def test_dev_ai_platform_grants_ml_service_agent_to_the_looked_up_tpu_account(
+        recordings: dict[str, Recording]) -> None:
+    dev = recordings["dev-ai-platform"]
     member = one(dev, IAM_MEMBER).inputs
     assert member == {"project": "my-ml-dev", "role": ROLE,
                       "member": "serviceAccount:(from projects.getConfig at apply)"}
@@ -143,14 +144,15 @@ def test_dev_grants_ml_service_agent_to_the_looked_up_tpu_account(recordings: di
     assert dev.outputs["tpuServiceAccount"] == "(from projects.getConfig at apply)"
 
 
-@pytest.mark.parametrize("name", ["staging", "prod"])
-def test_stacks_without_tpu_jobs_grant_nothing(recordings: dict[str, Recording], name: str) -> None:
+@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+def test_vertex_stacks_grant_nothing(recordings: dict[str, Recording], name: str) -> None:
+    """The grant is AI Platform Training's (tpuAccess.grant auto): dev's TPU job on Vertex AI needs none."""
     recording = recordings[name]
     assert recording.of_type(IAM_MEMBER) == [] and recording.of_type(LOOKUP) == []
     assert "tpuServiceAccount" not in recording.outputs
 
 
-@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "staging", "prod"])
 def test_no_stack_owns_a_whole_role_or_policy(recordings: dict[str, Recording], name: str) -> None:
     """IAMBinding and IAMPolicy replace a role's (or the project's) members: only additive IAMMember is used."""
     iam = [r.type for r in recordings[name].resources if "iam" in r.type.lower()]
@@ -160,14 +162,14 @@ def test_no_stack_owns_a_whole_role_or_policy(recordings: dict[str, Recording], 
 
 def test_a_given_tpu_service_account_needs_no_lookup(build_dir: Path) -> None:
     email = "service-123456789012@cloud-tpu.iam.gserviceaccount.com"
-    recording = run("dev", stack_config("dev", tpuAccess={"serviceAccount": email}))
+    recording = run("dev-ai-platform", stack_config("dev-ai-platform", tpuAccess={"serviceAccount": email}))
     assert recording.of_type(LOOKUP) == []
     assert one(recording, IAM_MEMBER).inputs["member"] == f"serviceAccount:{email}"
     assert recording.outputs["tpuServiceAccount"] == email
 
 
 def test_grant_false_turns_the_grant_off(build_dir: Path) -> None:
-    recording = run("dev", stack_config("dev", tpuAccess={"grant": False}))
+    recording = run("dev-ai-platform", stack_config("dev-ai-platform", tpuAccess={"grant": False}))
     assert recording.of_type(IAM_MEMBER) == [] and recording.of_type(LOOKUP) == []
 
 
@@ -176,8 +178,10 @@ def test_grant_false_turns_the_grant_off(build_dir: Path) -> None:
 
 def test_only_the_apis_each_stack_needs_and_never_disabled(recordings: dict[str, Recording]) -> None:
     services = {name: {r.inputs["service"] for r in rec.of_type(SERVICE)} for name, rec in recordings.items()}
-    assert services["dev"] == {"storage.googleapis.com", "ml.googleapis.com", "cloudresourcemanager.googleapis.com"}
-    assert services["staging"] == services["prod"] == {"storage.googleapis.com", "aiplatform.googleapis.com"}
+    assert services["dev-ai-platform"] == {"storage.googleapis.com", "ml.googleapis.com",
+                                           "cloudresourcemanager.googleapis.com"}
+    assert services["dev"] == services["staging"] == services["prod"] == {"storage.googleapis.com",
+                                                                          "aiplatform.googleapis.com"}
     for recording in recordings.values():
         for service in recording.of_type(SERVICE):
             assert service.inputs["disableOnDestroy"] is False
@@ -195,7 +199,7 @@ def test_enable_apis_false_enables_nothing(build_dir: Path) -> None:
 
 def test_jobs_wait_for_their_package_grant_buckets_and_apis(recordings: dict[str, Recording]) -> None:
     """Explicit dependencies: the job's inputs alone would not order it after the upload or the grant."""
-    dev = recordings["dev"]
+    dev = recordings["dev-ai-platform"]
     job = one(dev, JOB)
     deps = set(job.dependencies)
     for typ in (OBJECT, IAM_MEMBER, LOOKUP, BUCKET, SERVICE):
@@ -204,24 +208,43 @@ def test_jobs_wait_for_their_package_grant_buckets_and_apis(recordings: dict[str
 
 
 def test_packages_and_grant_do_not_wait_for_jobs(recordings: dict[str, Recording]) -> None:
-    dev = recordings["dev"]
+    dev = recordings["dev-ai-platform"]
     job_urn = one(dev, JOB).urn
     assert all(job_urn not in r.dependencies for r in dev.resources)
     assert one(dev, OBJECT).urn not in one(dev, IAM_MEMBER).dependencies
 
 
-def test_dev_job_is_the_seed_job_with_package_job_dir_and_model_dir_filled_in(recordings: dict[str, Recording]) -> None:
-    dev = recordings["dev"]
+def test_dev_ai_platform_job_is_the_seed_job_with_package_job_dir_and_model_dir_filled_in(
+        recordings: dict[str, Recording]) -> None:
+    dev = recordings["dev-ai-platform"]
     job = one(dev, JOB).inputs
     obj = one(dev, OBJECT).inputs
     ti = job["job"]["trainingInput"]
     assert (job["backend"], job["project"], job["name"]) == ("ai-platform", "my-ml-dev", "resnet")
     assert ti["scaleTier"] == "BASIC_TPU" and ti["runtimeVersion"] == "1.12" and ti["region"] == "us-central1"
     assert ti["pythonModule"] == "resnet.resnet_main"
-    assert ti["packageUris"] == [f"gs://dev-packages/{obj['name']}"]
-    assert ti["jobDir"] == "gs://dev-job-dir/jobs/resnet"
+    assert ti["packageUris"] == [f"gs://dev-ai-platform-packages/{obj['name']}"]  # buckets are named by stack
+    assert ti["jobDir"] == "gs://dev-ai-platform-job-dir/jobs/resnet"
     assert ti["args"] == ["--data_dir=gs://cloud-tpu-test-datasets/fake_imagenet",
-                          "--model_dir=gs://dev-job-dir/jobs/resnet"]
+                          "--model_dir=gs://dev-ai-platform-job-dir/jobs/resnet"]
+    assert job["job"]["labels"] == {"env": "dev", "team": "ml-platform"}
+
+
+def test_dev_job_is_the_seed_tpu_job_on_vertex_in_a_custom_container(recordings: dict[str, Recording]) -> None:
+    """The seed's BASIC_TPU shape on Vertex AI: its code a container (no package is built), the sample's module its
+    command, the seed's arguments with the job dir filled in."""
+    dev = recordings["dev"]
+    job = one(dev, JOB).inputs
+    ti = job["job"]["trainingInput"]
+    assert (job["backend"], job["project"], job["name"]) == ("vertex", "my-ml-dev", "resnet")
+    assert ti["scaleTier"] == "BASIC_TPU" and ti["region"] == "us-central1" and "runtimeVersion" not in ti
+    assert ti["masterConfig"] == {
+        "imageUri": "us-central1-docker.pkg.dev/my-ml-dev/trainers/example:0.1",
+        "containerCommand": ["python", "-m", "resnet.resnet_main"],
+        "containerArgs": ["--data_dir=gs://cloud-tpu-test-datasets/fake_imagenet",
+                          "--model_dir=gs://dev-job-dir/jobs/resnet"]}
+    assert ti["jobDir"] == "gs://dev-job-dir/jobs/resnet" and "packageUris" not in ti
+    assert dev.of_type(OBJECT) == []
     assert job["job"]["labels"] == {"env": "dev", "team": "ml-platform"}
 
 
@@ -300,11 +323,11 @@ def test_guardrails_and_protection_reach_each_job(recordings: dict[str, Recordin
     assert not options["l4-trial"].retain_on_delete
 
 
-@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "staging", "prod"])
 def test_outputs_are_exported(recordings: dict[str, Recording], name: str) -> None:
     outputs = recordings[name].outputs
     job_names = set(yaml.safe_load((STACKS / f"Pulumi.{name}.yaml").read_text())["config"][f"{NAMESPACE}:jobs"])
-    assert outputs["backend"] == ("ai-platform" if name == "dev" else "vertex")
+    assert outputs["backend"] == ("ai-platform" if name == "dev-ai-platform" else "vertex")
     assert (outputs["stagingBucket"], outputs["jobDirBucket"]) == (f"{name}-packages", f"{name}-job-dir")
     assert set(outputs["jobs"]) == job_names
     for job in outputs["jobs"].values():
@@ -330,10 +353,10 @@ def test_secret_job_config_makes_the_job_input_secret(build_dir: Path, name: str
 
 
 def test_one_package_per_trainer_folder(build_dir: Path) -> None:
-    config = stack_config("dev")
+    config = stack_config("dev-ai-platform")
     jobs = config[f"{NAMESPACE}:jobs"]
     jobs["again"] = jobs["resnet"]
-    recording = run("dev", config)
+    recording = run("dev-ai-platform", config)
     assert len(recording.of_type(OBJECT)) == 1 and len(recording.of_type(JOB)) == 2
     uris = {r.inputs["job"]["trainingInput"]["packageUris"][0] for r in recording.of_type(JOB)}
     assert len(uris) == 1
@@ -344,12 +367,12 @@ def test_a_changed_trainer_gets_a_new_object_name_and_an_unchanged_one_keeps_it(
     shutil.copy2(ROOT / "__main__.py", tmp_path / "__main__.py")  # a project root of its own: trainers stay inside
     trainer = tmp_path / "trainer-copy"
     shutil.copytree(ROOT / "trainers" / "example", trainer, ignore=shutil.ignore_patterns("__pycache__"))
-    config = stack_config("dev")
+    config = stack_config("dev-ai-platform")
     config[f"{NAMESPACE}:jobs"]["resnet"]["trainer"] = {"path": "trainer-copy"}
 
     def package_name() -> tuple[str, str]:
         text, secrets = pulumi_config({"config": config})
-        recording = run_program("dev", text, secrets, main=tmp_path / "__main__.py")
+        recording = run_program("dev-ai-platform", text, secrets, main=tmp_path / "__main__.py")
         uri = one(recording, JOB).inputs["job"]["trainingInput"]["packageUris"][0]
         return one(recording, OBJECT).inputs["name"], uri
 
@@ -363,10 +386,10 @@ def test_a_changed_trainer_gets_a_new_object_name_and_an_unchanged_one_keeps_it(
 
 
 def test_a_bad_trainer_path_is_a_clean_error_naming_the_key(build_dir: Path) -> None:
-    config = stack_config("dev")
+    config = stack_config("dev-ai-platform")
     config[f"{NAMESPACE}:jobs"]["resnet"]["trainer"] = {"path": "trainers/missing"}
     with pytest.raises(pulumi.RunError) as caught:
-        run("dev", config)
+        run("dev-ai-platform", config)
     assert f"{NAMESPACE}:jobs.resnet.trainer.path: 'trainers/missing'" in str(caught.value)
 
 
@@ -414,7 +437,7 @@ def test_tpu_service_account_lookup_reads_get_config(emulator: Emulator) -> None
 # --- The policy pack reads what the stacks send -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "staging", "prod"])
 def test_the_policy_pack_renders_every_stacks_job_in_either_vocabulary(recordings: dict[str, Recording],
                                                                          name: str) -> None:
     pytest.importorskip("pulumi_policy")
@@ -424,4 +447,4 @@ def test_the_policy_pack_renders_every_stacks_job_in_either_vocabulary(recording
     rendered = pack.rendered_job(job.name, job.inputs)
     assert rendered is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
     assert rendered.region == "us-central1"
-    assert ("trainingInput" if name == "dev" else "jobSpec") in rendered.body  # ml v1 Job, or Vertex CustomJob
+    assert ("trainingInput" if name == "dev-ai-platform" else "jobSpec") in rendered.body  # ml v1 Job, or a CustomJob

@@ -1,5 +1,5 @@
-"""Upgrading replaces no running job: the labels every job of the repository's stacks is created with are
-pinned, as the current release (commit 59f59fa) computes them.
+"""Upgrading replaces no running job: the labels every job of the release's stacks is created with are pinned,
+as the release (commit 59f59fa) computes them.
 
 A live job is found again by its labels (ARCHITECTURE.md, "Job identity and adoption"): `pulumi-resource`
 (whose job: a hash of organization/project/stack/resource name) and `pulumi-spec` (what it runs: a hash of
@@ -8,11 +8,18 @@ stack, a create after a lost answer or a crashed `pulumi up` would no longer fin
 release started, and would start a second one beside it; a changed user label would relabel (ml v1) or
 replace (Vertex AI) every running job. So these values must never change, whatever is refactored.
 
+The jobs are the release's: its stack files, kept verbatim in tests/fixtures/release_stacks/ (each with a first
+line naming the commit; `test_the_release_copies_are_verbatim` holds them against git). Changing a stack file is
+a user's deliberate change of its jobs, not an upgrade (`dev` and `local` moved to Vertex AI after the release,
+their AI Platform jobs to `dev-ai-platform` and `local-ai-platform`); what must hold is that new code labels the
+release's jobs as the release did. A repository stack whose jobs are still the release's (its config the same,
+guardrails aside, which never reach a label) is held to the same values as it is today.
+
 The values are computed through the path a stack takes: `python -m components plan --stack NAME --json`
-runs the real program (`__main__.py`, settings, `build_stack`, `TrainingJob`) under Pulumi's mocks and shows
-each TrainingJob's inputs as the engine would receive them; the provider (`TrainingJobProvider`, at the import
-path pickled into every stack's state) then checks and creates each job against the loopback emulator, and
-the labels are read off the job the emulator holds, as Google would hold it.
+(`--stacks-dir tests/fixtures/release_stacks`) runs the real program (`__main__.py`, settings, `build_stack`,
+`TrainingJob`) under Pulumi's mocks and shows each TrainingJob's inputs as the engine would receive them; the
+provider (`TrainingJobProvider`, at the import path pickled into every stack's state) then checks and creates each
+job against the loopback emulator, and the labels are read off the job the emulator holds, as Google would hold it.
 
 Under the plan's mocks the Pulumi organization is empty, so `identity` reads "/gcp-training-jobs/STACK/NAME"
 (the engine's file backend says "organization/..."), and created buckets have no random suffix; both are the
@@ -23,6 +30,7 @@ same on every run, so the values are reproducible. They were taken by running th
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -35,13 +43,26 @@ import pytest
 from pulumi.dynamic import Config, ConfigureRequest
 
 from components.emulator import Emulator
+from components.jobspec.io.documents import read_yaml
 from components.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 STACKS = ("dev", "staging", "prod", "local")
+#: The release these labels are pinned from, and where its stack files are kept (verbatim after their first line).
+RELEASE = "59f59fa0b0f8b52f6532d8a522392cc858976d37"
+RELEASE_STACKS = ROOT / "tests" / "fixtures" / "release_stacks"
+#: Config that never reaches a job's labels (the guardrails only judge it).
+UNLABELLED_KEYS = frozenset({"gcp-training-jobs:guardrails"})
 JOB_TYPE = "training:TrainingJob"
 #: The label holding the job's id (name + 8 random hex digits, drawn at create: pinned by its form).
 JOB_LABEL = "pulumi-job"
+#: The label that finds a stack's jobs (`status`, `logs`, `spend`), added after the release: an extra label, never
+#: part of what the release pinned (not in `pulumi-spec`, not compared by diff), so the release's jobs are neither
+#: replaced nor relabelled by it. Its values (a hash of the Pulumi project and stack) are pinned here as well, as
+#: this tree first computed them: status finds the jobs made from now on only by the same values.
+STACK_LABEL = "pulumi-stack"
+STACK_LABELS = {"dev": "6b4b0796c6a882a2c801", "staging": "10326673fb8a5b80cdb0", "prod": "1c9f61fe50564b9e45bb",
+                "local": "37c304ef1a4edadb1186"}
 
 
 @dataclass(frozen=True)
@@ -54,11 +75,12 @@ class Pinned:
     """Every other label the job is created with."""
 
 
-# TAKEN FROM COMMIT 59f59fa (the current release), never to be edited to make a refactor pass: these are the
-# labels the jobs that release started carry, and an upgrade finds (adopts) them only by the same values.
-# The one legitimate reason to change a value is a change of the job itself in the same commit (its stack
-# file, or the trainer folder dev builds its package from, whose content hash is in dev's package URI): then
-# the job is meant to be replaced, and its new values are pinned with the reason said in the commit.
+# TAKEN FROM COMMIT 59f59fa (the release), never to be edited to make a refactor pass: these are the labels
+# the jobs that release started carry, and an upgrade finds (adopts) them only by the same values. They are
+# computed from the release's own stack files (RELEASE_STACKS), so a later change of a repository stack file
+# (a deliberate change of its jobs) leaves them as they are. The one legitimate reason to change a value is a
+# change of the trainer folder the release's dev builds its package from (its content hash is in dev's package
+# URI): then that job is meant to be replaced, and its new values are pinned with the reason said in the commit.
 PINNED: dict[str, Pinned] = {
     "dev/resnet": Pinned("/gcp-training-jobs/dev/resnet", "resnet", {
         "env": "dev",
@@ -93,22 +115,70 @@ PINNED: dict[str, Pinned] = {
 }
 
 
-def _plan(stack: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", stack, "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+def _plan(stack: str, stacks_dir: Path = RELEASE_STACKS) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", stack, "--stacks-dir",
+                           str(stacks_dir), "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"plan --stack {stack} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     plan: dict[str, Any] = json.loads(done.stdout)
     return plan
 
 
-@pytest.fixture(scope="module")
-def registered() -> dict[str, dict[str, Any]]:
-    """Every TrainingJob the repository's stacks register, "STACK/NAME" -> its inputs (the plans run at once)."""
-    with ThreadPoolExecutor(len(STACKS)) as pool:
-        plans = dict(zip(STACKS, pool.map(_plan, STACKS), strict=True))
+def _jobs_of(plans: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """"STACK/NAME" -> the inputs of every TrainingJob the plans register."""
     return {f"{stack}/{resource['name']}": resource["inputs"]
             for stack, plan in plans.items() for resource in plan["resources"]
             if resource["type"].endswith(JOB_TYPE)}
+
+
+def _labelled_config(folder: Path, stack: str) -> dict[str, Any]:
+    """A stack file's config but the keys that never reach a label."""
+    config = (read_yaml(folder / f"Pulumi.{stack}.yaml") or {}).get("config") or {}
+    return {key: value for key, value in config.items() if key not in UNLABELLED_KEYS}
+
+
+#: The repository's stacks whose jobs are still the release's: planned as they are today too.
+UNCHANGED = tuple(stack for stack in STACKS if (ROOT / "stacks" / f"Pulumi.{stack}.yaml").is_file()
+                  and _labelled_config(ROOT / "stacks", stack) == _labelled_config(RELEASE_STACKS, stack))
+
+
+@pytest.fixture(scope="module")
+def registered() -> dict[str, dict[str, Any]]:
+    """Every TrainingJob the release's stacks register, "STACK/NAME" -> its inputs (the plans run at once)."""
+    with ThreadPoolExecutor(len(STACKS)) as pool:
+        return _jobs_of(dict(zip(STACKS, pool.map(_plan, STACKS), strict=True)))
+
+
+@pytest.fixture(scope="module")
+def registered_today() -> dict[str, dict[str, Any]]:
+    """Every TrainingJob the repository's stacks that are unchanged since the release register today."""
+    with ThreadPoolExecutor(max(len(UNCHANGED), 1)) as pool:
+        plans = pool.map(lambda stack: _plan(stack, ROOT / "stacks"), UNCHANGED)
+        return _jobs_of(dict(zip(UNCHANGED, plans, strict=True)))
+
+
+def test_the_release_copies_are_verbatim() -> None:
+    """Each copy is the release's stack file, after its first line (a comment naming the commit)."""
+    for stack in STACKS:
+        copy = (RELEASE_STACKS / f"Pulumi.{stack}.yaml").read_text()
+        header, _, body = copy.partition("\n")
+        assert header.startswith("# RELEASE COPY") and RELEASE in header, header
+        try:
+            shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{RELEASE}:stacks/Pulumi.{stack}.yaml"],
+                                   capture_output=True, text=True, timeout=60)
+        except FileNotFoundError:
+            shown = None
+        if shown is None or shown.returncode != 0:
+            why = f"the release commit {RELEASE} cannot be read from {ROOT}: clone main in full, as CI does"
+            if os.environ.get("CI"):
+                pytest.fail(why, pytrace=False)
+            pytest.skip(why)
+        assert body == shown.stdout, f"tests/fixtures/release_stacks/Pulumi.{stack}.yaml is not the release's file"
+
+
+def test_the_stacks_unchanged_since_the_release_are_known() -> None:
+    """staging and prod still run the release's jobs (only their guardrails changed); dev and local moved to
+    Vertex AI, a deliberate change of their jobs."""
+    assert UNCHANGED == ("staging", "prod")
 
 
 def created_labels(emulator: Emulator, inputs: dict[str, Any]) -> tuple[str, dict[str, str]]:
@@ -121,13 +191,25 @@ def created_labels(emulator: Emulator, inputs: dict[str, Any]) -> tuple[str, dic
     job_id = str((created.outs or {})["jobId"])
     (job,) = [entry["job"] for entry in emulator.state.jobs()
               if (entry["job"].get("labels") or {}).get(JOB_LABEL) == job_id.lower()]
-    return job_id, dict(job["labels"])
+    labels = dict(job["labels"])
+    stack = str(inputs["identity"]).split("/")[2]
+    assert labels.pop(STACK_LABEL) == STACK_LABELS[stack], f"the {STACK_LABEL} label of a job of stack {stack}"
+    return job_id, labels
 
 
-def test_the_repository_stacks_hold_exactly_the_pinned_jobs(registered: dict[str, dict[str, Any]]) -> None:
+def test_the_release_stacks_hold_exactly_the_pinned_jobs(registered: dict[str, dict[str, Any]]) -> None:
     assert sorted(registered) == sorted(PINNED), \
-        "a job was added to, removed from or renamed in stacks/: pin its labels here (from the commit before " \
-        "the change) or explain in the commit why the job is meant to change"
+        "the release's stacks (tests/fixtures/release_stacks) register other jobs than those pinned"
+
+
+@pytest.mark.parametrize("key", [key for key in sorted(PINNED) if key.split("/")[0] in UNCHANGED])
+def test_a_repository_stack_unchanged_since_the_release_creates_its_jobs_with_the_release_labels(
+        key: str, registered_today: dict[str, dict[str, Any]], emulator: Emulator) -> None:
+    inputs = registered_today[key]
+    assert inputs["identity"] == PINNED[key].identity
+    _, labels = created_labels(emulator, inputs)
+    labels.pop(JOB_LABEL)
+    assert labels == PINNED[key].labels
 
 
 @pytest.mark.parametrize("key", sorted(PINNED))

@@ -17,6 +17,10 @@ from components.jobspec.core.names import JOB_LABEL, label_value
 #: (a hash of its spec). A live job carrying both is the resource's job, whichever run created it.
 RESOURCE_LABEL = "pulumi-resource"
 SPEC_LABEL = "pulumi-spec"
+#: The label that finds a stack's jobs (`status`, `logs`, `spend`): a hash of the Pulumi project and stack. Not part
+#: of a job's identity: never compared by `diff`, never in `pulumi-spec`, so adding it replaced no job; jobs made
+#: before it existed are found by their RESOURCE_LABEL instead.
+STACK_LABEL = "pulumi-stack"
 
 
 

@@ -91,13 +91,17 @@ class Jobs:
 
     def find_live(self, labels: dict[str, str]) -> list[dict[str, Any]]:
         """The live (queued, preparing, running) jobs carrying every one of `labels`, oldest first."""
+        return [job for job in self.find_all(labels) if self.backend.state(job) in ACTIVE_STATES]
+
+    def find_all(self, labels: dict[str, str]) -> list[dict[str, Any]]:
+        """The jobs in any state carrying every one of `labels` (the API's label filter, all pages up to MAX_PAGES,
+        checked again here), oldest first."""
         jobs: list[dict[str, Any]] = []
         token: str | None = None
         for _ in range(MAX_PAGES):
             answer = self._list(labels, token)
             page, token = self.backend.listed(answer)
-            jobs += [job for job in page if self.backend.state(job) in ACTIVE_STATES
-                     and all((job.get("labels") or {}).get(k) == v for k, v in labels.items())]
+            jobs += [job for job in page if all((job.get("labels") or {}).get(k) == v for k, v in labels.items())]
             if not token:
                 break
         return sorted(jobs, key=lambda job: str(job.get("createTime") or ""))
@@ -127,17 +131,28 @@ class Jobs:
                      f"{others}; cancel them if they are not wanted")
         return job
 
-    def create(self, job_id: str, body: dict[str, Any], identity: dict[str, str]) -> dict[str, Any]:
+    def adopt_live(self, identity: dict[str, str], *, before: str = "a job",
+                   found: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+        """The live job carrying `identity` at this target, adopted (the oldest; the others reported), or None. A
+        lookup that fails raises LookupFailed: nothing may be created without it (`before`: what was to be).
+        `found`: the jobs carrying `identity` in any state, when the caller has just listed them (find_all)."""
+        if found is None:
+            try:
+                found = self.find_all(identity)
+            except (ApiError, TransportError) as error:
+                raise LookupFailed(f"cannot look for a live job of this resource before creating {before} "
+                                   f"({error}); nothing was created: run `pulumi up` again") from None
+        live = [job for job in found if self.backend.state(job) in ACTIVE_STATES]
+        return self._adopt_live(live, "left by an earlier run") if live else None
+
+    def create(self, job_id: str, body: dict[str, Any], identity: dict[str, str], *,
+               looked_up: bool = False) -> dict[str, Any]:
         """The resource's one live job: a live job carrying `identity` is adopted; else the job is created
-        once (429 and requests never sent are retried; an unknown outcome is reconciled, never re-sent
-        blindly)."""
-        try:
-            live = self.find_live(identity)
-        except (ApiError, TransportError) as error:
-            raise LookupFailed(f"cannot look for a live job of this resource before creating {job_id} "
-                               f"({error}); nothing was created: run `pulumi up` again") from None
-        if live:
-            return self._adopt_live(live, "left by an earlier run")
+        once (a rate-limit 429 and requests never sent are retried; a quota refusal, transport.QuotaExceeded, is
+        raised at once; an unknown outcome is reconciled, never re-sent blindly)."""
+        adopted = None if looked_up else self.adopt_live(identity, before=job_id)
+        if adopted is not None:  # (looked_up: the caller's adopt_live has just found no live job)
+            return adopted
         method = f"{self.backend.api}.create"
         last: Exception | None = None
         for attempt in range(self.policy.attempts):
@@ -155,7 +170,7 @@ class Jobs:
                     if adopted is not None:
                         return adopted
                     raise
-                if error.status not in transport.RETRYABLE_STATUS:
+                if not transport.retryable(error):  # a quota refusal too (QuotaExceeded): nothing made, at once
                     raise
                 unknown = error.status != 429  # a 5xx: the job may have been made
             except TransportError as error:
@@ -203,10 +218,10 @@ class Jobs:
                 return None
             raise
 
-    def wait(self, name: str, timeout: float, *, first_poll: float = 1.0,
-             cap: float = 30.0) -> dict[str, Any] | None:
+    def wait(self, name: str, timeout: float, *, first_poll: float = 1.0, cap: float = 30.0,
+             on_poll: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
         """Poll with capped backoff until the job finishes or `timeout` passes by `self.clock`, sleeping with
-        `self.sleep`; log each state change."""
+        `self.sleep`; log each state change; `on_poll` sees the job at each poll (e.g. to report its log)."""
         clock = self.clock
         deadline, delay, seen = clock() + timeout, first_poll, ""
         while True:
@@ -217,6 +232,8 @@ class Jobs:
             if state != seen:
                 self.log(f"{name}: {state}")
                 seen = state
+            if on_poll is not None:
+                on_poll(job)
             if state in FINISHED_STATES or clock() >= deadline:
                 return job
             self.sleep(min(delay, max(0.0, deadline - clock())))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from components.jobspec.catalog.quotas import QUOTA_EXCEEDED_PREFIX
 from components.jobspec.core.env import RETRY_BASE_SECONDS, env_settings
 from components.jobspec.core.errors import TrainingJobsError
 
@@ -41,6 +43,32 @@ class ApiError(TrainingJobsError):
     def __init__(self, status: int, reason: str, message: str, method: str = ""):
         self.status, self.reason, self.message, self.method = status, reason, message, method
         super().__init__(f"{method + ': ' if method else ''}HTTP {status} {reason}: {message}")
+
+
+class QuotaExceeded(ApiError):
+    """A 429 that is not a rate limit: the request asks for more than a quota allows ("The following quota metrics
+    exceed quota limits: aiplatform.googleapis.com/<metric>", or a google.rpc.QuotaFailure). Asking again cannot
+    help, so it is never retried; `metrics` names what is over its limit."""
+
+    def __init__(self, status: int, reason: str, message: str, method: str = "", metrics: tuple[str, ...] = ()):
+        super().__init__(status, reason, message, method)
+        self.metrics = metrics
+
+
+#: How Vertex AI words a create refused for quota (components.jobspec.catalog.quotas, with its sources).
+QUOTA_EXCEEDED = re.compile(re.escape(QUOTA_EXCEEDED_PREFIX) + r"\s*(?P<metrics>.*)", re.DOTALL)
+
+
+def quota_metrics(message: str, details: Any = None) -> tuple[str, ...]:
+    """The quota metrics a 429 names as exceeded (its message, or a google.rpc.QuotaFailure's violations); () for a
+    429 that is a rate limit ("Quota exceeded for ... requests per minute" names no limit exceeded for good)."""
+    found = QUOTA_EXCEEDED.search(message or "")
+    metrics = [m.strip() for m in re.split(r"[,\s]+", found.group("metrics")) if m.strip()] if found else []
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.QuotaFailure"):
+            metrics += [str(v.get("subject") or v.get("description") or "") for v in detail.get("violations") or []
+                        if isinstance(v, dict)]
+    return tuple(dict.fromkeys(m for m in metrics if m))
 
 
 class TransportError(TrainingJobsError):
@@ -112,8 +140,13 @@ def _credentials(endpoint: str | None) -> Any:
     if problem is not None:
         raise InsecureEndpointError(f"refusing to send credentials to {endpoint}: it {problem}")
     import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
 
-    credentials, _ = google.auth.default(scopes=list(SCOPES))
+    try:
+        credentials, _ = google.auth.default(scopes=list(SCOPES))
+    except DefaultCredentialsError as error:
+        raise CredentialsError(f"no Application Default Credentials for {endpoint} ({error}); run `gcloud auth "
+                               "application-default login` or set GOOGLE_APPLICATION_CREDENTIALS") from None
     return credentials
 
 
@@ -198,13 +231,20 @@ _send_once_class: type | None = None
 
 def _api_error(error: Any, method: str) -> ApiError:
     status = int(getattr(error.resp, "status", 0) or 0)
-    reason, message = "", str(error)
+    reason, message, details = "", str(error), None
     try:
         body = json.loads(error.content.decode("utf-8"))["error"]
-        reason, message = body.get("status", ""), body.get("message", message)
+        reason, message, details = body.get("status", ""), body.get("message", message), body.get("details")
     except (ValueError, KeyError, TypeError, AttributeError):
         pass
+    if status == 429 and (metrics := quota_metrics(message, details)):
+        return QuotaExceeded(status, reason, message, method, metrics)
     return ApiError(status, reason, message, method)
+
+
+def retryable(error: ApiError) -> bool:
+    """Whether asking again may succeed: 429 (a rate limit, not a quota) and 5xx."""
+    return error.status in RETRYABLE_STATUS and not isinstance(error, QuotaExceeded)
 
 
 def execute_once(request: Any, endpoint: str, method: str) -> Any:
@@ -250,13 +290,14 @@ def call(
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Any:
-    """An idempotent call (get, list, cancel, patch): retried on 429, 5xx and lost connections."""
+    """An idempotent call (get, list, cancel, patch): retried on 429 (a rate limit; a quota refusal never), 5xx and
+    lost connections."""
     policy = policy or RetryPolicy.from_env()
     for attempt in range(policy.attempts):
         try:
             return execute_once(make_request(), endpoint, method)
         except ApiError as error:
-            if error.status not in RETRYABLE_STATUS or attempt == policy.attempts - 1:
+            if not retryable(error) or attempt == policy.attempts - 1:
                 raise
         except TransportError:
             if attempt == policy.attempts - 1:

@@ -1,4 +1,4 @@
-"""Command line: validate | render | plan | emulator | prices (`python -m components ...`).
+"""Command line: validate | render | plan | emulator | prices | status | logs | spend (`python -m components ...`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
 in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from components.cli.gcloud_flags import add_gcloud_flags
+from components.cli.job_args import add_parsers as add_job_parsers
 from components.cli.prices import add_parser as add_prices_parser
 from components.emulator.cli import DESCRIPTION as EMULATOR
 from components.emulator.cli import add_arguments as add_emulator_arguments
@@ -34,7 +35,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from components.cli.plan import run_plan
 
     try:
-        return run_plan(args.stack, Path(args.stacks_dir) if args.stacks_dir else None, as_json=args.json)
+        return run_plan(args.stack, Path(args.stacks_dir) if args.stacks_dir else None, as_json=args.json,
+                        online=args.online)
     finally:
         _close_event_loop()
 
@@ -48,6 +50,24 @@ def _close_event_loop() -> None:
     for obj in gc.get_objects():
         if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_running() and not obj.is_closed():
             obj.close()
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from components.cli.status import cmd_status as run
+
+    return run(args)
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    from components.cli.logs import cmd_logs as run
+
+    return run(args)
+
+
+def cmd_spend(args: argparse.Namespace) -> int:
+    from components.cli.spend import cmd_spend as run
+
+    return run(args)
 
 
 def cmd_emulator(args: argparse.Namespace) -> int:
@@ -97,6 +117,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--stacks-dir", default=None,
                    help="the folder of the stack files (default: Pulumi.yaml's stackConfigDir, as Pulumi finds them)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--online", action="store_true",
+                   help="also hold the stack's jobs against the project's Vertex AI quotas, read from Google (or the "
+                        "stack's apiEndpoint) with Application Default Credentials; over a limit: exit 1")
     p.set_defaults(func=cmd_plan)
 
     e = sub.add_parser("emulator", help="serve the emulated Google APIs on 127.0.0.1", description=EMULATOR)
@@ -104,6 +127,7 @@ def parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_emulator)
 
     add_prices_parser(sub)  # prices refresh
+    add_job_parsers(sub, status=cmd_status, logs=cmd_logs, spend=cmd_spend)  # a stack's jobs, from the APIs
     return top
 
 

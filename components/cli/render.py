@@ -51,9 +51,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     try:
         judged = load_file_job(Document(path, "job", data),
                                argparse.Namespace(**{**vars(args), "backend": backend}), job_id=job_id, partial=False)
+        for warning in judged.warnings:  # stdout carries the body only: `render x.yaml > body.json` stays clean
+            print(warning.within(file=str(path)).warning(), file=sys.stderr)
         body = judged.checked().body_for(job_id)
     except SpecError as error:
-        for problem in error.problems:  # stdout carries the body only: `render x.yaml > body.json` stays clean
+        for problem in error.problems:
             print(problem.within(file=str(path)), file=sys.stderr)
         return EXIT_INVALID
     json.dump(body, sys.stdout, indent=2, sort_keys=False)

@@ -59,22 +59,25 @@ def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None
                      backend=args.backend, job_id=job_id)
 
 
-def _job_problems(doc: Document, args: argparse.Namespace) -> list[Problem]:
+def _job_problems(doc: Document, args: argparse.Namespace) -> tuple[list[Problem], list[Problem]]:
+    """A job config's problems and warnings, each naming the file."""
     try:
         judged = load_file_job(doc, args)
     except SpecError as error:  # the file does not parse
-        return [p.within(file=str(doc.path)) for p in error.problems]
-    return [p.within(file=str(doc.path)) for p in judged.problems]
+        return [p.within(file=str(doc.path)) for p in error.problems], []
+    file = str(doc.path)
+    return [p.within(file=file) for p in judged.problems], [w.within(file=file) for w in judged.warnings]
 
 
-def _stack_problems(doc: Document) -> list[Problem]:
+def _stack_problems(doc: Document) -> tuple[list[Problem], list[Problem]]:
+    """A stack file's problems and its jobs' warnings, each naming the file."""
     from components.resources.settings import load_stack_file  # only for stack files
 
     try:
-        load_stack_file(doc.path, data=doc.data)
+        settings = load_stack_file(doc.path, data=doc.data)
     except SpecError as error:
-        return [p.within(file=str(doc.path)) for p in error.problems]
-    return []
+        return [p.within(file=str(doc.path)) for p in error.problems], []
+    return [], [w.within(file=str(doc.path)) for w in settings.warnings]
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,11 @@ def judge_file(path: Path, args: argparse.Namespace) -> Verdict:
         doc = load(path)
     except UnreadableError as error:
         return Verdict((), (printable(str(error)),), unreadable=True)
-    problems = _stack_problems(doc) if doc.kind == "stack" else _job_problems(doc, args)
+    problems, warnings = _stack_problems(doc) if doc.kind == "stack" else _job_problems(doc, args)
+    err = tuple(w.warning() for w in warnings)  # on stderr: stdout keeps one problem (or ok) a line
     if problems:
-        return Verdict(tuple(str(p) for p in problems), invalid=True)
-    return Verdict(() if args.quiet else (printable(f"{path}: ok ({doc.kind})"),))
+        return Verdict(tuple(str(p) for p in problems), err, invalid=True)
+    return Verdict(() if args.quiet else (printable(f"{path}: ok ({doc.kind})"),), err)
 
 
 #: Below this many files one process is faster than starting workers.

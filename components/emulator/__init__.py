@@ -39,6 +39,8 @@ Modules, one concern each:
     ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
     vertex_tuning  the Vertex hyperparameterTuningJobs surface (trials on the emulator's clock)
     billing     the Cloud Billing Catalog surface (services.skus.list, a small paged SKU catalog)
+    logging_v2  the Cloud Logging surface (entries.list over the log entries the jobs write as they run)
+    logging_filter  Cloud Logging's query language (what entries.list filters with)
     server      the HTTP handler, the /_emulator/ control endpoints, Emulator
     cli         main(), for `python -m components emulator`
 

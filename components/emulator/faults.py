@@ -30,6 +30,8 @@ API_METHODS: frozenset[str] = frozenset(
         "hyperparameterTuningJobs.delete",
         "operations.get",
         "services.skus.list",
+        "entries.list",
+        "consumerQuotaMetrics.list",
     }
 )
 

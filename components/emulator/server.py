@@ -13,16 +13,18 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from components.emulator import billing, ml_v1, proto_json, vertex, vertex_tuning
+from components.emulator import billing, logging_v2, ml_v1, proto_json, serviceusage, vertex, vertex_tuning
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
-ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES]
+ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES, *serviceusage.ROUTES,
+                       *logging_v2.ROUTES]
 
 _CONTROL_POSTS = frozenset(
-    {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail"}
+    {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",
+     "/_emulator/quotas", "/_emulator/stockouts"}
 )
 
 
@@ -157,7 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
-    """POST /_emulator/{reset,faults,advance,phase,fail}."""
+    """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts}."""
     if path == "/_emulator/reset":
         state.reset()
         return {}
@@ -176,9 +178,18 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
     if path == "/_emulator/phase":
         state.set_phase_seconds(float(body["seconds"]))
         return {"seconds": state.phase_seconds}
+    if path == "/_emulator/quotas":  # {"metric", "region", "limit"}: a custom training quota limit
+        return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body.get("limit", -1)))
+    if path == "/_emulator/stockouts":  # {"region", "machineType"}: no capacity left for it there
+        return state.add_stockout(str(body.get("region") or ""), str(body.get("machineType") or ""))
     job = body.get("job")
     if not isinstance(job, str) or not job:
         raise ValueError('"job" (a jobId, a Vertex id or a full name) is required')
+    replica = str(body.get("replica") or "workerpool0-0")
+    if body.get("preempted"):  # {"job", "preempted": true}: a running Spot job's VM reclaimed
+        return state.preempt(job, replica)
+    if body.get("exitStatus") is not None:  # {"job", "exitStatus": N}: the user's code exited non-zero
+        return state.exit_replica(job, int(body["exitStatus"]), replica)
     message = body.get("message") or INJECTED_FAILURE
     return state.fail_job(job, str(message))
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from components.emulator import listing
+from components.emulator import capacity, listing
 from components.emulator.errors import ApiError, failed_precondition
 from components.emulator.faults import FaultInjection
 from components.emulator.jobs import Job, Vocabulary, same_project
@@ -64,6 +64,10 @@ class EmulatorState(FaultInjection):
         self._server_ids = itertools.count(_SERVER_ID_BASE + 1)
         #: Cloud Billing Catalog SKUs a test serves instead of billing.default_catalog(), by service id.
         self.billing_skus: dict[str, list[Any]] = {}
+        #: Vertex AI custom training quota limits, (metric full name, region) -> units (`capacity`); unset: none.
+        self.quota_limits: dict[tuple[str, str], int] = {}
+        #: (region, machine type) pairs Vertex has no capacity for: their jobs fail before they run (`capacity`).
+        self.stockouts: set[tuple[str, str]] = set()
 
     # ----------------------------------------------------------------- control (tests, /_emulator/)
 
@@ -107,9 +111,11 @@ class EmulatorState(FaultInjection):
             self._clear_faults()
             self._log.clear()
             self.billing_skus.clear()
+            self.quota_limits.clear()
+            self.stockouts.clear()
 
-    def fail_job(self, job: str, message: str = INJECTED_FAILURE) -> dict[str, Any]:
-        """Make a job FAILED right now (errorMessage / error.code 13); return its JSON.
+    def fail_job(self, job: str, message: str = INJECTED_FAILURE, code: int = 13) -> dict[str, Any]:
+        """Make a job FAILED right now (errorMessage / error.code `code`, 13 INTERNAL by default); return its JSON.
 
         `job` is an ml jobId, a Vertex numeric id, or a full resource name. KeyError if unknown,
         ValueError if ambiguous or already finished.
@@ -120,8 +126,61 @@ class EmulatorState(FaultInjection):
             self._settle(found, now)
             if found.state in found.vocab.finished:
                 raise ValueError(f"job {found.name} already finished ({found.state})")
-            self._finish(found, found.vocab.state("FAILED"), now, message, 13)
+            self._finish(found, found.vocab.state("FAILED"), now, message, code)
             return found.vocab.render(found)
+
+    def exit_replica(self, job: str, status: int, replica: str = "workerpool0-0") -> dict[str, Any]:
+        """A replica of a job exits with a non-zero `status`: the user's code failed (Vertex's message and code 3)."""
+        if status == 0:
+            raise ValueError("an exit status of 0 is a success, not a failure; allowed: a non-zero status")
+        message = capacity.USER_EXIT_MESSAGE.format(replica=replica, status=status)
+        return self.fail_job(job, message, capacity.USER_EXIT_CODE)
+
+    def preempt(self, job: str, replica: str = "workerpool0-0") -> dict[str, Any]:
+        """Compute Engine reclaims a running Spot job's VM: the job fails (Google's fault, not the user's)."""
+        with self.lock:
+            found = self._resolve(job)
+            self._settle(found, self.now())
+            if found.state != found.vocab.state("RUNNING") or not capacity.is_spot(found.body):
+                raise ValueError(f"job {found.name} is {found.state}: only a RUNNING job on SPOT can be preempted")
+            return self.fail_job(job, capacity.PREEMPTED.format(replica=replica), capacity.PREEMPTED_CODE)
+
+    def set_quota(self, metric: str, region: str, limit: int) -> dict[str, Any]:
+        """The limit of a custom training quota metric in a region (for every project), enforced on create."""
+        if limit < 0 or not metric or not region:
+            raise ValueError('"metric", "region" and a "limit" of 0 or more are required')
+        with self.lock:
+            self.quota_limits[(capacity.full_name(metric), region)] = int(limit)
+            return {"metric": capacity.full_name(metric), "region": region, "limit": int(limit)}
+
+    def add_stockout(self, region: str, machine_type: str) -> list[dict[str, str]]:
+        """Vertex has no `machine_type` left in `region`: its jobs there fail before they run."""
+        if not region or not machine_type:
+            raise ValueError('"region" and "machineType" are required')
+        with self.lock:
+            self.stockouts.add((region, machine_type))
+            return [{"region": r, "machineType": m} for r, m in sorted(self.stockouts)]
+
+    def quota_refusal(self, project: str, location: str, body: dict[str, Any]) -> str | None:
+        """Vertex's 429 message when a new CustomJob's needs plus what the project's live jobs in `location` hold
+        pass a limit (None: it fits). Called under the lock, before the job is stored."""
+        with self.lock:
+            need = capacity.needs(body)
+            if not any((metric, location) in self.quota_limits for metric in need):
+                return None
+            held: dict[str, int] = {}
+            now = self.now()
+            for job in self._jobs:
+                if job.vocab.collection != "customJobs" or job.location != location \
+                        or not same_project(project, job.project):
+                    continue
+                self._settle(job, now)
+                if job.state not in job.vocab.finished:
+                    for metric, units in capacity.needs(job.body).items():
+                        held[metric] = held.get(metric, 0) + units
+            over = [m for m, units in need.items() if (m, location) in self.quota_limits
+                    and units + held.get(m, 0) > self.quota_limits[(m, location)]]
+            return capacity.quota_message(over) if over else None
 
     def requests(self, method: str | None = None) -> list[dict[str, Any]]:
         """The request log (oldest first), optionally only calls of one method name.
@@ -271,7 +330,10 @@ class EmulatorState(FaultInjection):
                 if now < due:
                     return
                 index = phases.index(job.state)
-                if index + 1 < len(phases):
+                if index + 2 == len(phases) and self._stocked_out(job):  # it would run now: no capacity
+                    self._finish(job, vocab.state("FAILED"), due,
+                                 capacity.STOCKOUT_MESSAGE.format(region=job.location), capacity.STOCKOUT_CODE)
+                elif index + 1 < len(phases):
                     self._transition(job, phases[index + 1], due)
                     if job.state == phases[-1]:
                         job.start = due
@@ -286,6 +348,10 @@ class EmulatorState(FaultInjection):
                 self._finish(job, vocab.state("CANCELLED"), due, cancel_message, 1)
             else:
                 return
+
+    def _stocked_out(self, job: Job) -> bool:
+        return job.vocab.collection == "customJobs" and any(
+            (job.location, machine) in self.stockouts for machine in capacity.machine_types(job.body))
 
     def _transition(self, job: Job, state: str, when: float) -> None:
         job.state = state

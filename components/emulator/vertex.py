@@ -45,8 +45,8 @@ VERTEX = Vocabulary(
 
 
 def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
-    """projects.locations.customJobs.create: Vertex's checks (`vertex_checks`), server-assigned id, QUEUED job
-    answered."""
+    """projects.locations.customJobs.create: Vertex's checks (`vertex_checks`), the quota limits (a 429 naming the
+    metrics over them), server-assigned id, QUEUED job answered."""
     user, judged = vertex_fields(body, _SCHEMA, strict_int64=state.strict_int64)
     found = vertex_checks.Found()
     vertex_checks.check_named(judged, "", found)
@@ -54,6 +54,9 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     found.raise_if_any()
     vertex_checks.check_machines(judged["jobSpec"], "job_spec")
     with state.lock:
+        refused = state.quota_refusal(project, location, user)  # over a quota limit: refused at once (capacity)
+        if refused is not None:
+            raise ApiError(429, refused, "RESOURCE_EXHAUSTED")
         return render(state.add_job(VERTEX, project, location, state.next_id(), user))
 
 

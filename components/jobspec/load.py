@@ -35,13 +35,15 @@ SAMPLE_ID = "job"
 class Judged:
     """A job read once: its vocabulary model, its worker pools in one form, its problems, and the request body
     of its backend (None while it has problems). `body_for` gives the body under the job's own id and labels,
-    drawn at create, without rendering again."""
+    drawn at create, without rendering again. `warnings` are what the translation changed that the user should
+    know (a master a TPU job on Vertex AI leaves out), in the form of problems, which do not stop the job."""
 
     job: Renderable
     backend: str
     pools: tuple[Pool, ...]
     problems: tuple[Problem, ...]
     body: Mapping[str, Any] | None
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -73,7 +75,7 @@ class Judged:
 
 
 def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequence[Problem],
-            job_id: str | None) -> Judged:
+            job_id: str | None, warnings: Sequence[Problem] = ()) -> Judged:
     problems = collapse_repeated(list(problems))
     body = None
     if not problems:
@@ -81,7 +83,7 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
             body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)
         except SpecError as error:  # what the backend cannot express
             problems = collapse_repeated(list(error.problems))
-    return Judged(job, backend, tuple(pools), tuple(problems), body)
+    return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings))
 
 
 def judge_job(
@@ -106,13 +108,14 @@ def judge_job(
         )
     vertex = backend == VERTEX
     untranslated: list[Problem] = []
-    pools = training_input_pools(job.training_input, untranslated) if vertex else []
+    warnings: list[Problem] = []
+    pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else []
     problems = list(untranslated)
     if judge:
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
                              pools, untranslated)
-    return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id)
+    return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 
 
 def judge_custom_job(

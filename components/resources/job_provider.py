@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ from pulumi.runtime.rpc import UNKNOWN
 
 from components import backends
 from components.backends import get_backend
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Target
+from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, Target
+from components.backends.cloud_logging import Reader
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.core.errors import SpecError
@@ -39,6 +41,8 @@ from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
+from components.resources import job_runs
+from components.resources.fallbacks import placement_of
 from components.resources.job_review import (
     ProtectedJobError,
     Protection,
@@ -48,27 +52,30 @@ from components.resources.job_review import (
     job_rule_problems,
     verdict,
 )
+from components.resources.job_runs import rerun_of
+from components.resources.job_watch import WaitReport, cost_usd
 from components.resources.job_wire import (
-    Job,
-    VertexJob,
     canonical,
     judge_wire,
     known_only,
-    new_job_id,
     parse_wire,
     preview_job_id,
     region_of,
     spec_of,
 )
 from components.resources.provider_base import EndpointProvider, environment_failures
+from components.resources.provider_runs import check_runs, create_runs, remake
 
-#: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched).
-REPLACING = ("project", "backend")
-#: Inputs that change in place (recorded by update; no API call but a read).
-IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect")
+#: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
+#: for a fresh run of the same spec (job_runs).
+REPLACING = ("project", "backend", "rerun")
+#: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
+#: `retries` never replaces a job.
+IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries")
 #: Outputs read back from the API.
 OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
-               "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial")
+               "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial", "costUsd", "placement",
+               "retryCount")
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
@@ -87,18 +94,45 @@ def _is_unknown(value: Any) -> bool:
     return value == UNKNOWN
 
 
+def region_in(name: str | None) -> str | None:
+    """The location of a Vertex AI resource name (projects/P/locations/R/...); None for another name."""
+    found = re.match(r"projects/[^/]+/locations/([^/]+)/", name or "")
+    return found.group(1) if found else None
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:IDENTITY_HEX]
 
 
-def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: AnyJob | None = None) -> dict[str, str]:
+def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: AnyJob | None = None,
+                    rerun: str | None = None) -> dict[str, str]:
     """The labels a live job of this resource and spec is found by: `pulumi-resource` (whose job) and
-    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job). `parsed`:
-    the job already parsed, when the caller has it."""
+    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job; with its `rerun`
+    token when one is set, so that a fresh run never adopts the run it replaces). `parsed`: the job already parsed,
+    when the caller has it."""
     spec: dict[str, Any] = {"spec": spec_of(job, parsed)}
     if backend in BACKENDS and not get_backend(backend).supports_label_update:
         spec["labels"] = canonical(job.get("labels") or {})
+    if rerun is not None:
+        spec["rerun"] = rerun
     return {RESOURCE_LABEL: _digest(identity), SPEC_LABEL: _digest(json.dumps(spec, sort_keys=True))}
+
+
+def resource_label(identity: str) -> dict[str, str]:
+    """The `pulumi-resource` label of a resource identity (organization/project/stack/name), as identity_labels."""
+    return {RESOURCE_LABEL: _digest(identity)}
+
+
+def stack_label(project: str, stack: str) -> dict[str, str]:
+    """The label that finds a stack's jobs (`pulumi-stack`): a hash of the Pulumi project and stack. Not part of
+    what makes a job change (neither in `pulumi-spec` nor compared by diff)."""
+    return {STACK_LABEL: _digest(f"{project}/{stack}")}
+
+
+def stack_label_of(identity: str) -> dict[str, str]:
+    """The stack label of a resource identity (organization/project/stack/name); none for another form."""
+    parts = identity.split("/", 3)
+    return stack_label(parts[1], parts[2]) if len(parts) == 4 and parts[1] and parts[2] else {}
 
 
 def _seconds_problem(value: Any) -> str | None:
@@ -147,9 +181,11 @@ class _Inputs:
         return parse_wire(self.job)
 
     def labels(self, job_id: str, parsed: AnyJob | None = None) -> dict[str, str]:
-        """The labels the job is created (or relabelled) with: the user's, its id's and its identity."""
+        """The labels the job is created (or relabelled) with: the user's, its id's, its identity and its stack's."""
         parsed = parsed if parsed is not None else self.parsed()
-        return {**job_labels(parsed, job_id), **identity_labels(self.identity, self.job, self.backend, parsed)}
+        return {**job_labels(parsed, job_id),
+                **identity_labels(self.identity, self.job, self.backend, parsed, rerun_of(self.props.get("rerun"))),
+                **stack_label_of(self.identity)}
 
 
 class TrainingJobProvider(EndpointProvider):
@@ -161,9 +197,16 @@ class TrainingJobProvider(EndpointProvider):
     #: state: the provider is pickled into Pulumi state and must stay tiny (a test puts fakes on an instance).
     clock: Callable[[], float] = staticmethod(time.monotonic)
     sleep: Callable[[float], None] = staticmethod(time.sleep)
+    #: The wall clock (epoch seconds) a running job's cost so far is counted to; a class attribute, like clock.
+    wall_clock: Callable[[], float] = staticmethod(time.time)
 
-    def _jobs(self, inputs: _Inputs, job: AnyJob | None = None) -> Jobs:
-        target = Target(inputs.project, inputs.region, self._endpoint())
+    def _jobs(self, inputs: _Inputs, job: AnyJob | None = None, *, name: str | None = None) -> Jobs:
+        """The lifecycle at the job's target: the region of `name` (a Vertex AI job's resource name: a fallback
+        may run elsewhere than the job as written), else the job's own."""
+        return self._jobs_at(inputs, region_in(name) or inputs.region, job)
+
+    def _jobs_at(self, inputs: _Inputs, region: str, job: AnyJob | None = None) -> Jobs:
+        target = Target(inputs.project, region, self._endpoint())
         chosen = backends.backend_for(inputs.backend, job if job is not None else inputs.job)
         return Jobs(chosen, target, log=lambda msg: pulumi.log.info(msg), clock=self.clock, sleep=self.sleep)
 
@@ -176,11 +219,14 @@ class TrainingJobProvider(EndpointProvider):
             "state": backend.state(resource),
             "backendState": resource.get("state"),
             **backend.outputs(resource, jobs.target),
+            "costUsd": cost_usd(resource, jobs.target.region, self.wall_clock()),
+            "placement": placement_of(job_runs.placement_index(resource), resource, jobs.target.region),
+            "retryCount": job_runs.retry_number(resource),
         }
 
     # -- check and diff --------------------------------------------------------------------------
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
             return CheckResult(dict(news), env_failures)
         failures: list[CheckFailure] = []
@@ -207,6 +253,8 @@ class TrainingJobProvider(EndpointProvider):
                 judged = judge_wire(known_only(new.job, _is_unknown), backend=new.backend,
                                     job_id=preview_job_id(new.name))
                 failures.extend(_failures(judged.problems, unknown))
+                for warning in judged.warnings:  # what the translation changed (a TPU job's unused master)
+                    pulumi.log.warn(f"job {new.name or 'job'}: {warning}")
         except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
@@ -216,6 +264,9 @@ class TrainingJobProvider(EndpointProvider):
             failures += [CheckFailure(p.path, p.message)
                          for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region)]
             pulumi.log.info(cost_line(judged.body, name, region))
+        # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (provider_runs)
+        failures += check_runs(self, olds, news, judged, rails, None if _is_unknown(new.region) else new.region,
+                               resource_label(new.identity)[RESOURCE_LABEL])
         return CheckResult(inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -231,6 +282,8 @@ class TrainingJobProvider(EndpointProvider):
         others = [k for k in IN_PLACE if canonical(olds.get(k)) != canonical(news.get(k))]
         if replaces:
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
+        elif remake(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
+            replaces.append("state")
         changed = bool(replaces or labels_changed or others)
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
@@ -241,7 +294,7 @@ class TrainingJobProvider(EndpointProvider):
         standing = Standing.of(old.props)
         if standing.active and id_:
             try:
-                jobs = self._jobs(old)
+                jobs = self._jobs(old, name=id_)
                 resource = jobs.get(id_)
             except (ApiError, TransportError, ValueError) as error:
                 pulumi.log.debug(f"could not read job {id_} again ({error}); judging its last known state")
@@ -261,30 +314,27 @@ class TrainingJobProvider(EndpointProvider):
         if not inputs.identity:
             raise ValueError("a TrainingJob needs its `identity` input (set by TrainingJob from the stack and "
                              "resource name): without it a re-run could not find the job")
-        # Parsed, translated and rendered once; judged by `check`, which the engine runs before every create.
-        judged = judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()
-        model = judged.job
-        assert isinstance(model, Job | VertexJob)  # the `job` input's two vocabularies (job_wire)
-        jobs = self._jobs(inputs, model)
-        job_id = new_job_id(inputs.name or "job")
-        labels = inputs.labels(job_id, model)
-        body = judged.body_for(job_id, labels)
-        resource = jobs.create(job_id, body, {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)})
-        job_id = jobs.backend.job_id_of(resource) or job_id  # the adopted job's own id
-        resource = self._maybe_wait(jobs, inputs, job_id, resource)
+        # Each placement parsed, translated and rendered once (judged by `check`, which the engine runs before every
+        # create); a live job of the resource adopted wherever it runs; fallbacks and retries (provider_runs).
+        jobs, resource, job_id = create_runs(self, inputs)
         outs = {**props, **self._outputs(jobs, resource, job_id)}
         return CreateResult(outs["resourceName"], outs)
 
-    def _maybe_wait(self, jobs: Jobs, inputs: _Inputs, job_id: str, resource: dict[str, Any]) -> dict[str, Any]:
+    def _maybe_wait(self, jobs: Jobs, inputs: _Inputs, job_id: str, resource: dict[str, Any], *,
+                    again: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        """Wait for the job when asked; `again`: whether a FAILED job is made again (then a warning, not an error)."""
         if not inputs.wait:
             return resource
         name = jobs.backend.name_of(jobs.target, job_id, resource)
-        finished = jobs.wait(name, inputs.wait_timeout) or resource
+        report = WaitReport(Reader(jobs.target.project, self._endpoint(), sleep=self.sleep), job_id,
+                            jobs.backend.state, self.clock, pulumi.log.info, pulumi.log.warn)
+        finished = jobs.wait(name, inputs.wait_timeout, on_poll=report.poll) or resource
         state = jobs.backend.state(finished)
         if state == "FAILED":
             message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
             # Recorded, not raised: a raised create would leave the job out of state (orphaned).
-            pulumi.log.error(f"training job {job_id} FAILED: {message}")
+            (pulumi.log.warn if again is not None and again(finished) else pulumi.log.error)(
+                report.failure(finished, message))
         elif state not in ("SUCCEEDED", "CANCELLED"):
             pulumi.log.warn(f"training job {job_id} still {state} after {inputs.wait_timeout:.0f}s; "
                             "recorded as it is (run `pulumi refresh` later)")
@@ -292,7 +342,7 @@ class TrainingJobProvider(EndpointProvider):
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         inputs = _Inputs.of(props)
-        jobs = self._jobs(inputs)
+        jobs = self._jobs(inputs, name=id_)
         resource = jobs.get(id_)
         if resource is None:
             return ReadResult("", {})
@@ -301,10 +351,12 @@ class TrainingJobProvider(EndpointProvider):
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         """Labels only (everything else replaces); returns the full outputs so none vanish from state."""
         old, new = _Inputs.of(olds), _Inputs.of(news)
-        jobs = self._jobs(new)
+        jobs = self._jobs(new, name=id_)
         resource: dict[str, Any] | None
         if canonical(old.job.get("labels")) != canonical(new.job.get("labels")):
-            resource = jobs.relabel(id_, new.labels(old.job_id))  # the identity labels stay on
+            current = jobs.get(id_) or {}  # the identity labels stay on, and the run's (placement, retry)
+            kept = job_runs.run_labels(job_runs.placement_index(current), job_runs.retry_number(current))
+            resource = jobs.relabel(id_, {**new.labels(old.job_id), **kept})
         else:
             resource = jobs.get(id_)
         outputs = self._outputs(jobs, resource, old.job_id) if resource else {k: olds.get(k) for k in OUTPUT_KEYS}
@@ -316,7 +368,7 @@ class TrainingJobProvider(EndpointProvider):
         inputs = _Inputs.of(props)
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
-        self._jobs(inputs).stop(id_)
+        self._jobs(inputs, name=id_).stop(id_)
 
 
 def _failures(problems: tuple[Problem, ...] | list[Problem], unknown: list[str]) -> list[CheckFailure]:

@@ -17,14 +17,18 @@ from typing import Any
 
 import pulumi
 
-from components.jobspec.core.names import JOB_SPEC, NAMESPACE
+from components.backends.base import RESOURCE_LABEL
+from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
+from components.jobspec.vocab.custom_job import VertexJob
+from components.resources.job_provider import resource_label
+from components.resources.job_quota import stack_entry
 from components.resources.job_wire import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
-from components.resources.training_job import TrainingJob
+from components.resources.training_job import TrainingJob, resource_identity
 
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
@@ -95,6 +99,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
     guardrails = secret.wrap(settings.guardrails.model_dump(by_alias=True, exclude_none=True, mode="json"),
                              "guardrails")
+    stack_quota = _stack_quota(settings)
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
         wire: pulumi.Input[dict[str, Any]] = secret.wrap(_wire_job(name, job, package, buckets), *JOB_SOURCES)
@@ -107,6 +112,10 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             wait_timeout_seconds=job.wait_timeout_seconds,
             guardrails=guardrails,
             protect=job.protect,
+            fallbacks=[f.wire() for f in job.fallbacks] if job.fallbacks else None,
+            retries=job.retries,
+            rerun=job.rerun,
+            stack_quota=stack_quota,
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])],
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None),
@@ -117,6 +126,20 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     for key, value in outputs.items():
         pulumi.export(key, value)
     return outputs
+
+
+def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
+    """What each Vertex AI job of the stack needs of the quotas, read from its judged body (job_quota.stack_entry),
+    so each job's preview adds the stack's other new jobs to its own quota check; None when no job needs any."""
+    if settings.backend != VERTEX:
+        return None
+    entries = []
+    for name, job in settings.jobs.items():
+        region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
+        resource = resource_label(resource_identity(name))[RESOURCE_LABEL]
+        if (entry := stack_entry(resource, name, region, job.body)) is not None:
+            entries.append(entry)
+    return {"jobs": entries} if entries else None
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:

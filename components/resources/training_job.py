@@ -22,9 +22,8 @@ from components.resources.job_provider import (
     UNKNOWN,
     TrainingJobProvider,
     identity_labels,
-    new_job_id,
 )
-from components.resources.job_wire import canonical, spec_of
+from components.resources.job_wire import canonical, new_job_id, spec_of
 
 
 def resource_identity(resource_name: str) -> str:
@@ -55,6 +54,18 @@ class TrainingJobArgs:
     protect: pulumi.Input[bool] | None = None
     """Refuse a change that replaces or deletes the job while it is QUEUED, PREPARING or RUNNING (None: the
     guardrails' protectJobs)."""
+    fallbacks: pulumi.Input[list[dict[str, Any]]] | None = None
+    """Where else the job may run, in order (each: `region`, `machineSpec` {machineType, acceleratorType,
+    acceleratorCount}, `scheduling.strategy`), when a create is refused for quota or capacity or the job fails for
+    capacity before it ran; adding or editing them never replaces a running job."""
+    retries: pulumi.Input[int] | None = None
+    """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
+    (None: 2); a failure of the user's code never is."""
+    rerun: pulumi.Input[str] | None = None
+    """Any text: changing it replaces the job with a fresh run of the same spec."""
+    stack_quota: pulumi.Input[dict[str, Any]] | None = None
+    """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
+    that the quota check of this job's preview counts the stack's other new jobs too."""
 
 
 class TrainingJob(Resource, module="training", name="TrainingJob"):
@@ -73,6 +84,14 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
     """Tuning jobs: the best trial so far (id, final metrics, parameters); None for training jobs."""
     consoleUrl: pulumi.Output[str]
     """The job's page in the Google Cloud console."""
+    placement: pulumi.Output[dict]
+    """Which placement runs the job: {index (0: the job as written, i: fallbacks[i-1]), region, machine}."""
+    retryCount: pulumi.Output[int]
+    """How many times the job was made again after failing for Google's reasons (0: the first run of its spec)."""
+    costUsd: pulumi.Output[float]
+    """What the job has cost so far in USD (the time it has run times the rate it runs at: Spot for SPOT, from the
+    price table; components.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None when a
+    part of it has no known price."""
 
     def __init__(self, resource_name: str, args: TrainingJobArgs | None = None,
                  opts: pulumi.ResourceOptions | None = None, **kwargs: Any) -> None:
@@ -92,6 +111,10 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "waitTimeoutSeconds": args.wait_timeout_seconds,
             "guardrails": args.guardrails,
             "protect": args.protect,
+            "fallbacks": args.fallbacks,
+            "retries": args.retries,
+            "rerun": args.rerun,
+            "stackQuota": args.stack_quota,
             "identity": resource_identity(resource_name),
         }
         props.update({key: None for key in OUTPUT_KEYS})

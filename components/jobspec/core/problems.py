@@ -34,6 +34,13 @@ class Problem:
         path = ".".join(p for p in (prefix, self.path) if p)
         return Problem(path, self.message, file if file is not None else self.file)
 
+    def warning(self) -> str:
+        """The problem as a warning line, which does not stop the job: `FILE: warning: PATH: message` (what
+        `validate`, `render` and `plan` print on stderr)."""
+        where = f"{printable(self.file)}: " if self.file else ""
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return f"{where}warning: {printable(text)}"
+
 
 def join_path(*parts: str | int) -> str:
     """`a`, `b`, 0 -> `a.b[0]`."""

@@ -4,7 +4,8 @@ A CustomJobSpec is carried over as the user gave it (every field, unchanged; onl
 with its display name and labels). A trainingInput is translated on the worker pools of rules.pools: pool 0
 the master (one replica), then workers, parameter servers and evaluators, with `{}` for an empty pool that a
 later pool follows (Vertex numbers pools by role); legacy machine types become their Compute Engine
-equivalents; a prebuilt runtime becomes the matching prebuilt container; BASIC_TPU one cloud-tpu pool. What
+equivalents; a prebuilt runtime becomes the matching prebuilt container; a master beside its Cloud TPU
+(BASIC_TPU, or one cloud_tpu worker) one cloud-tpu pool running the master's code (load.Judged warns of it). What
 Vertex cannot express or refuses (rules.translate: the pool rules on the translation, container dates
 included) is a SpecError naming the field, never a silent change. A job with hyperparameters is not a
 CustomJob but a HyperparameterTuningJob (render.tuning_body): trial_job_spec is what each of its trials runs.

@@ -29,6 +29,8 @@ from components.jobspec.load import judge_custom_job, judge_job
 from components.jobspec.rules import Options, rule_labels
 from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, pool_path
 from components.jobspec.vocab.training_input import Job, TrainingInput
+from components.resources.fallbacks import KEYS as FALLBACK_KEYS
+from components.resources.fallbacks import alternative_job
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
@@ -175,21 +177,60 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
     judge = _custom_job if JOB_SPEC in raw else _training_input_job
-    job, body, spec_problems = judge(raw, name=name, backend=backend, region=region, region_key=region_key,
-                                     labels=merged)
+    job, body, spec_problems, warnings = judge(raw, name=name, backend=backend, region=region,
+                                               region_key=region_key, labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
         problems.append(problem if problem.path.startswith((region_key, ENV_PREFIX))
                         else problem.within(prefix=prefix))
+    alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...] = ()
+    if isinstance(raw.get("fallbacks"), list):  # judged even when another key is wrong, like the rest
+        alternatives, fallback_problems = _judge_fallbacks(raw, name=name, backend=backend, region=region,
+                                                           labels=merged, prefix=prefix)
+        problems += fallback_problems
     if settings is None or job is None or body is None or problems:
         return None, problems
-    return settings.judged_as(job, body), problems
+    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings))
+    return judged.with_alternatives(alternatives), problems
 
 
-def _training_input_job(raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str,
-                        labels: dict[str, Any]) -> tuple[Job | None, Mapping[str, Any] | None, list[Problem]]:
-    """A trainingInput job, judged by the limits of the stack's backend (and its Vertex AI translation)."""
+def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: str, labels: dict[str, Any],
+                     prefix: str) -> tuple[tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...], list[Problem]]:
+    """Each alternative of `jobs.NAME.fallbacks`, built as job data and judged by the same pass as the job itself;
+    its problems named at `jobs.NAME.fallbacks[i]` (then the path within the job it makes). An entry the settings
+    model refuses (not a mapping, an unknown key) is reported there, once."""
+    judged: list[tuple[Job | VertexJob, Mapping[str, Any], str]] = []
+    problems: list[Problem] = []
+    for index, fallback in enumerate(raw["fallbacks"]):
+        where = f"{prefix}.fallbacks[{index}]"
+        if not isinstance(fallback, dict) or set(fallback) - set(FALLBACK_KEYS):
+            continue
+        data, bad = alternative_job(raw, fallback)
+        problems += [p.within(prefix=where) for p in bad]
+        if bad:
+            continue
+        ti = data.get(TRAINING_INPUT)
+        given = fallback.get("region") if isinstance(fallback.get("region"), str) else None
+        if given is not None and given not in _regions(backend):
+            problems.append(Problem(f"{where}.region", f"{given!r} is not a training region; allowed: "
+                                    f"{allowed(_regions(backend))}"))
+            continue
+        there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
+        judge = _custom_job if JOB_SPEC in data else _training_input_job
+        job, body, spec_problems, _ = judge(data, name=name, backend=backend, region=there,
+                                            region_key=f"{where}.region", labels=labels)
+        problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems]
+        if job is not None and body is not None and not spec_problems:
+            judged.append((job, body, there))
+    return tuple(judged), problems
+
+
+def _training_input_job(
+    raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
+) -> tuple[Job | None, Mapping[str, Any] | None, list[Problem], tuple[Problem, ...]]:
+    """A trainingInput job, judged by the limits of the stack's backend (and its Vertex AI translation); with
+    its warnings (load.Judged.warnings)."""
     training_input = raw[TRAINING_INPUT]
     data: dict[str, Any] = {TRAINING_INPUT: training_input}
     if labels:
@@ -197,6 +238,7 @@ def _training_input_job(raw: dict[str, Any], *, name: str, backend: str, region:
     job: Job | None = None
     body: Mapping[str, Any] | None = None
     spec_problems: list[Problem] = []
+    warnings: tuple[Problem, ...] = ()
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
         judged = judge_job(data, default_region=region, package_supplied="trainer" in raw,
                            backend=backend if backend in BACKENDS else None, job_id=name.replace("-", "_"))
@@ -204,6 +246,7 @@ def _training_input_job(raw: dict[str, Any], *, name: str, backend: str, region:
         spec_problems += error.problems
     else:
         spec_problems += judged.problems
+        warnings = judged.warnings
         if judged.ok and isinstance(judged.job, Job):
             job, body = judged.job, judged.body
             if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
@@ -217,22 +260,24 @@ def _training_input_job(raw: dict[str, Any], *, name: str, backend: str, region:
                 problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
             inherited.append(problem)
         spec_problems = inherited
-    return job, body, spec_problems
+    return job, body, spec_problems, warnings
 
 
 #: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
 TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
 
 
-def _custom_job(raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str,
-                labels: dict[str, Any]) -> tuple[VertexJob | None, Mapping[str, Any] | None, list[Problem]]:
-    """A CustomJobSpec, judged by Vertex AI's limits in the stack's region (vertex stacks only)."""
+def _custom_job(
+    raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
+) -> tuple[VertexJob | None, Mapping[str, Any] | None, list[Problem], tuple[Problem, ...]]:
+    """A CustomJobSpec, judged by Vertex AI's limits in the stack's region (vertex stacks only); it is carried
+    over as written, so it has no warnings."""
     spec = raw[JOB_SPEC]
     if backend != VERTEX:
         if backend not in BACKENDS:
-            return None, None, []  # the backend key is reported
+            return None, None, [], ()  # the backend key is reported
         return None, None, [Problem(JOB_SPEC, f"a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
-                              f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")]
+                              f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")], ()
     judged = _with_trainer_stand_in(spec) if "trainer" in raw else spec
     try:
         result = judge_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None,
@@ -243,11 +288,11 @@ def _custom_job(raw: dict[str, Any], *, name: str, backend: str, region: str, re
     if problems:
         known_region = region in _regions(backend)  # else reported once, at the stack's region key
         return None, None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
-                            for p in problems if known_region or p.path != region_key]
+                            for p in problems if known_region or p.path != region_key], ()
     assert isinstance(result.job, VertexJob)
     parsed, single = (parse_custom_job_spec(spec) if judged is not spec  # the spec as given, not its stand-in
                       else (result.job.spec, result.job.single_pool))
-    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), result.body, []
+    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), result.body, [], ()
 
 
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from components.jobspec.core.names import (
     PROJECT_ID,
     SERVICE_ACCOUNT,
 )
+from components.jobspec.core.problems import Problem
 from components.jobspec.rules import uses_tpu
 from components.jobspec.vocab.custom_job import VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
@@ -148,6 +149,38 @@ class TpuAccessSettings(SettingsModel):
     """The TPU service account, if known; omitted: looked up with projects.getConfig at apply."""
 
 
+class FallbackMachine(SettingsModel):
+    """`jobs.NAME.fallbacks[i].machineSpec`: the machine of the pools that hold accelerators (components.resources.
+    fallbacks)."""
+
+    machine_type: str | None = None
+    accelerator_type: str | None = None
+    accelerator_count: int | None = Field(default=None, ge=0)
+
+
+class FallbackScheduling(SettingsModel):
+    """`jobs.NAME.fallbacks[i].scheduling`: the strategy of a jobSpec job (STANDARD, SPOT, FLEX_START)."""
+
+    strategy: str
+
+
+class FallbackSettings(SettingsModel):
+    """One alternative of `jobs.NAME.fallbacks`: where, on what and how the job may run instead, when Google has no
+    quota or capacity for what comes before it (judged, priced and guardrailed like the job itself)."""
+
+    region: str | None = None
+    machine_spec: FallbackMachine | None = None
+    scheduling: FallbackScheduling | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The alternative as the provider takes it (camelCase, unset keys left out)."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+#: How many times a job that failed for Google's reasons is made again, unless `jobs.NAME.retries` says otherwise.
+DEFAULT_RETRIES = 2
+
+
 class JobSettings(SettingsModel):
     """One job of `gcp-training-jobs:jobs`: the job in one of two vocabularies (exactly one of trainingInput and
     jobSpec) plus where its code comes from and how the stack treats it."""
@@ -171,16 +204,45 @@ class JobSettings(SettingsModel):
     guardrails.protectJobs)."""
     retain_on_delete: bool = False
     """Leave the job running when it leaves the stack (or the stack is destroyed) instead of cancelling it."""
+    fallbacks: list[FallbackSettings] | None = Field(default=None, max_length=10)
+    """Where else the job may run, in order, when a create is refused for quota or capacity or the job fails for
+    capacity before it ran (README, "When Google has no capacity")."""
+    retries: int | None = Field(default=None, ge=0, le=10)
+    """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
+    (default DEFAULT_RETRIES); a failure of the user's code never is."""
+    rerun: str | None = Field(default=None, max_length=63)
+    """Any text: changing it replaces the job with a fresh run of the same spec."""
 
     _job: Job | VertexJob | None = PrivateAttr(default=None)
     _body: Mapping[str, Any] | None = PrivateAttr(default=None)
+    _warnings: tuple[Problem, ...] = PrivateAttr(default=())
+    _alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...] = PrivateAttr(default=())
 
-    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any]) -> JobSettings:
+    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any],
+                  warnings: tuple[Problem, ...] = ()) -> JobSettings:
         """A copy that holds the job as it was judged (load.Judged, read once): its model, with the stack's
-        labels and region filled in, and the body its backend would send (for cost, guardrails and the plan)."""
+        labels and region filled in, the body its backend would send (for cost, guardrails and the plan), and its
+        warnings (load.Judged.warnings, named at the stack file's keys)."""
         judged = self.model_copy()
-        judged._job, judged._body = job, body
+        judged._job, judged._body, judged._warnings = job, body, warnings
         return judged
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """What the job's translation changed that its author should know (it does not stop the job)."""
+        return self._warnings
+
+    def with_alternatives(self, alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...]
+                          ) -> JobSettings:
+        """A copy that also holds each fallback as it was judged (the same one pass): (model, body, region)."""
+        judged = self.model_copy()
+        judged._alternatives = alternatives
+        return judged
+
+    @property
+    def alternatives(self) -> tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...]:
+        """Each `fallbacks` entry as judged: its model, the body its backend would send, and its region."""
+        return self._alternatives
 
     @property
     def job(self) -> Job | VertexJob:
@@ -239,6 +301,11 @@ class StackSettings(SettingsModel):
     def secret_keys(self) -> frozenset[str]:
         """The keys (without namespace) whose value holds secrets: what is built from them stays secret."""
         return self._secret_keys
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Every job's warnings, each named at its stack file key."""
+        return tuple(warning for job in self.jobs.values() for warning in job.warnings)
 
     @property
     def has_tpu_job(self) -> bool:

@@ -1,0 +1,184 @@
+"""Will Google run it: Vertex AI's custom training quota limits (Service Usage, serviceusage v1beta1
+services.consumerQuotaMetrics.list, per-region buckets) and what the project's live jobs already hold (the jobs
+listed through the backends), held against what new jobs need (components.jobspec.review.quotas).
+
+Through the shared transport: one client build per API and process, Application Default Credentials over TLS only,
+anonymous on loopback. Quotas that cannot be read (no credentials, permission denied, no answer) raise
+QuotaUnreadable: the callers warn and go on, they never fail a preview for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from components.backends import transport
+from components.backends.base import RESOURCE_LABEL, Target
+from components.backends.lifecycle import Jobs
+from components.backends.transport import ApiError, TransportError
+from components.jobspec.catalog import quotas as table
+from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.names import ACTIVE_STATES, VERTEX
+from components.jobspec.render.bodies import TRAINING, TUNING
+from components.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
+
+ENDPOINT = "https://serviceusage.googleapis.com/"
+METHOD = "consumerQuotaMetrics.list"
+MAX_PAGES = 50
+#: The region key of a bucket without dimensions: the limit of every region without a bucket of its own.
+ANY_REGION = "*"
+
+
+class QuotaUnreadable(TrainingJobsError):
+    """The quota limits or the live jobs could not be read (no credentials, permission denied, no answer);
+    `offline`: for want of credentials (a preview without any is skipped with a note, not a warning)."""
+
+    def __init__(self, message: str, *, offline: bool = False):
+        super().__init__(message)
+        self.offline = offline
+
+
+Limits = dict[tuple[str, str], int]
+
+
+def read_limits(project: str, endpoint: str | None = None, *, call: Callable[..., Any] | None = None) -> Limits:
+    """(metric short name, region or ANY_REGION) -> effective limit of every custom training metric of the project
+    (view FULL: a bucket per region). An effective limit of -1 (unlimited) is left out."""
+    root = endpoint or ENDPOINT
+    send = call or transport.call
+    limits: Limits = {}
+    token: str | None = None
+    for _ in range(MAX_PAGES):
+        def request(token: str | None = token) -> Any:
+            return transport.service("serviceusage", "v1beta1", root).services().consumerQuotaMetrics().list(
+                parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
+
+        answer = _read(lambda: send(request, root, METHOD), f"the quota limits of project {project}")
+        for metric in answer.get("metrics") or [] if isinstance(answer, dict) else []:
+            _add_metric(limits, metric)
+        token = answer.get("nextPageToken") if isinstance(answer, dict) else None
+        if not token:
+            break
+    return limits
+
+
+def _add_metric(limits: Limits, metric: Any) -> None:
+    name = table.short_name(str(metric.get("metric") or "")) if isinstance(metric, dict) else ""
+    if not name.startswith(table.METRIC_PREFIX):
+        return
+    for limit in metric.get("consumerQuotaLimits") or []:
+        for bucket in (limit.get("quotaBuckets") or []) if isinstance(limit, dict) else []:
+            dimensions = bucket.get("dimensions") or {}
+            if set(dimensions) - {"region"}:
+                continue  # a zonal or other bucket: not a region's limit
+            try:
+                value = int(bucket.get("effectiveLimit"))
+            except (TypeError, ValueError):
+                continue
+            if value >= 0:
+                limits[(name, str(dimensions.get("region") or ANY_REGION))] = value
+
+
+def limit_of(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> int | None:
+    """A metric's limit in a region: its own bucket, else the bucket of every region, else None (unknown)."""
+    found = limits.get((metric, region))
+    return found if found is not None else limits.get((metric, ANY_REGION))
+
+
+def _read(send: Callable[[], Any], what: str) -> Any:
+    from google.auth import exceptions as auth
+
+    try:
+        return send()
+    except ApiError as error:
+        why = "permission denied" if error.status == 403 else f"HTTP {error.status} {error.reason}"
+        raise QuotaUnreadable(f"cannot read {what} ({why}: {error.message})") from None
+    except (transport.CredentialsError, auth.DefaultCredentialsError) as error:
+        raise QuotaUnreadable(f"cannot read {what}: no credentials ({error})", offline=True) from None
+    except TransportError as error:
+        raise QuotaUnreadable(f"cannot read {what}: {error}") from None
+
+
+@dataclass
+class Held:
+    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL)."""
+
+    usage: dict[str, int] = field(default_factory=dict)
+    resources: set[str] = field(default_factory=set)
+
+
+def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
+    """The custom and tuning jobs of the project in `region`: what the live ones hold, per metric."""
+    from components.backends import get_backend
+
+    found = Held()
+    for kind in (TRAINING, TUNING):
+        jobs = Jobs(get_backend(VERTEX, kind), Target(project, region, endpoint), log=log or (lambda _: None))
+        listed: list[dict[str, Any]] = _read(partial(jobs.find_all, {}), f"the jobs of project {project} in {region}")
+        for job in listed:
+            resource = (job.get("labels") or {}).get(RESOURCE_LABEL)
+            if resource:
+                found.resources.add(str(resource))
+            if jobs.backend.state(job) in ACTIVE_STATES:
+                for metric, units in needs_of(job).units.items():
+                    found.usage[metric] = found.usage.get(metric, 0) + units
+    return found
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A job that may be created: its name, region and needs; `resource` (its RESOURCE_LABEL value) and `sure`:
+    sure, it is created (new or replaced); not sure, it is only when no job of the region carries `resource` yet (a
+    stack's other jobs, which the provider of one job cannot see the state of)."""
+
+    name: str
+    region: str
+    needs: Needs
+    resource: str = ""
+    sure: bool = True
+
+
+@dataclass
+class Review:
+    """What a quota review found: the metrics over their limits, and what it could not judge."""
+
+    excesses: list[Excess] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.excesses
+
+
+def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | None = None,
+           limits: Limits | None = None, log: Callable[[str], None] | None = None) -> Review:
+    """Hold what the candidates need, region by region and metric by metric, plus what live jobs hold, against the
+    limits (read here unless given). Regions where no needed metric has a known limit are not listed. Raises
+    QuotaUnreadable when the limits or the jobs cannot be read."""
+    chosen = list(candidates)
+    found = Review()
+    for candidate in chosen:
+        found.notes += [f"job {candidate.name}: {what} not quota-checked" for what in candidate.needs.unchecked]
+    if not any(c.needs for c in chosen):
+        return found
+    known = read_limits(project, endpoint) if limits is None else limits
+    regions = sorted({c.region for c in chosen if c.needs})
+    for region in regions:
+        here = [c for c in chosen if c.region == region and c.needs]
+        metrics = sorted(total(c.needs.units for c in here))
+        region_limits = {m: limit_of(known, m, region) for m in metrics}
+        found.notes += [f"{table.full_name(m)} in {region}: no limit found, not checked"
+                        for m, v in region_limits.items() if v is None]
+        if all(v is None for v in region_limits.values()):
+            continue
+        there = held(project, region, endpoint, log=log)
+        counted = [c for c in here if c.sure or c.resource not in there.resources]
+        who: dict[str, list[str]] = {}
+        for c in counted:
+            for metric in c.needs.units:
+                who.setdefault(metric, []).append(c.name)
+        need = total(c.needs.units for c in counted)
+        found.excesses += excesses(region, need, there.usage, region_limits, who)
+    return found

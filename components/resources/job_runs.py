@@ -1,0 +1,171 @@
+"""Run semantics of a TrainingJob (README, "When Google has no capacity"), pure but for the reads it is handed:
+where each try runs (`fallbacks`: placement 0 is the job as written), what a finished job means for the next
+`pulumi up` (kept, reported, or made again at most `retries` times), and the labels that carry a run's story on the
+job itself, so that a later `up` reads it from the API and never from a state that a crash may have lost.
+
+- SUCCEEDED: kept. FAILED because the user's code failed: kept and reported, never made again on its own.
+- FAILED for Google's reasons (capacity, preemption, internal faults): made again, at most `retries` times (default
+  2; the count is on the job, label `pulumi-retry`, and starts again with a new spec, whose `pulumi-spec` differs).
+  After a capacity failure before the job ran, the next try goes to the next placement (after the last: the
+  first); after a preemption or an internal fault, to the same one.
+- CANCELLED outside Pulumi: reported; made again only on request (`rerun`).
+- A create refused for quota (HTTP 429, transport.QuotaExceeded) made nothing: the next placement is tried at once,
+  and no retry is spent.
+Labels `pulumi-placement` and `pulumi-retry` are only set when not 0, so a job without fallbacks or retries carries
+exactly the labels it always did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from components.backends.failures import Failure, failure_of_job
+from components.jobspec.core.errors import TrainingJobsError
+from components.resources.fallbacks import alternative_job
+from components.resources.job_wire import canonical, region_of, spec_of
+
+PLACEMENT_LABEL = "pulumi-placement"
+RETRY_LABEL = "pulumi-retry"
+DEFAULT_RETRIES = 2
+MAX_RETRIES = 10
+
+
+class RetriesExhausted(TrainingJobsError):
+    """A job failed for Google's reasons more often than `retries` allows making it again."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one try runs: its index (0: the job as written), its `job` data and region."""
+
+    index: int
+    job: dict[str, Any]
+    region: str
+
+
+def placements(job: Mapping[str, Any], fallbacks: Any) -> list[Placement]:
+    """The job as written, then each alternative of `fallbacks` (the input; an entry that is not a mapping, or
+    that cannot be put in, is left out: check reported it)."""
+    found = [Placement(0, dict(job), region_of(job))]
+    for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else [], 1):
+        if not isinstance(alternative, Mapping):
+            continue
+        data, problems = alternative_job(job, alternative)
+        if not problems:
+            found.append(Placement(index, data, region_of(data)))
+    return found
+
+
+def retries_of(value: Any) -> int:
+    """The `retries` input: a whole number from 0 to MAX_RETRIES (Pulumi sends 2 as 2.0); unset: DEFAULT_RETRIES."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return DEFAULT_RETRIES
+    return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
+
+
+def retries_problem(value: Any) -> str | None:
+    """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
+    if value is None or isinstance(value, str):  # unset, or the engine's unknown at preview
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+            or value != int(value) or not 0 <= value <= MAX_RETRIES:
+        return f"{value!r}; allowed: a whole number from 0 to {MAX_RETRIES}"
+    return None
+
+
+def run_labels(index: int, retry: int) -> dict[str, str]:
+    """The labels of a try: its placement and retry number, each only when not 0."""
+    labels = {}
+    if index:
+        labels[PLACEMENT_LABEL] = str(index)
+    if retry:
+        labels[RETRY_LABEL] = str(retry)
+    return labels
+
+
+def _number(labels: Mapping[str, Any], key: str) -> int:
+    try:
+        return max(0, int(str(labels.get(key) or 0)))
+    except ValueError:
+        return 0
+
+
+def placement_index(resource: Mapping[str, Any]) -> int:
+    return _number(resource.get("labels") or {}, PLACEMENT_LABEL)
+
+
+def retry_number(resource: Mapping[str, Any]) -> int:
+    return _number(resource.get("labels") or {}, RETRY_LABEL)
+
+
+@dataclass(frozen=True)
+class NextTry:
+    """Where the next job of a resource goes and which retry it is."""
+
+    index: int
+    retry: int
+    why: str = ""
+
+
+def next_try(previous: Mapping[str, Any] | None, failure: Failure | None, count: int, retries: int) -> NextTry:
+    """After `previous` (the resource's last job of this spec, its `failure` if it FAILED), the next try: the first
+    placement when there was none or it was not Google's fault; else retry + 1, at the next placement after a
+    capacity failure before it ran, at the same one otherwise. RetriesExhausted past `retries`."""
+    if previous is None or failure is None or not failure.googles:
+        return NextTry(0, 0)
+    retry = retry_number(previous) + 1
+    if retry > retries:
+        raise RetriesExhausted(f"the job failed because {failure.describe()}, and it was made again {retry - 1} "
+                               f"time(s) already, the most jobs.NAME.retries ({retries}) allows")
+    index = placement_index(previous)
+    if failure.before_it_ran:
+        index = (index + 1) % max(1, count)
+    return NextTry(index, retry, f"retry {retry} of {retries}: the last job failed because {failure.describe()}")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a `pulumi preview` says of a job whose inputs did not change: `remake` (replace it), and a line to log
+    (`level` info or warn)."""
+
+    remake: bool
+    line: str = ""
+    level: str = "info"
+
+
+def verdict(name: str, resource: Mapping[str, Any] | None, state: str, retries: int) -> Verdict:
+    """The run semantics applied to the job as the API just answered it (`state` in the common vocabulary)."""
+    if resource is None or state not in ("FAILED", "CANCELLED"):
+        return Verdict(False)
+    if state == "CANCELLED":
+        return Verdict(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change jobs.{name}.rerun to "
+                              "run it again", "warn")
+    failure = failure_of_job(dict(resource))
+    if not failure.googles:
+        return Verdict(False, f"job {name} FAILED because {failure.describe()}: kept and not made again (change its "
+                              f"spec, or jobs.{name}.rerun, to run it again)", "warn")
+    used = retry_number(resource)
+    if used >= retries:
+        return Verdict(False, f"job {name} FAILED because {failure.describe()}, and was made again {used} time(s), "
+                              f"the most jobs.{name}.retries ({retries}) allows: kept", "warn")
+    return Verdict(True, f"job {name} FAILED because {failure.describe()}: it will be made again (retry {used + 1} "
+                         f"of {retries})")
+
+
+def rerun_of(value: Any) -> str | None:
+    """The `rerun` token: any text; unset (or empty): None."""
+    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) else None
+
+
+def replaced(olds: Mapping[str, Any], news: Mapping[str, Any], keys: Sequence[str]) -> bool:
+    """Whether `news` makes a new job where `olds` had one (no olds: a create): a change of the spec or of one of
+    `keys` (project, backend, rerun)."""
+    if not olds:
+        return True
+    if any(canonical(olds.get(k)) != canonical(news.get(k)) for k in keys):
+        return True
+    old_job, new_job = olds.get("job"), news.get("job")
+    return not isinstance(old_job, dict) or not isinstance(new_job, dict) or spec_of(old_job) != spec_of(new_job)

@@ -1,0 +1,230 @@
+"""The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
+guardrailed and priced like the job, `retries` and `rerun` checked, the quota check), what `diff` adds (a job whose
+inputs did not change is kept, reported or made again, by job_runs.verdict on its state read from the API), and
+`create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
+this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
+failed for Google's reasons made again in the same `up`).
+
+Functions of the provider (job_provider.TrainingJobProvider), which stays the one class pickled into state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pulumi
+from pulumi.dynamic import CheckFailure
+from pulumi.runtime.rpc import UNKNOWN
+
+from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
+from components.backends.failures import failure_of_job
+from components.backends.lifecycle import Jobs, LookupFailed
+from components.backends.transport import ApiError, QuotaExceeded, TransportError
+from components.jobspec.core.errors import SpecError, TrainingJobsError
+from components.jobspec.core.names import ACTIVE_STATES, VERTEX
+from components.jobspec.load import Judged
+from components.jobspec.review.guardrails import Guardrails
+from components.jobspec.rules import today
+from components.resources import job_quota, job_runs
+from components.resources.fallbacks import alternative_job
+from components.resources.job_review import cost_line, job_rule_problems
+from components.resources.job_wire import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
+
+
+class QuotaRefused(TrainingJobsError):
+    """Every placement of a job was refused for quota: nothing was created."""
+
+
+def _unknown(value: Any) -> bool:
+    return bool(value == UNKNOWN)
+
+
+# -- check -----------------------------------------------------------------------------------------------------
+
+
+def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged | None,
+               rails: Guardrails, region: str | None, resource: str) -> list[CheckFailure]:
+    """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
+    `resource`: its `pulumi-resource` label value)."""
+    failures: list[CheckFailure] = []
+    if (problem := job_runs.retries_problem(news.get("retries"))) is not None:
+        failures.append(CheckFailure("retries", problem))
+    rerun = news.get("rerun")
+    if rerun is not None and not _unknown(rerun) and not isinstance(rerun, str):
+        failures.append(CheckFailure("rerun", f"{rerun!r}; allowed: any text (change it to run the job again)"))
+    fallbacks = news.get("fallbacks")
+    if fallbacks is not None and not _unknown(fallbacks) and not isinstance(fallbacks, list):
+        failures.append(CheckFailure("fallbacks", f"{fallbacks!r}; allowed: a list of alternatives (region, "
+                                     "machineSpec, scheduling)"))
+    if judged is None or judged.body is None:
+        return failures
+    name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
+    job = known_only(news.get("job") or {}, _unknown)
+    tries: list[tuple[int, str, Mapping[str, Any]]] = [(0, region or "", judged.body)]
+    for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else []):
+        where = f"fallbacks[{index}]"
+        if _unknown(alternative):
+            continue
+        if not isinstance(alternative, Mapping):
+            failures.append(CheckFailure(where, f"{alternative!r}; allowed: a mapping of region, machineSpec and "
+                                         "scheduling"))
+            continue
+        data, bad = alternative_job(job, alternative)
+        failures += [CheckFailure(f"{where}.{p.path}", p.message) for p in bad]
+        if bad:
+            continue
+        try:
+            other = judge_wire(data, backend=backend, job_id=preview_job_id(name))
+        except SpecError as error:
+            failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in error.problems]
+            continue
+        failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
+        if other.body is None:
+            continue
+        there = _region(data)
+        failures += [CheckFailure(p.path, f"{where}: {p.message}")
+                     for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there)]
+        pulumi.log.info(cost_line(other.body, f"{name} {where}", there))
+        tries.append((index + 1, there or "", other.body))
+    if failures or backend != VERTEX or not region or not _new_job(olds, news):
+        return failures
+    outcome = job_quota.check(str(news.get("project") or ""), name, resource, tries,
+                              job_quota.peers_of(news.get("stackQuota"), resource), provider._endpoint())
+    for line in outcome.warnings:
+        pulumi.log.warn(line)
+    for line in outcome.skipped:  # offline: no credentials to read them with
+        pulumi.log.info(line)
+    for line in (*outcome.notes, *outcome.debug):  # what was not checked (`pulumi preview --debug` shows it)
+        pulumi.log.debug(line)
+    return failures + [CheckFailure("job", line) for line in outcome.failures]
+
+
+def _region(job: Mapping[str, Any]) -> str | None:
+    return region_of(job) or None
+
+
+def _new_job(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether this check is for a job that will be made (a create, or a replace)."""
+    if job_runs.replaced(olds, news, ("project", "backend", "rerun")):
+        return True
+    old_job, new_job = olds.get("job") or {}, news.get("job") or {}
+    return news.get("backend") == VERTEX and isinstance(old_job, dict) and isinstance(new_job, dict) \
+        and canonical(old_job.get("labels")) != canonical(new_job.get("labels"))
+
+
+# -- diff ------------------------------------------------------------------------------------------------------
+
+
+def remake(provider: Any, id_: str, old: Any, news: Mapping[str, Any]) -> bool:
+    """For a job whose inputs did not change (`old`: its inputs and last outputs, job_provider._Inputs): read its
+    state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
+    reasons, retries left). A read that fails keeps the job."""
+    state = old.props.get("state")
+    if not id_ or state == "SUCCEEDED" or state not in (*ACTIVE_STATES, "FAILED", "CANCELLED"):
+        return False
+    try:
+        jobs = provider._jobs(old, name=id_)
+        resource = jobs.get(id_)
+    except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
+        pulumi.log.debug(f"could not read job {id_} ({error}); kept as last known")
+        return False
+    found = job_runs.verdict(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
+                             job_runs.retries_of(news.get("retries")))
+    if found.line:
+        (pulumi.log.warn if found.level == "warn" else pulumi.log.info)(found.line)
+    return found.remake
+
+
+# -- create ----------------------------------------------------------------------------------------------------
+
+
+def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
+    """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
+    last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
+    same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
+    tries = job_runs.placements(inputs.job, inputs.props.get("fallbacks"))
+    retries = job_runs.retries_of(inputs.props.get("retries"))
+    judged = {0: judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()}
+    model = judged[0].job
+    sample = inputs.labels(preview_job_id(inputs.name), model)
+    identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
+    places = _places(provider, inputs, tries, model)
+    history: list[dict[str, Any]] = []
+    for jobs in _distinct(places):  # one lookup per place: a live job is adopted; the others are the history
+        try:
+            found = jobs.find_all(identity)
+        except (ApiError, TransportError) as error:
+            raise LookupFailed(f"cannot look for the jobs of {inputs.name or 'this resource'} before creating one "
+                               f"({error}); nothing was created: run `pulumi up` again") from None
+        adopted = jobs.adopt_live(identity, found=found)
+        if adopted is not None:
+            return jobs, adopted, jobs.backend.job_id_of(adopted)
+        history += found
+    previous = max(history, key=lambda job: str(job.get("createTime") or ""), default=None)
+    failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
+    step = job_runs.next_try(previous, failure, len(tries), retries)
+    if step.why:
+        pulumi.log.info(f"job {inputs.name}: {step.why}")
+    refused: list[str] = []
+    looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
+    while True:
+        place = tries[step.index]
+        if place.index not in judged:
+            judged[place.index] = judge_wire(place.job, backend=inputs.backend, judge=False).checked()
+        jobs = places[place.index]
+        job_id = new_job_id(inputs.name or "job")
+        labels = {**inputs.labels(job_id, model), **job_runs.run_labels(place.index, step.retry)}
+        try:
+            resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
+                                   looked_up=looked_up)
+        except QuotaExceeded as error:
+            refused.append(f"{_where(place)}: {error.message}")
+            if len(refused) >= len(tries):
+                raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
+                                   f"{'; '.join(refused)}") from None
+            pulumi.log.warn(f"job {inputs.name}: {_where(place)} refused for quota ({error.message}); trying "
+                            f"{_where(tries[(step.index + 1) % len(tries)])}")
+            step = job_runs.NextTry((step.index + 1) % len(tries), step.retry)
+            continue
+        job_id = jobs.backend.job_id_of(resource) or job_id
+        again = _again(jobs, retries)
+        resource = provider._maybe_wait(jobs, inputs, job_id, resource, again=again)
+        if inputs.wait and again(resource):
+            step = job_runs.next_try(resource, failure_of_job(resource), len(tries), retries)
+            pulumi.log.info(f"job {inputs.name}: {step.why}; making it again at {_where(tries[step.index])}")
+            refused, looked_up = [], False
+            continue
+        return jobs, resource, job_id
+
+
+def _again(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether a waited job is made again in the same `up`: FAILED for Google's reasons, with retries left."""
+    def again(resource: dict[str, Any]) -> bool:
+        if jobs.backend.state(resource) != "FAILED":
+            return False
+        failure = failure_of_job(resource)
+        return failure.googles and job_runs.retry_number(resource) < retries
+    return again
+
+
+def _where(place: job_runs.Placement) -> str:
+    return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
+        f"the job as written ({place.region or 'its region'})"
+
+
+def _places(provider: Any, inputs: Any, tries: list[job_runs.Placement], model: Any) -> dict[int, Jobs]:
+    return {place.index: provider._jobs_at(inputs, place.region, model) for place in tries}
+
+
+def _distinct(places: Mapping[int, Jobs]) -> list[Jobs]:
+    """One Jobs per place a lookup covers (Vertex AI: a region; ml v1 lists a project's jobs in every region)."""
+    seen: dict[tuple[str, str, str], Jobs] = {}
+    for jobs in places.values():
+        key = (jobs.backend.name, jobs.target.project, jobs.target.region if jobs.backend.name == VERTEX else "")
+        seen.setdefault(key, jobs)
+    return list(seen.values())
+
+
+def _state(places: Mapping[int, Jobs], resource: dict[str, Any]) -> str:
+    return next(iter(places.values())).backend.state(resource)

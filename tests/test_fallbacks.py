@@ -1,0 +1,397 @@
+"""`jobs.NAME.fallbacks`, `retries`, `rerun` and the quota check, on the TrainingJob provider called directly against
+the emulator over real HTTP (the engine runs the same methods in tests/test_e2e_capacity.py): every alternative
+judged, guardrailed and priced at check; a create refused for quota moves to the next placement at once; a job
+that failed for Google's reasons is made again (the next placement after a stockout), one failed by the user's code
+never; CANCELLED is reported; `rerun` replaces; and never two live jobs for one resource."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
+from components.emulator import Emulator
+from components.resources.job_provider import identity_labels, resource_label
+from components.resources.job_runs import PLACEMENT_LABEL, RETRY_LABEL
+from components.resources.provider_runs import QuotaRefused
+from components.resources.training_job import TrainingJobProvider
+from tests.helpers import FakeClock
+
+L4 = "custom_model_training_nvidia_l4_gpus"
+IDENTITY = "org/proj/dev/trial"
+FALLBACK_EAST = [{"region": "us-east1"}]
+
+
+def l4_job(region: str = "us-central1", strategy: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+         "replicaCount": "1", "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}],
+        "scheduling": {"timeout": "7200s"}}
+    if strategy:
+        spec["scheduling"]["strategy"] = strategy
+    return {"jobSpec": spec, "region": region, "labels": {"team": "vision"}}
+
+
+def props(job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    return {"name": "trial", "project": "my-proj", "backend": "vertex", "job": job or l4_job(),
+            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": IDENTITY, **extra}
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    return FakeClock().drive(TrainingJobProvider())
+
+
+@pytest.fixture
+def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
+    for level in lines:
+        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}", lines[level].append)
+        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}", lines[level].append)
+    return lines
+
+
+def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
+            ) -> dict[str, Any]:
+    result = provider.check(olds or {}, news)
+    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    return dict(result.inputs)
+
+
+def failures(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
+             ) -> list[tuple[str, str]]:
+    return [(f.property, f.reason) for f in provider.check(olds or {}, news).failures]
+
+
+def created(provider: TrainingJobProvider, news: dict[str, Any]) -> dict[str, Any]:
+    return dict(provider.create(checked(provider, news)).outs)
+
+
+def quota(emulator: Emulator, region: str, limit: int, metric: str = L4) -> None:
+    emulator.state.set_quota(metric, region, limit)
+
+
+def jobs_by_region(emulator: Emulator) -> list[tuple[str, str]]:
+    return [(entry["name"].split("/")[3], entry["job"]["state"]) for entry in emulator.state.jobs()]
+
+
+def live(emulator: Emulator) -> list[dict[str, Any]]:
+    return [e for e in emulator.state.jobs() if e["job"]["state"] in ("JOB_STATE_QUEUED", "JOB_STATE_PENDING",
+                                                                       "JOB_STATE_RUNNING")]
+
+
+# -- check: every alternative judged, guardrailed and priced ------------------------------------------------------
+
+def test_each_fallback_is_judged_at_its_path(provider) -> None:
+    bad = [{"region": "us-east1"}, {"machineSpec": {"machineType": "g2-standard-8", "acceleratorCount": 3}},
+           {"region": "us-east1", "colour": "blue"}, "us-west1"]
+    found = failures(provider, props(fallbacks=bad))
+    second = [p for p, _ in found if p.startswith("fallbacks[1]")]
+    assert second == ["fallbacks[1].job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
+    assert any(p == "fallbacks[2].colour" and "allowed: region, machineSpec, scheduling" in r for p, r in found)
+    assert any(p == "fallbacks[3]" for p, _ in found)
+    assert not any(p.startswith("fallbacks[0]") for p, _ in found)
+    nowhere = failures(provider, props(fallbacks=[{"region": "mars-central1"}]))
+    assert [p for p, _ in nowhere] == ["fallbacks[0].job.region"]
+
+
+def test_a_fallback_breaking_a_guardrail_fails_the_check_and_each_is_priced(provider, logged) -> None:
+    t4 = {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1}}
+    rails = {"allowedAccelerators": ["NVIDIA_L4"]}
+    found = failures(provider, props(fallbacks=[FALLBACK_EAST[0], t4], guardrails=rails))
+    assert [(p, r.split(":")[0]) for p, r in found] == [
+        ("gcp-training-jobs:guardrails.allowedAccelerators", "fallbacks[1]")]
+    assert "NVIDIA_TESLA_T4" in found[0][1]
+    costs = [line for line in logged["info"] if line.startswith("job trial")]
+    assert any(line.startswith("job trial fallbacks[0]:") and "us-east1" in line for line in costs)
+    assert any(line.startswith("job trial fallbacks[1]:") for line in costs)
+
+
+def test_retries_and_rerun_are_checked(provider) -> None:
+    assert failures(provider, props(retries=-1))[0][0] == "retries"
+    assert failures(provider, props(retries=2.5))[0][0] == "retries"
+    assert failures(provider, props(rerun=7))[0][0] == "rerun"
+    checked(provider, props(retries=0.0, rerun="2026-11-24"))  # Pulumi sends 0 as 0.0
+
+
+def test_a_training_input_fallback_cannot_set_a_strategy() -> None:
+    from components.resources.fallbacks import alternative_job
+
+    job = {"trainingInput": {"scaleTier": "BASIC_GPU", "region": "us-central1"}}
+    data, problems = alternative_job(job, {"region": "us-east1", "scheduling": {"strategy": "SPOT"},
+                                           "machineSpec": {"machineType": "n1-standard-8"}})
+    assert data["trainingInput"]["region"] == "us-east1"
+    assert [p.path for p in problems] == ["machineSpec", "scheduling.strategy"]
+    custom = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "workerType": "n1-standard-8",
+                                "workerCount": "2", "parameterServerType": "n1-highmem-8", "parameterServerCount": "1",
+                                "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "1"}},
+                                "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": "1"}}}}
+    data, problems = alternative_job(custom, {"machineSpec": {"machineType": "n1-standard-16",
+                                                              "acceleratorType": "NVIDIA_TESLA_V100",
+                                                              "acceleratorCount": 2}})
+    ti = data["trainingInput"]
+    assert problems == [] and ti["masterType"] == ti["workerType"] == "n1-standard-16"
+    assert ti["parameterServerType"] == "n1-highmem-8"  # a pool without accelerators keeps its machine
+    assert ti["workerConfig"]["acceleratorConfig"] == {"type": "NVIDIA_TESLA_V100", "count": "2"}
+
+
+# -- check: the quota check ------------------------------------------------------------------------------------
+
+def test_a_job_over_quota_fails_the_check_naming_metric_region_need_usage_and_limit(provider, emulator) -> None:
+    quota(emulator, "us-central1", 0)
+    ((prop, reason),) = failures(provider, props())
+    assert prop == "job"
+    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "need 1", "hold 0", "limit is 0",
+                 "iam-admin/quotas?project=my-proj"):
+        assert part in reason, part
+    spot = failures(provider, props(l4_job(strategy="SPOT")))
+    assert spot == []  # Spot counts against the preemptible twin, which has no limit here
+    assert emulator.state.jobs() == []
+
+
+def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulator, logged) -> None:
+    quota(emulator, "us-central1", 0)
+    quota(emulator, "us-east1", 4)
+    checked(provider, props(fallbacks=FALLBACK_EAST))
+    (warning,) = [w for w in logged["warn"] if "over quota" in w]
+    assert "fallbacks[0] (us-east1)" in warning and "need 1" in warning
+    quota(emulator, "us-east1", 0)
+    found = failures(provider, props(fallbacks=FALLBACK_EAST))
+    assert [r.split(":")[1].strip() for _, r in found] == ["quota aiplatform.googleapis.com/" + L4 + " in us-central1",
+                                                           "fallbacks[0]"]
+
+
+def test_live_jobs_and_the_stacks_other_new_jobs_count(provider, emulator) -> None:
+    quota(emulator, "us-central1", 2)
+    other = resource_label("org/proj/dev/other")[RESOURCE_LABEL]
+    peers = {"jobs": [{"resource": other, "name": "other", "region": "us-central1", "needs": {L4: 2}},
+                      {"resource": resource_label(IDENTITY)[RESOURCE_LABEL], "name": "trial", "region": "us-central1",
+                       "needs": {L4: 1}}]}
+    ((_, reason),) = failures(provider, props(stackQuota=peers))
+    assert "(trial, other) need 3" in reason
+    provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # deployed: holds 1
+    assert failures(provider, props(stackQuota=peers)) == []  # its live job holds 1 (counted once), + 1 fits 2
+    quota(emulator, "us-central1", 1)
+    ((_, reason),) = failures(provider, props(stackQuota=peers))
+    assert "the new jobs (trial) need 1, live jobs hold 1, the limit is 1" in reason
+
+
+def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:
+    news = checked(provider, props())
+    reads = len(emulator.state.requests("consumerQuotaMetrics.list"))
+    checked(provider, copy.deepcopy(news), olds=news)  # no change: nothing is made, nothing to check
+    assert len(emulator.state.requests("consumerQuotaMetrics.list")) == reads
+    emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied on resource")
+    checked(provider, props())
+    assert any("quota check skipped" in w and "permission denied" in w for w in logged["warn"])
+
+
+# -- create: placements, quota refusals ------------------------------------------------------------------------
+
+def test_a_job_without_fallbacks_keeps_exactly_its_labels(provider, emulator) -> None:
+    outs = created(provider, props())
+    (entry,) = emulator.state.jobs()
+    labels = entry["job"]["labels"]
+    assert PLACEMENT_LABEL not in labels and RETRY_LABEL not in labels
+    job = props()["job"]
+    assert {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)} == identity_labels(IDENTITY, job, "vertex")
+    assert identity_labels(IDENTITY, job, "vertex") == identity_labels(IDENTITY, job, "vertex", rerun=None)
+    assert outs["placement"] == {"index": 0, "region": "us-central1", "machine": "g2-standard-8 + 1 NVIDIA_L4"}
+    assert outs["retryCount"] == 0
+
+
+def test_a_create_refused_for_quota_goes_to_the_next_placement_at_once(provider, emulator, logged) -> None:
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
+    quota(emulator, "us-central1", 0)  # after the preview: the create meets Vertex's 429
+    outs = dict(provider.create(inputs).outs)
+    assert outs["placement"]["index"] == 1 and outs["placement"]["region"] == "us-east1"
+    assert outs["resourceName"].startswith("projects/my-proj/locations/us-east1/customJobs/")
+    assert outs["retryCount"] == 0  # nothing was made: no retry spent
+    assert jobs_by_region(emulator) == [("us-east1", "JOB_STATE_QUEUED")]
+    assert emulator.state.jobs()[0]["job"]["labels"][PLACEMENT_LABEL] == "1"
+    assert len(emulator.state.requests("customJobs.create")) == 2
+    assert any("refused for quota" in w for w in logged["warn"])
+    read = provider.read(outs["resourceName"], outs)  # read (and delete) at the job's own region
+    assert read.outs["placement"]["region"] == "us-east1"
+    provider.delete(outs["resourceName"], outs)
+    assert jobs_by_region(emulator) == [("us-east1", "JOB_STATE_CANCELLED")]
+
+
+def test_every_placement_refused_for_quota_creates_nothing(provider, emulator) -> None:
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
+    quota(emulator, "us-central1", 0)
+    quota(emulator, "us-east1", 0)
+    with pytest.raises(QuotaRefused, match="every placement was refused for quota") as refused:
+        provider.create(inputs)
+    assert str(refused.value).count(L4) == 2
+    assert emulator.state.jobs() == []
+
+
+def test_a_live_job_at_any_placement_is_adopted_never_doubled(provider, emulator) -> None:
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
+    quota(emulator, "us-central1", 0)
+    first = dict(provider.create(inputs).outs)
+    emulator.state.quota_limits.clear()  # capacity is back; a run that lost its state creates again
+    again = dict(provider.create(inputs).outs)
+    assert again["jobId"] == first["jobId"] and len(emulator.state.jobs()) == 1
+
+
+# -- run semantics ---------------------------------------------------------------------------------------------
+
+def test_a_stocked_out_job_with_a_fallback_ends_succeeded_there_in_the_same_up(provider, emulator, logged) -> None:
+    emulator.state.add_stockout("us-central1", "g2-standard-8")
+    emulator.state.set_phase_seconds(0)
+    outs = created(provider, props(fallbacks=FALLBACK_EAST, waitForCompletion=True))
+    assert outs["state"] == "SUCCEEDED" and outs["placement"]["region"] == "us-east1" and outs["retryCount"] == 1
+    assert jobs_by_region(emulator) == [("us-central1", "JOB_STATE_FAILED"), ("us-east1", "JOB_STATE_SUCCEEDED")]
+    assert logged["error"] == []  # made again: a warning, not an error
+    assert any("Resources are insufficient in region: us-central1" in w for w in logged["warn"])
+
+
+def test_without_waiting_the_next_up_reads_the_failure_and_makes_it_again_elsewhere(provider, emulator) -> None:
+    emulator.state.add_stockout("us-central1", "g2-standard-8")
+    news = props(fallbacks=FALLBACK_EAST)
+    outs = created(provider, news)
+    assert outs["state"] == "QUEUED"
+    emulator.state.set_phase_seconds(0)  # it would run now: no capacity, FAILED before it ran
+    diff = provider.diff(outs["resourceName"], outs, checked(provider, news, olds=outs))
+    assert diff.replaces == ["state"]
+    again = dict(provider.create(checked(provider, news, olds=outs)).outs)  # the engine's replace: create first
+    assert again["placement"]["index"] == 1 and again["retryCount"] == 1 and again["state"] == "SUCCEEDED"
+    labels = emulator.state.jobs()[-1]["job"]["labels"]
+    assert (labels[PLACEMENT_LABEL], labels[RETRY_LABEL]) == ("1", "1")
+    assert provider.diff(again["resourceName"], again, checked(provider, news, olds=again)).changes is False
+
+
+def test_a_user_code_failure_is_kept_and_reported_with_its_replica(provider, emulator, logged) -> None:
+    emulator.state.set_phase_seconds(10)
+    outs = created(provider, props())
+    emulator.state.exit_replica(outs["resourceName"], 1, "workerpool0-0")
+    diff = provider.diff(outs["resourceName"], {**outs, "state": "RUNNING"}, props())
+    assert diff.changes is False and diff.replaces == []
+    (warning,) = [w for w in logged["warn"] if "FAILED" in w]
+    assert "the user's code failed, replica workerpool0-0" in warning and "not made again" in warning
+
+
+def test_an_infrastructure_failure_is_made_again_up_to_retries(provider, emulator, logged) -> None:
+    news = props(retries=1)
+    outs = created(provider, news)
+    emulator.state.fail_job(outs["resourceName"], "Internal error encountered.", 13)
+    assert provider.diff(outs["resourceName"], outs, news).replaces == ["state"]
+    second = dict(provider.create(checked(provider, news, olds=outs)).outs)
+    assert second["retryCount"] == 1 and second["placement"]["index"] == 0  # same place: not a capacity failure
+    emulator.state.fail_job(second["resourceName"], "Internal error encountered.", 13)
+    diff = provider.diff(second["resourceName"], second, news)
+    assert diff.replaces == [] and diff.changes is False
+    assert any("made again 1 time(s)" in w and "retries (1)" in w for w in logged["warn"])
+
+
+def test_a_job_cancelled_outside_pulumi_is_reported_and_kept(provider, emulator, vertex_client, logged) -> None:
+    outs = created(provider, props())
+    vertex_client.projects().locations().customJobs().cancel(name=outs["resourceName"], body={}).execute()
+    assert provider.diff(outs["resourceName"], outs, props()).changes is False
+    assert any("CANCELLED outside Pulumi" in w and "rerun" in w for w in logged["warn"])
+
+
+def test_rerun_replaces_the_job_with_a_fresh_run_never_adopting_the_old_one(provider, emulator) -> None:
+    outs = created(provider, props())
+    news = props(rerun="again")
+    diff = provider.diff(outs["resourceName"], outs, checked(provider, news, olds=outs))
+    assert diff.replaces == ["rerun"]
+    fresh = dict(provider.create(checked(provider, news, olds=outs)).outs)
+    assert fresh["jobId"] != outs["jobId"]  # the old one is still live: a different pulumi-spec, not adopted
+    specs = [e["job"]["labels"][SPEC_LABEL] for e in emulator.state.jobs()]
+    assert len(set(specs)) == 2
+
+
+def test_adding_fallbacks_or_retries_never_replaces_a_running_job(provider, emulator) -> None:
+    outs = created(provider, props())
+    for change in ({"fallbacks": FALLBACK_EAST}, {"retries": 5}, {"fallbacks": FALLBACK_EAST, "retries": 0}):
+        news = checked(provider, props(**change), olds=outs)
+        diff = provider.diff(outs["resourceName"], outs, news)
+        assert diff.changes is True and diff.replaces == [], change
+        updated = provider.update(outs["resourceName"], outs, news).outs
+        assert updated["placement"]["index"] == 0 and updated["jobId"] == outs["jobId"]
+    assert len(emulator.state.jobs()) == 1 and len(emulator.state.requests("customJobs.create")) == 1
+
+
+# -- the stack file: fallbacks judged by the same pass as the job ------------------------------------------------
+
+def stack_file(tmp_path: Any, job: dict[str, Any]) -> Any:
+    import yaml
+
+    path = tmp_path / "Pulumi.t.yaml"
+    path.write_text(yaml.safe_dump({"config": {
+        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:jobs": {"trial": job}}}))
+    return path
+
+
+def test_a_stack_files_fallbacks_are_judged_at_their_keys(tmp_path) -> None:
+    from components.jobspec.core.errors import SpecError
+    from components.resources.settings import load_stack_file
+
+    spec = l4_job()["jobSpec"]
+    good = {"jobSpec": spec, "fallbacks": [{"region": "us-east1"}, {"scheduling": {"strategy": "SPOT"}}],
+            "retries": 1, "rerun": "first"}
+    settings = load_stack_file(stack_file(tmp_path, good), root=tmp_path)
+    job = settings.jobs["trial"]
+    assert (job.retries, job.rerun) == (1, "first")
+    assert [(region, body["jobSpec"]["scheduling"].get("strategy")) for _, body, region in job.alternatives] == [
+        ("us-east1", None), ("us-central1", "SPOT")]
+    bad = {"jobSpec": spec, "fallbacks": [{"region": "us-east1", "machineSpec": {"acceleratorCount": 3}},
+                                          {"region": "mars-central1"}, {"zone": "us-east1-b"}], "retries": 11}
+    with pytest.raises(SpecError) as error:
+        load_stack_file(stack_file(tmp_path, bad), root=tmp_path)
+    paths = [p.path for p in error.value.problems]
+    assert "gcp-training-jobs:jobs.trial.fallbacks[0].jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount" in paths
+    assert "gcp-training-jobs:jobs.trial.fallbacks[1].region" in paths
+    assert "gcp-training-jobs:jobs.trial.fallbacks[2].zone" in paths
+    assert "gcp-training-jobs:jobs.trial.retries" in paths
+
+
+def test_the_readme_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path) -> None:
+    import re
+    from pathlib import Path
+
+    from components.resources.settings import load_stack_file
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### When Google has no capacity", 1)[1].split("\n#", 1)[0]
+    (block,) = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    import yaml
+
+    jobs = yaml.safe_load(block)["gcp-training-jobs:jobs"]
+    settings = load_stack_file(stack_file(tmp_path, jobs["l4-trial"]), root=tmp_path)
+    job = settings.jobs["trial"]
+    assert [region for _, _, region in job.alternatives] == ["us-east1", "us-east1", "us-central1"]
+    assert (job.retries, job.rerun, job.wait_for_completion) == (3, "2026-11-24", True)
+
+
+def test_without_credentials_the_quota_check_is_skipped_with_a_note(monkeypatch, logged) -> None:
+    """No endpoint override and no Application Default Credentials: nothing is sent anywhere, the preview goes on."""
+    from components.backends import transport
+
+    monkeypatch.delenv("GCP_TRAINING_JOBS_API_ENDPOINT", raising=False)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json")
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    transport.reset_for_tests()
+    result = TrainingJobProvider().check({}, props())
+    assert result.failures == []
+    assert any("quota check skipped" in line and "no credentials" in line for line in logged["info"])
+    assert not any("quota check" in line for line in logged["warn"])
+
+
+def test_a_preempted_spot_job_is_made_again_at_the_same_place(provider, emulator) -> None:
+    news = props(l4_job(strategy="SPOT"), fallbacks=FALLBACK_EAST)
+    emulator.state.set_phase_seconds(10)
+    outs = created(provider, news)
+    emulator.state.advance(25)  # RUNNING: it ran, so a preemption is no capacity failure before it ran
+    emulator.state.preempt(outs["resourceName"])
+    assert provider.diff(outs["resourceName"], {**outs, "state": "RUNNING"}, news).replaces == ["state"]
+    again = dict(provider.create(checked(provider, news, olds=outs)).outs)
+    assert (again["placement"]["index"], again["retryCount"]) == (0, 1)

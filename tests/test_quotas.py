@@ -1,0 +1,309 @@
+"""Quotas and capacity over real HTTP against the emulator, with Google's own discovery clients: the emulator's quota
+limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Service Usage (serviceusage
+v1beta1 consumerQuotaMetrics.list); stockouts, preemption and a replica's exit; the transport telling a quota 429
+from a rate limit; the quota review (limits + what live jobs hold) of components.backends.quotas; and whose fault a
+failed job is (components.backends.failures)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from googleapiclient.errors import HttpError
+
+from components.backends import quotas, transport
+from components.backends.base import Target
+from components.backends.failures import CAPACITY, INTERNAL, OTHER, PREEMPTION, USER, failure_of, failure_of_job
+from components.backends.lifecycle import Jobs
+from components.backends.transport import QuotaExceeded, RetryPolicy, quota_metrics
+from components.backends.vertex import VertexBackend
+from components.emulator import Emulator
+from components.jobspec.review.quotas import Needs, excesses, needs_of
+from tests.helpers import FakeClock
+
+ROOT = Path(__file__).resolve().parents[1]
+L4 = "custom_model_training_nvidia_l4_gpus"
+PARENT = "projects/my-proj/locations/us-central1"
+
+
+#: The G2 machine type that carries N L4s (configure-compute: g2-standard-8 one, -24 two, -48 four).
+G2 = {1: "g2-standard-8", 2: "g2-standard-24", 4: "g2-standard-48"}
+
+
+def l4_body(count: int = 1, replicas: int = 1, strategy: str | None = None, machine: str | None = None,
+            **labels: str) -> dict[str, Any]:
+    machine = machine or G2[count]
+    spec: dict[str, Any] = {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": machine, "acceleratorType": "NVIDIA_L4", "acceleratorCount": count},
+         "replicaCount": "1", "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/t/train:1"}}]}
+    if replicas > 1:
+        spec["workerPoolSpecs"].append({**spec["workerPoolSpecs"][0], "replicaCount": str(replicas - 1)})
+    if strategy:
+        spec["scheduling"] = {"strategy": strategy}
+    return {"displayName": "quota-test", "jobSpec": spec, "labels": labels or {"team": "a"}}
+
+
+def control(emulator: Emulator, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    request = urllib.request.Request(emulator.url + "_emulator/" + path, data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def create(vertex_client: Any, body: dict[str, Any], parent: str = PARENT) -> dict[str, Any]:
+    job: dict[str, Any] = vertex_client.projects().locations().customJobs().create(parent=parent, body=body).execute()
+    return job
+
+
+# -- the emulator: quotas on create, Service Usage -----------------------------------------------------------------
+
+def test_a_create_over_a_quota_limit_is_refused_with_vertex_429_naming_the_metric(emulator, vertex_client) -> None:
+    assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 3})[0] == 200
+    create(vertex_client, l4_body(count=2))  # 2 of 3, live (the clock is frozen: it stays QUEUED)
+    with pytest.raises(HttpError) as refused:
+        create(vertex_client, l4_body(count=2))  # 2 + 2 > 3
+    error = json.loads(refused.value.content)["error"]
+    assert error == {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                     "message": "The following quota metrics exceed quota limits: "
+                                "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"}
+    create(vertex_client, l4_body(count=1))  # 2 + 1 fits
+    create(vertex_client, l4_body(count=2), parent="projects/my-proj/locations/us-east1")  # another region: no limit
+    create(vertex_client, l4_body(count=2, strategy="SPOT"))  # Spot counts against the preemptible twin
+    assert len(emulator.state.jobs()) == 4
+
+
+def test_finished_jobs_hold_no_quota(emulator, vertex_client) -> None:
+    control(emulator, "quotas", {"metric": f"aiplatform.googleapis.com/{L4}", "region": "us-central1", "limit": 2})
+    first = create(vertex_client, l4_body(count=2))
+    vertex_client.projects().locations().customJobs().cancel(name=first["name"], body={}).execute()
+    assert create(vertex_client, l4_body(count=2))["state"] == "JOB_STATE_QUEUED"
+
+
+def test_service_usage_serves_the_limits_per_region(emulator) -> None:
+    for region, limit in (("us-central1", 8), ("us-east1", 4)):
+        control(emulator, "quotas", {"metric": L4, "region": region, "limit": limit})
+    control(emulator, "quotas", {"metric": "custom_model_training_cpus", "region": "us-central1", "limit": 64})
+    limits = quotas.read_limits("my-proj", emulator.url)
+    assert limits == {(L4, "us-central1"): 8, (L4, "us-east1"): 4, ("custom_model_training_cpus", "us-central1"): 64}
+    assert quotas.limit_of(limits, L4, "us-east1") == 4 and quotas.limit_of(limits, L4, "europe-west4") is None
+    (call,) = emulator.state.requests("consumerQuotaMetrics.list")
+    assert call["path"] == "/v1beta1/projects/my-proj/services/aiplatform.googleapis.com/consumerQuotaMetrics"
+    assert call["query"]["view"] == "FULL"
+
+
+def test_the_limits_are_read_page_by_page(emulator) -> None:
+    from google.auth.credentials import AnonymousCredentials
+    from googleapiclient.discovery import build
+
+    for index, metric in enumerate(("custom_model_training_cpus", L4, "custom_model_training_nvidia_t4_gpus")):
+        control(emulator, "quotas", {"metric": metric, "region": "us-central1", "limit": index + 1})
+    usage = build("serviceusage", "v1beta1", static_discovery=True, client_options={"api_endpoint": emulator.url},
+                  credentials=AnonymousCredentials())
+    first = usage.services().consumerQuotaMetrics().list(
+        parent="projects/my-proj/services/aiplatform.googleapis.com", pageSize=2).execute()
+    assert len(first["metrics"]) == 2 and first["nextPageToken"]
+    assert first["metrics"][0]["consumerQuotaLimits"][0]["quotaBuckets"] == [
+        {"effectiveLimit": "1", "defaultLimit": "1", "dimensions": {"region": "us-central1"}}]
+    assert len(quotas.read_limits("my-proj", emulator.url)) == 3
+
+
+def test_bad_quota_and_stockout_controls_are_400s(emulator) -> None:
+    assert control(emulator, "quotas", {"metric": L4, "region": "us-central1"})[0] == 400  # no limit
+    assert control(emulator, "quotas", {"region": "us-central1", "limit": 1})[0] == 400
+    assert control(emulator, "stockouts", {"region": "us-central1"})[0] == 400
+
+
+# -- the emulator: stockouts, preemption, a replica's exit ---------------------------------------------------------
+
+def test_a_stockout_fails_the_job_before_it_runs_with_vertex_code_and_message(emulator, vertex_client) -> None:
+    status, listed = control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8"})
+    assert status == 200 and listed == [{"region": "us-central1", "machineType": "g2-standard-8"}]
+    emulator.state.set_phase_seconds(0)
+    failed = create(vertex_client, l4_body())
+    assert failed["state"] == "JOB_STATE_FAILED" and "startTime" not in failed
+    assert failed["error"] == {"code": 8, "message": "Resources are insufficient in region: us-central1"}
+    elsewhere = create(vertex_client, l4_body(), parent="projects/my-proj/locations/us-east1")
+    assert elsewhere["state"] == "JOB_STATE_SUCCEEDED"
+    other_machine = create(vertex_client, l4_body(machine="g2-standard-12"))
+    assert other_machine["state"] == "JOB_STATE_SUCCEEDED"
+    emulator.state.reset()
+    assert emulator.state.stockouts == set() and emulator.state.quota_limits == {}
+
+
+def test_a_queued_job_meets_a_stockout_declared_later(emulator, vertex_client) -> None:
+    queued = create(vertex_client, l4_body())
+    control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8"})
+    emulator.state.set_phase_seconds(0)
+    job = vertex_client.projects().locations().customJobs().get(name=queued["name"]).execute()
+    assert job["state"] == "JOB_STATE_FAILED" and job["error"]["code"] == 8
+
+
+def test_a_replica_exit_and_a_spot_preemption_fail_the_job_in_their_words(emulator, vertex_client) -> None:
+    emulator.state.set_phase_seconds(10)
+    user = create(vertex_client, l4_body())
+    status, failed = control(emulator, "fail", {"job": user["name"], "exitStatus": 2, "replica": "workerpool0-0"})
+    exit_2 = "The replica workerpool0-0 exited with a non-zero status of 2. Termination reason: Error."
+    assert status == 200 and failed["error"] == {"code": 3, "message": exit_2}
+    spot = create(vertex_client, l4_body(strategy="SPOT"))
+    on_demand = create(vertex_client, l4_body())
+    assert control(emulator, "fail", {"job": spot["name"], "preempted": True})[0] == 400  # still queued
+    emulator.state.advance(25)  # QUEUED 10 s, PENDING 10 s: RUNNING
+    assert control(emulator, "fail", {"job": on_demand["name"], "preempted": True})[0] == 400  # not Spot
+    status, preempted = control(emulator, "fail", {"job": spot["name"], "preempted": True})
+    assert status == 200 and preempted["error"]["code"] == 14 and "preempted" in preempted["error"]["message"]
+    assert preempted["startTime"]
+    assert control(emulator, "fail", {"job": on_demand["name"], "exitStatus": 0})[0] == 400
+
+
+# -- whose fault -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("code", "message", "ran", "cause"), [
+    (3, "The replica workerpool1-1 exited with a non-zero status of 1. Termination reason: Error.", True, USER),
+    (13, "The replica workerpool0-0 exited with a non-zero status of 1.", True, USER),
+    (None, "The replica master 0 exited with a non-zero status of 1.", True, USER),
+    (8, "Resources are insufficient in region: us-central1", False, CAPACITY),
+    (8, "The following quota metrics exceed quota limits: aiplatform.googleapis.com/x", False, CAPACITY),
+    (14, "The replica workerpool0-0 was preempted", True, PREEMPTION),
+    (13, "Internal error encountered.", True, INTERNAL),
+    (14, "The service is currently unavailable.", False, INTERNAL),
+    (7, "Permission denied on resource project x.", False, OTHER),
+])
+def test_whose_fault_a_failure_is(code: int | None, message: str, ran: bool, cause: str) -> None:
+    found = failure_of(code, message, ran=ran)
+    assert found.cause == cause
+    assert found.googles == (cause in (CAPACITY, PREEMPTION, INTERNAL))
+    if cause == USER and "workerpool1-1" in message:
+        assert found.replica == "workerpool1-1" and "workerpool1-1" in found.describe()
+    assert found.before_it_ran == (cause == CAPACITY and not ran)
+
+
+def test_a_failed_job_as_vertex_answers_it_is_read_from_its_error_and_start_time(emulator, vertex_client) -> None:
+    control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8"})
+    emulator.state.set_phase_seconds(0)
+    found = failure_of_job(create(vertex_client, l4_body()))
+    assert (found.cause, found.ran, found.code) == (CAPACITY, False, 8) and found.before_it_ran
+
+
+# -- the transport: a quota 429 is not a rate limit ------------------------------------------------------------------
+
+def test_a_quota_429_is_never_retried_and_a_rate_limit_429_is(emulator, vertex_client) -> None:
+    jobs = Jobs(VertexBackend(), Target("my-proj", "us-central1", emulator.url), policy=RetryPolicy(base_seconds=0),
+                sleep=FakeClock().sleep, patience=0)
+    emulator.state.inject_faults(429, 2, "customJobs.list", message="Quota exceeded for quota metric 'Resource "
+                                 "management (CRUD) requests' and limit 'per minute per region'")
+    assert jobs.find_all({}) == []  # a rate limit: retried until it goes through
+    assert len(emulator.state.requests("customJobs.list")) == 3
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 0})
+    with pytest.raises(QuotaExceeded) as refused:
+        jobs.create("quota_test_1", l4_body(), {"pulumi-resource": "r", "pulumi-spec": "s"})
+    assert refused.value.metrics == (f"aiplatform.googleapis.com/{L4}",)
+    assert refused.value.status == 429 and L4 in str(refused.value)
+    assert len(emulator.state.requests("customJobs.create")) == 1  # at once, never again
+    assert emulator.state.jobs() == []
+
+
+def test_quota_metrics_are_read_from_the_message_or_a_quota_failure() -> None:
+    nas = ("The following quota metrics exceed quota limits: aiplatform.googleapis.com/custom_model_training_cpus,"
+           "aiplatform.googleapis.com/custom_model_training_nvidia_v100_gpus")
+    assert quota_metrics(nas) == ("aiplatform.googleapis.com/custom_model_training_cpus",
+                                  "aiplatform.googleapis.com/custom_model_training_nvidia_v100_gpus")
+    detail = [{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+               "violations": [{"subject": "aiplatform.googleapis.com/custom_model_training_cpus"}]}]
+    assert quota_metrics("Quota exceeded.", detail) == ("aiplatform.googleapis.com/custom_model_training_cpus",)
+    assert quota_metrics("Quota exceeded (injected by the emulator).") == ()
+    assert transport.retryable(transport.ApiError(429, "RESOURCE_EXHAUSTED", "Too many requests"))
+    assert not transport.retryable(QuotaExceeded(429, "RESOURCE_EXHAUSTED", nas, metrics=("x",)))
+
+
+# -- the review: needs, limits and what live jobs hold --------------------------------------------------------------
+
+def test_needs_are_read_from_the_body_and_what_has_no_metric_is_named() -> None:
+    assert needs_of(l4_body(count=2, replicas=3)).units == {L4: 6}
+    assert needs_of(l4_body(strategy="FLEX_START")).units == {"custom_model_training_preemptible_nvidia_l4_gpus": 1}
+    unknown = needs_of({"jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "a3-ultragpu-8g", "acceleratorType": "NVIDIA_H200_141GB",
+                         "acceleratorCount": 8}, "replicaCount": "1"}]}})
+    assert not unknown and any("NVIDIA_H200_141GB" in part for part in unknown.unchecked)
+    tuning = {"trialJobSpec": l4_body()["jobSpec"], "parallelTrialCount": 3, "maxTrialCount": 9}
+    assert needs_of(tuning).units == {L4: 3}
+    tpu = needs_of({"jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "cloud-tpu", "acceleratorType": "TPU_V3", "acceleratorCount": 8},
+         "replicaCount": "1"}]}})
+    assert tpu.units == {"custom_model_training_tpu_v3": 8}
+
+
+def test_excesses_name_the_metric_region_need_usage_limit_and_where_to_ask() -> None:
+    (excess,) = excesses("us-central1", {L4: 4, "custom_model_training_cpus": 8}, {L4: 2},
+                         {L4: 4, "custom_model_training_cpus": None}, {L4: ["a", "b"]})
+    assert (excess.metric, excess.need, excess.usage, excess.limit) == (L4, 4, 2, 4)
+    text = excess.message("my-proj")
+    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "need 4", "hold 2", "limit is 4", "(a, b)",
+                 "console.cloud.google.com/iam-admin/quotas?project=my-proj", "fallbacks"):
+        assert part in text, part
+
+
+def test_the_review_adds_what_live_jobs_hold_and_counts_a_peer_only_when_it_is_new(emulator, vertex_client) -> None:
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
+    create(vertex_client, l4_body(count=2, **{"pulumi-resource": "deployed"}))  # live: holds 2
+    mine = quotas.Candidate("mine", "us-central1", Needs({L4: 1}), "mine")
+    deployed = quotas.Candidate("deployed", "us-central1", Needs({L4: 2}), "deployed", sure=False)
+    fresh = quotas.Candidate("fresh", "us-central1", Needs({L4: 2}), "fresh", sure=False)
+    assert quotas.review("my-proj", [mine, deployed], endpoint=emulator.url).ok  # 1 + 2 held: its job holds it
+    (excess,) = quotas.review("my-proj", [mine, fresh], endpoint=emulator.url).excesses  # 1 + 2 new + 2 held
+    assert (excess.need, excess.usage, excess.limit, excess.jobs) == (3, 2, 4, ("mine", "fresh"))
+    elsewhere = quotas.Candidate("far", "europe-west4", Needs({L4: 8}), "far")
+    found = quotas.review("my-proj", [elsewhere], endpoint=emulator.url)
+    assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in europe-west4: no limit found, not checked"]
+    assert not emulator.state.requests("customJobs.list")[2:]  # no limit in europe-west4: its jobs were not listed
+
+
+def test_quotas_that_cannot_be_read_are_said_so_and_never_raise_anything_else(emulator) -> None:
+    emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission 'serviceusage.quotas.get' "
+                                 "denied on resource")
+    with pytest.raises(quotas.QuotaUnreadable, match="permission denied: Permission 'serviceusage.quotas.get'"):
+        quotas.read_limits("my-proj", emulator.url)
+
+
+# -- plan --online -------------------------------------------------------------------------------------------------
+
+def plan_online(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *extra: str) -> Any:
+    (tmp_path / "Pulumi.q.yaml").write_text(yaml.safe_dump({"config": {
+        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+        "gcp-training-jobs:jobs": jobs}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "GCP_TRAINING_JOBS_API"))}
+    env["GCP_TRAINING_JOBS_BUILD_DIR"] = str(tmp_path / "build")
+    return subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "q", "--stacks-dir",
+                           str(tmp_path), *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator, vertex_client) -> None:
+    spec = l4_body()["jobSpec"]
+    jobs = {"a": {"jobSpec": spec}, "b": {"jobSpec": spec}}
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 2})
+    create(vertex_client, l4_body(count=1, **{"team": "other"}))  # someone else's live job holds 1
+    offline = plan_online(tmp_path, emulator, jobs)
+    assert offline.returncode == 0 and not emulator.state.requests("consumerQuotaMetrics.list")
+    over = plan_online(tmp_path, emulator, jobs, "--online")
+    assert over.returncode == 1, over.stdout + over.stderr
+    assert f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b) need 2, live jobs hold 1, " \
+           "the limit is 2" in over.stdout
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 3})
+    fits = plan_online(tmp_path, emulator, jobs, "--online")
+    assert fits.returncode == 0 and "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold" \
+        in fits.stdout
+    emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied")
+    denied = plan_online(tmp_path, emulator, jobs, "--online")
+    assert denied.returncode == 0 and "warning: quota check skipped" in denied.stdout

@@ -1,0 +1,329 @@
+"""`status`, `logs` and `spend` on a stack's jobs, against the emulator over real HTTP: a project with its own
+Pulumi.yaml and stack files, jobs made by the TrainingJob provider as `pulumi up` makes them (one of them as the
+release made it, before jobs carried the stack label), read back from the API, never from Pulumi's state.
+
+The commands run in-process through the command line's own parser; their clock is the emulator's (its jobs'
+time), and `logs --follow` sleeps by moving the emulator's clock, never the real one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.backends.base import STACK_LABEL
+from components.cli import logs, spend, status
+from components.cli.main import main, parser
+from components.emulator import Emulator
+from components.emulator.logging_v2 import TRACEBACK
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.resources import job_provider
+from components.resources.job_wire import wire_of
+from components.resources.settings import load_stack_file
+from components.resources.training_job import TrainingJobProvider
+
+PHASE = 1800.0
+IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
+#: g2-standard-8 (its L4 included) at Spot rates, and n1-standard-8 with 2 T4 on demand, in us-central1 (bundled
+#: price table).
+L4_SPOT_USD_PER_HOUR = 0.607915641
+
+
+def pool(machine: str, gpu: str | None = None, count: int = 0) -> dict[str, Any]:
+    spec: dict[str, Any] = {"machineType": machine}
+    if gpu:
+        spec.update(acceleratorType=gpu, acceleratorCount=count)
+    return {"machineSpec": spec, "replicaCount": 1, "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=5"]}}
+
+
+def vertex_stack(endpoint: str) -> dict[str, Any]:
+    return {"config": {
+        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:apiEndpoint": endpoint, "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:labels": {"env": "test"},
+        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+        "gcp-training-jobs:jobs": {
+            "l4": {"labels": {"team": "vision"},
+                   "jobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)],
+                               "scheduling": {"strategy": "SPOT"}}},
+            "cpu": {"labels": {"team": "data"}, "jobSpec": {"workerPoolSpecs": [pool("n1-standard-8")]}},
+            "t4": {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)]}},
+        }}}
+
+
+@pytest.fixture
+def project(tmp_path: Path, emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Pulumi project with stacks `team` (Vertex AI, three jobs) and `empty` (no job), the working folder."""
+    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.team.yaml").write_text(yaml.safe_dump(vertex_stack(emulator.url)))
+    empty = vertex_stack(emulator.url)
+    empty["config"]["gcp-training-jobs:jobs"] = {}
+    (tmp_path / "stacks" / "Pulumi.empty.yaml").write_text(yaml.safe_dump(empty))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    emulator.state.set_phase_seconds(PHASE)
+    return tmp_path
+
+
+def deploy(project: Path, emulator: Emulator, name: str, stack: str = "team") -> dict[str, Any]:
+    """The job `name` of the stack, created as `pulumi up` creates it (the provider's check, then create)."""
+    settings = load_stack_file(project / "stacks" / f"Pulumi.{stack}.yaml")
+    provider = TrainingJobProvider()
+    provider.endpoint = emulator.url
+    inputs = {"name": name, "project": settings.project, "backend": settings.backend,
+              "job": wire_of(settings.jobs[name].job), "identity": f"organization/gcp-training-jobs/{stack}/{name}"}
+    checked = provider.check({}, inputs)
+    assert checked.failures == [], [(f.property, f.reason) for f in checked.failures]
+    return dict(provider.create(checked.inputs).outs)
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> Run:
+    """Run a command line (parsed by the real parser) on the emulator's clock; (exit code, stdout, stderr)."""
+    commands = {"status": status.run_status, "logs": logs.run_logs, "spend": spend.run_spend}
+
+    def now() -> datetime:
+        return datetime.fromtimestamp(emulator.state.now(), UTC)
+
+    def go(*argv: str) -> tuple[int, str, str]:
+        args: argparse.Namespace = parser().parse_args(list(argv))
+        capsys.readouterr()  # what the provider said while deploying is not the command's
+        code = commands[argv[0]](args, now=now, sleep=emulator.state.advance)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return go
+
+
+def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(project, emulator, run) -> None:
+    l4 = deploy(project, emulator, "l4")
+    deploy(project, emulator, "cpu")
+    emulator.state.advance(2 * PHASE + 900)  # both 15 minutes into their run
+    code, out, err = run("status", "--stack", "team")
+    assert code == EXIT_OK and err == ""
+    assert out.splitlines()[0].startswith("stack team (vertex, project my-proj): 2 jobs; cost so far $")
+    block = out.split("  l4: ")[1]
+    assert block.startswith(f"RUNNING (job {l4['jobId']}, us-central1)")
+    assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in block
+    assert f"running for 15 min; cost so far ${L4_SPOT_USD_PER_HOUR / 4:.2f} ($0.61/h, SPOT, at Spot rates)" in block
+    assert f"console: {l4['consoleUrl']}" in block
+    assert "  t4: not found in the API (not created yet, or its job was deleted)" in out
+
+
+def test_status_exits_1_when_a_job_failed_and_json_says_which(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    cpu = deploy(project, emulator, "cpu")
+    emulator.state.advance(2 * PHASE + 60)
+    emulator.state.fail_job(cpu["resourceName"], "The replica workerpool0-0 exited with a non-zero status of 1.")
+    code, out, _ = run("status", "--stack", "team")
+    assert code == EXIT_INVALID
+    assert "error: The replica workerpool0-0 exited with a non-zero status of 1." in out.split("  cpu: FAILED")[1]
+    code, out, _ = run("status", "--stack", "team", "--json")
+    document = json.loads(out)
+    assert code == EXIT_INVALID and document["failed"] == ["cpu"] and document["notFound"] == ["t4"]
+    jobs = {job["name"]: job for job in document["jobs"]}
+    assert jobs["cpu"]["state"] == "FAILED" and jobs["cpu"]["runSeconds"] == 60
+    assert jobs["l4"]["accelerators"] == {"NVIDIA_L4": 1} and jobs["l4"]["cost"]["runsAs"] == "SPOT, at Spot rates"
+    assert document["costUsd"] == round(sum(job["cost"]["usd"] for job in jobs.values()), 2)
+
+
+def test_a_job_made_before_the_stack_label_is_found_by_its_identity(project, emulator, run, monkeypatch) -> None:
+    with monkeypatch.context() as release:  # the release's labels: identity, spec and id, no stack label
+        release.setattr(job_provider, "stack_label_of", lambda identity: {})
+        old = deploy(project, emulator, "t4")
+    new = deploy(project, emulator, "l4")
+    labels = {entry["job"]["displayName"]: entry["job"]["labels"] for entry in emulator.state.jobs()}
+    assert STACK_LABEL not in labels[old["jobId"]] and STACK_LABEL in labels[new["jobId"]]
+    _, out, _ = run("status", "--stack", "team", "--json")
+    assert sorted(job["name"] for job in json.loads(out)["jobs"]) == ["l4", "t4"]
+    _, out, _ = run("status", "--stack", "team", "--json", "--organization", "another-org")
+    assert [job["name"] for job in json.loads(out)["jobs"]] == ["l4"]  # another identity: only the labelled one
+
+
+def test_a_replaced_job_is_history_and_a_job_gone_from_the_file_still_shows(project, emulator, run) -> None:
+    first = deploy(project, emulator, "cpu")
+    emulator.state.fail_job(first["resourceName"])
+    second = deploy(project, emulator, "cpu")  # the same spec again: its second attempt
+    path = project / "stacks" / "Pulumi.team.yaml"
+    document = yaml.safe_load(path.read_text())
+    deploy(project, emulator, "l4")
+    del document["config"]["gcp-training-jobs:jobs"]["l4"]  # l4 left the stack file; its job runs on
+    path.write_text(yaml.safe_dump(document))
+    code, out, _ = run("status", "--stack", "team", "--json")
+    jobs = {job["jobId"]: job for job in json.loads(out)["jobs"]}
+    assert code == EXIT_OK  # the FAILED job is the history of cpu, whose job now is queued
+    assert jobs[second["jobId"]]["attempt"] == 2
+    assert jobs[second["jobId"]]["earlier"] == [{"jobId": first["jobId"], "state": "FAILED"}]
+    (gone,) = [job for job in jobs.values() if not job["inStackFile"]]
+    assert gone["name"] is None and gone["state"] == "QUEUED"
+
+
+def test_every_stack_unknown_stacks_and_a_stack_without_jobs(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    code, out, _ = run("status", "--all")
+    assert code == EXIT_OK
+    assert "stack empty (vertex, project my-proj): no jobs (its stack file declares none, and the API holds " \
+           "none of its)" in out and "stack team (vertex, project my-proj): 1 job;" in out
+    code, out, err = run("status", "--stack", "nope")
+    assert code == EXIT_UNREADABLE and out == ""
+    folder = project / "stacks"
+    assert err == f"status: stack nope: unknown stack 'nope': no {folder}/Pulumi.nope.yaml; stacks in {folder}: " \
+                  "empty, team\n"
+
+
+def test_an_api_error_names_the_api_and_its_status_without_a_traceback(project, emulator, run) -> None:
+    emulator.state.inject_faults(403, 1, "customJobs.list", message="Permission 'aiplatform.customJobs.list' denied")
+    code, out, err = run("status", "--stack", "team")
+    assert code == EXIT_UNREADABLE and out == ""
+    assert err == ("status: stack team: Vertex AI (aiplatform.googleapis.com) list: HTTP 403 PERMISSION_DENIED: "
+                   "Permission 'aiplatform.customJobs.list' denied\n")
+
+
+def test_an_invalid_stack_file_is_named_field_by_field(project, run) -> None:
+    path = project / "stacks" / "Pulumi.team.yaml"
+    document = yaml.safe_load(path.read_text())
+    document["config"]["gcp-training-jobs:jobs"]["l4"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"][
+        "acceleratorCount"] = 3
+    path.write_text(yaml.safe_dump(document))
+    code, out, err = run("status", "--stack", "team")
+    assert code == EXIT_INVALID and out == ""
+    assert "gcp-training-jobs:jobs.l4.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount" in err
+    assert "Traceback" not in err
+
+
+# -- logs ---------------------------------------------------------------------------------------------------
+
+def test_logs_prints_a_jobs_lines_its_tail_and_since(project, emulator, run) -> None:
+    l4 = deploy(project, emulator, "l4")
+    emulator.state.advance(2 * PHASE + 35)
+    code, out, err = run("logs", "--stack", "team", "l4")
+    lines = out.splitlines()
+    assert code == EXIT_OK and err == ""
+    assert [line.split(" ", 3)[2:] for line in lines] == [
+        ["service", "Waiting for job to be provisioned."], ["service", "Job is running."],
+        ["workerpool0-0", f"Running {IMAGE} --epochs=5"], ["workerpool0-0", "step 1: loss=0.5000"],
+        ["workerpool0-0", "step 2: loss=0.3333"], ["workerpool0-0", "step 3: loss=0.2500"]]
+    assert run("logs", "--stack", "team", "l4", "--tail", "2")[1].splitlines() == lines[-2:]
+    assert run("logs", "--stack", "team", "l4", "--since", "20s")[1].splitlines() == lines[-2:]  # steps at 20, 30 s
+    job_number = l4["resourceName"].rsplit("/", 1)[-1]
+    assert run("logs", "--stack", "team", job_number, "--tail", "1")[1].splitlines() == lines[-1:]  # by its id
+
+
+def test_logs_follow_until_the_job_ends_and_exit_1_when_it_failed(project, emulator, run) -> None:
+    cpu = deploy(project, emulator, "cpu")
+    emulator.state.set_phase_seconds(100)
+    code, out, _ = run("logs", "--stack", "team", "cpu", "--follow")
+    assert code == EXIT_OK and out.splitlines()[-1].endswith("INFO service Job completed successfully.")
+    assert len(out.splitlines()) == 2 + 1 + 10 + 1  # service, trainer's first line, 10 steps, the end
+    emulator.state.fail_job(deploy(project, emulator, "l4")["resourceName"])
+    code, out, _ = run("logs", "--stack", "team", "l4", "--follow", "--tail", "3")
+    assert code == EXIT_INVALID and "RuntimeError" not in out  # failed before it ran: no traceback, its error
+    assert out.splitlines()[-1].endswith("ERROR service Job failed (failure injected by the emulator).")
+    assert cpu["jobId"] != ""
+
+
+def test_a_waited_style_failure_shows_the_traceback_in_the_tail(project, emulator, run) -> None:
+    deploy(project, emulator, "cpu")
+    emulator.state.advance(2 * PHASE + 10)
+    (entry,) = emulator.state.jobs()
+    emulator.state.fail_job(entry["name"], "The replica workerpool0-0 exited with a non-zero status of 1.")
+    _, out, _ = run("logs", "--stack", "team", "cpu", "--tail", str(len(TRACEBACK) + 1))
+    assert [line.split(" ", 3)[3] for line in out.splitlines()] == \
+        [*TRACEBACK, "The replica workerpool0-0 exited with a non-zero status of 1."]
+
+
+def test_logs_of_an_unknown_job_names_the_jobs(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    deploy(project, emulator, "cpu")
+    code, out, err = run("logs", "--stack", "team", "gpu")
+    assert (code, out) == (EXIT_UNREADABLE, "")
+    assert err == "logs: stack team has no job 'gpu'; its jobs: cpu, l4\n"
+
+
+def test_a_logging_error_names_the_api_and_its_status(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    emulator.state.inject_faults(403, 1, "entries.list", message="Permission 'logging.logEntries.list' denied")
+    code, _, err = run("logs", "--stack", "team", "l4")
+    assert code == EXIT_UNREADABLE
+    assert err == ("logs: Cloud Logging (logging.googleapis.com) entries.list: HTTP 403 PERMISSION_DENIED: "
+                   "Permission 'logging.logEntries.list' denied\n")
+
+
+# -- spend --------------------------------------------------------------------------------------------------
+
+def test_spend_per_job_per_label_and_for_the_stack_add_up(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    deploy(project, emulator, "cpu")
+    deploy(project, emulator, "t4")
+    emulator.state.advance(3 * PHASE + 7200)  # each ran 30 minutes and ended long ago
+    code, out, _ = run("spend", "--stack", "team", "--by", "team", "--json")
+    document = json.loads(out)
+    assert code == EXIT_OK and document["complete"] and document["jobCount"] == 3
+    jobs = {job["name"]: job for job in document["jobs"]}
+    assert jobs["l4"]["hours"] == 0.5 and jobs["l4"]["rate"] == "spot"
+    assert jobs["l4"]["costUsd"] == round(L4_SPOT_USD_PER_HOUR / 2, 2)
+    assert jobs["t4"]["rate"] == "on_demand" and jobs["t4"]["labelValue"] == "(none)"
+    cents = [round(job["costUsd"] * 100) for job in jobs.values()]
+    assert round(document["costUsd"] * 100) == sum(cents)
+    groups = {group["value"]: group for group in document["byLabel"]["groups"]}
+    assert sorted(groups) == ["(none)", "data", "vision"]
+    assert groups["vision"]["costUsd"] == jobs["l4"]["costUsd"] and groups["data"]["costUsd"] == jobs["cpu"]["costUsd"]
+    assert sum(round(g["costUsd"] * 100) for g in groups.values()) == sum(cents)
+
+
+def test_spend_text_csv_and_its_window(project, emulator, run) -> None:
+    deploy(project, emulator, "cpu")
+    emulator.state.advance(3 * PHASE + 86400 * 2)  # ran 30 min two days ago
+    deploy(project, emulator, "l4")
+    emulator.state.advance(2 * PHASE + 900)  # running for 15 minutes now
+    _, out, _ = run("spend", "--stack", "team", "--since", "1d")
+    assert "  l4 " in out and "  cpu " not in out  # the cpu job ran before the window
+    assert f"0.25 h x $0.61/h (Spot) = ${L4_SPOT_USD_PER_HOUR / 4:.2f}" in out
+    assert out.splitlines()[-1] == f"stack team: ${L4_SPOT_USD_PER_HOUR / 4:.2f} (1 job)"
+    _, out, _ = run("spend", "--stack", "team", "--by", "team", "--csv")
+    rows = out.splitlines()
+    assert rows[0] == "stack,name,job_id,state,region,create_time,rate,usd_per_hour,hours,cost_usd,complete,label:team"
+    assert [row.split(",")[1] for row in rows[1:]] == ["cpu", "l4"]
+    assert rows[2].split(",")[-4:] == ["0.25", f"{L4_SPOT_USD_PER_HOUR / 4:.2f}", "true", "vision"]
+
+
+def test_bad_options_are_usage_errors_naming_what_is_allowed(project, capsys) -> None:
+    for argv, says in ((["spend", "--stack", "team", "--since", "yesterday"], "allowed: a span back from now"),
+                       (["spend", "--stack", "team", "--by", "Team"], "is not a label key"),
+                       (["logs", "--stack", "team", "l4", "--tail", "-2"], "allowed: a whole number of lines")):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_status_says_where_a_fallback_or_a_retry_made_a_job(project, emulator, run, vertex_client) -> None:
+    """A job made on a fallback placement (here in another region), as a retry, carries labels saying so (job_runs):
+    status looks in its fallbacks' regions too, and shows them."""
+    path = project / "stacks" / "Pulumi.team.yaml"
+    document = yaml.safe_load(path.read_text())
+    document["config"]["gcp-training-jobs:jobs"]["l4"]["fallbacks"] = [{"region": "us-east4"}]
+    path.write_text(yaml.safe_dump(document))
+    labels = {**job_provider.stack_label("gcp-training-jobs", "team"), "pulumi-job": "l4_0000abcd",
+              **job_provider.resource_label("organization/gcp-training-jobs/team/l4"),
+              "pulumi-placement": "1", "pulumi-retry": "1"}
+    body = {"displayName": "l4_0000abcd", "labels": labels,
+            "jobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)], "scheduling": {"strategy": "SPOT"}}}
+    vertex_client.projects().locations().customJobs().create(parent="projects/my-proj/locations/us-east4",
+                                                             body=body).execute()
+    code, out, _ = run("status", "--stack", "team", "--json")
+    (job,) = json.loads(out)["jobs"]
+    assert code == EXIT_OK and (job["name"], job["region"]) == ("l4", "us-east4")
+    assert (job["placement"], job["retry"]) == (1, 1)
+    _, out, _ = run("status", "--stack", "team")
+    assert "placement 1 (fallbacks[0], not the job as written); retry 1 (made again after a failure of Google's)" \
+        in out
