@@ -27,48 +27,57 @@ TESTS=(
   tests/test_emulator_sdk.py
   tests/test_emulator_sdk_aiplatform.py
   tests/test_emulator_offline.py
+  tests/test_job_watch.py           # a waiting up's reports and costUsd, on the provider's injected clocks
+  tests/test_job_logs.py            # reading and following a job's log (sleeps move the emulator's clock)
+  tests/test_stack_commands.py      # status, logs, spend against the emulator
+  tests/test_logging_emulator.py    # the emulator's Cloud Logging surface
 )
 
-burners=()
-tests_pid=""
-stop_all() {  # the test run in progress (when interrupted) and every burner
-  local pid
-  for pid in $tests_pid "${burners[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $tests_pid "${burners[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap stop_all EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-for _ in $(seq "$BURNERS"); do
-  timeout "$BURN_SECONDS" sh -c 'while :; do :; done' &
-  burners+=("$!")
-done
-echo "test-under-load: $BURNERS CPU burners (pids ${burners[*]}, each stops after ${BURN_SECONDS}s at most)"
-
-passed=0
-for run in $(seq "$RUNS"); do
-  echo "== run $run of $RUNS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  # In the background and waited for, so that a signal to this script is handled at once, not after the run.
-  "$PYTEST" -q "${TESTS[@]}" "$@" &
-  tests_pid=$!
-  if wait "$tests_pid"; then
-    passed=$((passed + 1))
-  else
-    echo "== run $run of $RUNS FAILED"
-  fi
+main() {
+  burners=()
   tests_pid=""
-done
+  stop_all() {  # the test run in progress (when interrupted) and every burner
+    local pid
+    for pid in $tests_pid "${burners[@]}"; do
+      kill "$pid" 2>/dev/null || true
+    done
+    for pid in $tests_pid "${burners[@]}"; do
+      wait "$pid" 2>/dev/null || true
+    done
+  }
+  trap stop_all EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
 
-for pid in "${burners[@]}"; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "test-under-load: burner $pid stopped before the last run ended (raise BURN_SECONDS): not a loaded run" >&2
-    exit 1
-  fi
-done
-echo "test-under-load: $passed of $RUNS runs passed beside $BURNERS CPU burners (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-[ "$passed" -eq "$RUNS" ]
+  for _ in $(seq "$BURNERS"); do
+    timeout "$BURN_SECONDS" sh -c 'while :; do :; done' &
+    burners+=("$!")
+  done
+  echo "test-under-load: $BURNERS CPU burners (pids ${burners[*]}, each stops after ${BURN_SECONDS}s at most)"
+
+  passed=0
+  for run in $(seq "$RUNS"); do
+    echo "== run $run of $RUNS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    # In the background and waited for, so that a signal to this script is handled at once, not after the run.
+    "$PYTEST" -q "${TESTS[@]}" "$@" &
+    tests_pid=$!
+    if wait "$tests_pid"; then
+      passed=$((passed + 1))
+    else
+      echo "== run $run of $RUNS FAILED"
+    fi
+    tests_pid=""
+  done
+
+  for pid in "${burners[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "test-under-load: burner $pid stopped before the last run ended (raise BURN_SECONDS): not a loaded run" >&2
+      exit 1
+    fi
+  done
+  echo "test-under-load: $passed of $RUNS runs passed beside $BURNERS CPU burners (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  [ "$passed" -eq "$RUNS" ]
+}
+
+# One line, after the whole file is read: an edit to this file while it runs changes nothing.
+main "$@"; exit

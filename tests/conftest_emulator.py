@@ -25,7 +25,7 @@ from google.auth.credentials import AnonymousCredentials  # noqa: E402
 from googleapiclient.discovery import build  # noqa: E402
 
 import components.emulator.server as emulator_http  # noqa: E402
-from components.emulator import Emulator  # noqa: E402
+from components.emulator import Emulator, EmulatorState  # noqa: E402
 
 #: A phase length no test outlives: jobs stay QUEUED until a test advances the clock or sets 0.
 FROZEN_PHASE_SECONDS = 1e9
@@ -33,11 +33,11 @@ FROZEN_PHASE_SECONDS = 1e9
 LIVENESS_SECONDS = 60.0
 
 
-def build_client(api: str, url: str) -> Any:
-    """googleapiclient for "ml" or "aiplatform" v1 against `url`, as the project builds it."""
+def build_client(api: str, url: str, version: str = "v1") -> Any:
+    """googleapiclient for an API ("ml" or "aiplatform" v1, "logging" v2) against `url`, as the project builds it."""
     return build(
         api,
-        "v1",
+        version,
         static_discovery=True,
         client_options={"api_endpoint": url},
         credentials=AnonymousCredentials(),
@@ -61,6 +61,28 @@ def emulator(emulator_server: Emulator) -> Iterator[Emulator]:
     state.cancel_seconds = 0.0
     state.strict_int64 = False
     yield emulator_server
+    state.reset()
+
+
+#: Where a frozen emulator's clock stands (2026-11-23T10:00:00Z) until a test advances it.
+FROZEN_AT = 1_795_428_000.0
+
+
+@pytest.fixture(scope="session")
+def frozen_emulator_server() -> Iterator[Emulator]:
+    """An emulator whose clock moves only when a test advances it (no real time passes for its jobs): for tests
+    that assert what jobs did over a span of emulated time (run time, cost, log lines) on a busy machine."""
+    with Emulator(port=0, state=EmulatorState(FROZEN_PHASE_SECONDS, clock=lambda: FROZEN_AT)) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def frozen_emulator(frozen_emulator_server: Emulator) -> Iterator[Emulator]:
+    """The frozen emulator with a clean state (as `emulator`); its clock stays where the last test left it."""
+    state = frozen_emulator_server.state
+    state.reset()
+    state.set_phase_seconds(FROZEN_PHASE_SECONDS)
+    yield frozen_emulator_server
     state.reset()
 
 

@@ -27,6 +27,12 @@ IDENTITY = "organization/gcp-training-jobs/dev/resnet"
 
 
 @pytest.fixture
+def emulator(frozen_emulator: Emulator) -> Emulator:
+    """The emulator on a frozen clock: its jobs move only as the test advances it, never with real time."""
+    return frozen_emulator
+
+
+@pytest.fixture
 def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")

@@ -12,19 +12,32 @@ from googleapiclient.errors import HttpError
 from components.emulator import Emulator
 from components.emulator.logging_filter import compile_filter
 from components.emulator.logging_v2 import MAX_STEPS, STEP_SECONDS, TRACEBACK
+from tests.conftest_emulator import build_client
 from tests.helpers import container_pool, custom_job_spec
 
 PROJECT, REGION = "my-proj", "us-central1"
 PHASE = 100.0
 
 
-@pytest.fixture(scope="module")
-def logging_client(emulator_server: Emulator) -> Any:
-    from google.auth.credentials import AnonymousCredentials
-    from googleapiclient.discovery import build
+@pytest.fixture
+def emulator(frozen_emulator: Emulator) -> Emulator:
+    """The emulator on a frozen clock: its jobs move only as the test advances it, never with real time."""
+    return frozen_emulator
 
-    return build("logging", "v2", static_discovery=True, client_options={"api_endpoint": emulator_server.url},
-                 credentials=AnonymousCredentials(), cache_discovery=False)
+
+@pytest.fixture(scope="module")
+def vertex_client(frozen_emulator_server: Emulator) -> Any:
+    return build_client("aiplatform", frozen_emulator_server.url)
+
+
+@pytest.fixture(scope="module")
+def ml_client(frozen_emulator_server: Emulator) -> Any:
+    return build_client("ml", frozen_emulator_server.url)
+
+
+@pytest.fixture(scope="module")
+def logging_client(frozen_emulator_server: Emulator) -> Any:
+    return build_client("logging", frozen_emulator_server.url, "v2")
 
 
 def vertex_job(vertex_client: Any, *, fail: bool = False, workers: int = 0) -> str:
@@ -185,7 +198,7 @@ def test_the_traceback_is_on_the_replica_whose_code_failed_and_only_then(
     """A replica's exit (the user's code) logs a traceback on that replica; a preemption or an internal fault
     (Google's) logs only the service's error."""
     emulator.state.set_phase_seconds(PHASE)
-    exited, preempted, internal = (vertex_job(vertex_client, workers=2) for _ in range(3))
+    exited, running, internal = (vertex_job(vertex_client, workers=2) for _ in range(3))
     spot = vertex_client.projects().locations().customJobs().create(
         parent=f"projects/{PROJECT}/locations/{REGION}",
         body={"displayName": "spot", "jobSpec": custom_job_spec(container_pool({"machineType": "n1-standard-4"}),
@@ -200,5 +213,4 @@ def test_the_traceback_is_on_the_replica_whose_code_failed_and_only_then(
     for job_id in (spot["name"].rsplit("/", 1)[-1], internal):
         (error,) = entries(logging_client, f'resource.labels.job_id="{job_id}" severity=ERROR')
         assert error["resource"]["labels"]["task_name"] == "service"
-    assert preempted  # a job left running logs no error at all
-    assert entries(logging_client, f'resource.labels.job_id="{preempted}" severity=ERROR') == []
+    assert entries(logging_client, f'resource.labels.job_id="{running}" severity=ERROR') == []  # still running

@@ -218,6 +218,16 @@ def test_labels_and_names() -> None:
                      "trainingInput.encryptionConfig.kmsKeyName", "trainingInput.scheduling.maxRunningTime"]
 
 
+def test_a_job_keeps_room_for_the_project_s_own_labels() -> None:
+    """Resource Manager allows 64 labels on a resource and the project adds its own (names.SYSTEM_LABELS): a
+    job whose labels would push it past 64 is refused here, not by Google at create."""
+    most = 64 - 6
+    assert load_job({**gpu_job("n1-standard-8"), "labels": {f"l{i}": "v" for i in range(most)}})
+    assert problems_of({**gpu_job("n1-standard-8"), "labels": {f"l{i}": "v" for i in range(most + 1)}}) == [
+        f"labels: {most + 1} labels; allowed: at most {most} (a job carries at most 64, 6 of them the project's own: "
+        "pulumi-job, pulumi-resource, pulumi-spec, pulumi-stack, pulumi-placement, pulumi-retry)"]
+
+
 def test_runtime_and_python_versions() -> None:
     assert problems_of(custom(runtimeVersion="3.0"))[0].startswith(
         "trainingInput.runtimeVersion: '3.0' is not a runtime version; allowed: 1.0,")

@@ -10,18 +10,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+# The identity and stack labels every job carries: their one home is jobspec.core.names; named here too, where
+# the backends and the provider have always imported them.
 from components.jobspec.core.names import JOB_LABEL, label_value
-
-#: The identity labels every job carries, looked up before any create (see ARCHITECTURE.md, "Job identity"):
-#: whose job it is (a hash of the Pulumi organization, project, stack and resource name) and what it runs
-#: (a hash of its spec). A live job carrying both is the resource's job, whichever run created it.
-RESOURCE_LABEL = "pulumi-resource"
-SPEC_LABEL = "pulumi-spec"
-#: The label that finds a stack's jobs (`status`, `logs`, `spend`): a hash of the Pulumi project and stack. Not part
-#: of a job's identity: never compared by `diff`, never in `pulumi-spec`, so adding it replaced no job; jobs made
-#: before it existed are found by their RESOURCE_LABEL instead.
-STACK_LABEL = "pulumi-stack"
-
+from components.jobspec.core.names import RESOURCE_LABEL as RESOURCE_LABEL
+from components.jobspec.core.names import SPEC_LABEL as SPEC_LABEL
+from components.jobspec.core.names import STACK_LABEL as STACK_LABEL
 
 
 @dataclass(frozen=True)

@@ -97,10 +97,8 @@ def lines_of(entry: dict[str, Any]) -> list[LogLine]:
 class Reader:
     """entries.list of one project at one endpoint (ADC over TLS, anonymous to loopback: the transport's rules)."""
 
-    def __init__(self, project: str, endpoint: str | None = None, *,
-                 call: Callable[..., Any] = transport.call, sleep: Callable[[float], None] = time.sleep):
-        self.project, self.root = project, endpoint_of(endpoint)
-        self._call, self._sleep = call, sleep
+    def __init__(self, project: str, endpoint: str | None = None, *, sleep: Callable[[float], None] = time.sleep):
+        self.project, self.root, self._sleep = project, endpoint_of(endpoint), sleep
 
     def page(self, flt: str, order: str, size: int, token: str | None = None
              ) -> tuple[list[dict[str, Any]], str | None]:
@@ -116,7 +114,7 @@ class Reader:
         from google.auth.exceptions import GoogleAuthError
 
         try:
-            answer = self._call(request, self.root, METHOD, sleep=self._sleep)
+            answer = transport.call(request, self.root, METHOD, sleep=self._sleep)
         except (transport.ApiError, transport.TransportError, transport.CredentialsError,
                 transport.InsecureEndpointError) as error:
             raise LoggingError(f"{API_NAME} {_with_method(str(error))}") from None

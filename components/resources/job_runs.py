@@ -24,11 +24,10 @@ from typing import Any
 
 from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.names import PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.fallbacks import alternative_job
 from components.resources.job_wire import canonical, region_of, spec_of
 
-PLACEMENT_LABEL = "pulumi-placement"
-RETRY_LABEL = "pulumi-retry"
 DEFAULT_RETRIES = 2
 MAX_RETRIES = 10
 

@@ -39,6 +39,22 @@ FINISHED_STATES: Final = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
 #: The label every job carries so a job whose create answer was lost can be found again.
 JOB_LABEL: Final = "pulumi-job"
+#: The labels that find a job again: whose it is (a hash of the Pulumi organization, project, stack and resource
+#: name) and what it runs (a hash of its spec); a live job carrying both is the resource's job, whichever run
+#: made it (ARCHITECTURE.md, "Job identity").
+RESOURCE_LABEL: Final = "pulumi-resource"
+SPEC_LABEL: Final = "pulumi-spec"
+#: The label that finds a stack's jobs (`status`, `logs`, `spend`): a hash of the Pulumi project and stack. Not part
+#: of a job's identity: never compared by `diff`, never in `pulumi-spec`, so adding it replaced no job; jobs made
+#: before it existed are found by their RESOURCE_LABEL instead.
+STACK_LABEL: Final = "pulumi-stack"
+#: Which fallback alternative and which retry a job is (set only when not 0).
+PLACEMENT_LABEL: Final = "pulumi-placement"
+RETRY_LABEL: Final = "pulumi-retry"
+#: Every label the project adds to a job besides the user's.
+SYSTEM_LABELS: Final = (JOB_LABEL, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, PLACEMENT_LABEL, RETRY_LABEL)
+#: Labels a resource may carry: Resource Manager's "Requirements for labels" (a resource can have up to 64).
+MAX_LABELS: Final = 64
 #: Random hex digits after a job's name in its id (ids can never be reused, even after a job ends).
 JOB_ID_SUFFIX_HEX: Final = 8
 #: The longest name whose job id (name + "_" + suffix) still fits a label value (63 characters).

@@ -11,8 +11,10 @@ from components.jobspec.core.names import (
     KMS_KEY,
     LABEL_KEY,
     LABEL_VALUE,
+    MAX_LABELS,
     NETWORK,
     SERVICE_ACCOUNT,
+    SYSTEM_LABELS,
 )
 from components.jobspec.core.problems import Problem
 from components.jobspec.rules.tasks import TI, Options, tasks
@@ -32,8 +34,10 @@ def rule_job_id(job: Job, opts: Options) -> Iterator[Problem]:
 
 def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
     labels = job.labels or {}
-    if len(labels) > 64:
-        yield Problem("labels", f"{len(labels)} labels; allowed: at most 64")
+    most = MAX_LABELS - len(SYSTEM_LABELS)  # the project adds its own to every job
+    if len(labels) > most:
+        yield Problem("labels", f"{len(labels)} labels; allowed: at most {most} (a job carries at most "
+                      f"{MAX_LABELS}, {len(SYSTEM_LABELS)} of them the project's own: {', '.join(SYSTEM_LABELS)})")
     for key, value in labels.items():
         if not LABEL_KEY.fullmatch(key):
             yield Problem(
