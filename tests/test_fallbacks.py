@@ -13,7 +13,7 @@ import pytest
 
 from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
 from components.emulator import Emulator
-from components.resources.job_provider import identity_labels, resource_label
+from components.resources.job_provider import identity_labels
 from components.resources.job_runs import PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.provider_runs import QuotaRefused
 from components.resources.training_job import TrainingJobProvider
@@ -165,19 +165,21 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
                                                            "fallbacks[0]"]
 
 
-def test_live_jobs_and_the_stacks_other_new_jobs_count(provider, emulator) -> None:
+def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(provider, emulator) -> None:
+    """The stackQuota input is what the stack's jobs need together (a value the size of its regions and metrics,
+    the same for every job): it is held against the limit in place of what the stack's live jobs hold now (found
+    by their pulumi-stack label), beside what other stacks' live jobs hold."""
+    stack = {"needs": {"us-central1": {L4: 3}}}  # trial (1) and another job of stack dev (2), as written
     quota(emulator, "us-central1", 2)
-    other = resource_label("org/proj/dev/other")[RESOURCE_LABEL]
-    peers = {"jobs": [{"resource": other, "name": "other", "region": "us-central1", "needs": {L4: 2}},
-                      {"resource": resource_label(IDENTITY)[RESOURCE_LABEL], "name": "trial", "region": "us-central1",
-                       "needs": {L4: 1}}]}
-    ((_, reason),) = failures(provider, props(stackQuota=peers))
-    assert "(trial, other) need 3" in reason
-    provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # deployed: holds 1
-    assert failures(provider, props(stackQuota=peers)) == []  # its live job holds 1 (counted once), + 1 fits 2
-    quota(emulator, "us-central1", 1)
-    ((_, reason),) = failures(provider, props(stackQuota=peers))
-    assert "the new jobs (trial) need 1, live jobs hold 1, the limit is 1" in reason
+    ((_, reason),) = failures(provider, props(stackQuota=stack))
+    assert "the new jobs (stack jobs incl. trial) need 3, live jobs hold 0, the limit is 2" in reason
+    provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # stack dev: holds 1
+    quota(emulator, "us-central1", 3)
+    assert failures(provider, props(stackQuota=stack)) == []  # its 1 is among the stack's 3: not counted twice
+    provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
+    ((_, reason),) = failures(provider, props(stackQuota=stack))
+    assert "need 3, live jobs hold 1, the limit is 3" in reason
+    assert failures(provider, props()) == []  # alone (no stackQuota), the job needs 1 beside the 2 held: fits 3
 
 
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:

@@ -253,19 +253,22 @@ def test_excesses_name_the_metric_region_need_usage_limit_and_where_to_ask() -> 
         assert part in text, part
 
 
-def test_the_review_adds_what_live_jobs_hold_and_counts_a_peer_only_when_it_is_new(emulator, vertex_client) -> None:
+def test_the_review_adds_what_live_jobs_hold_and_a_stack_stands_for_its_live_jobs(emulator, vertex_client) -> None:
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
-    create(vertex_client, l4_body(count=2, **{"pulumi-resource": "deployed"}))  # live: holds 2
+    create(vertex_client, l4_body(count=2, **{"pulumi-resource": "deployed", "pulumi-stack": "dev"}))  # holds 2
     mine = quotas.Candidate("mine", "us-central1", Needs({L4: 1}), "mine")
-    deployed = quotas.Candidate("deployed", "us-central1", Needs({L4: 2}), "deployed", sure=False)
-    fresh = quotas.Candidate("fresh", "us-central1", Needs({L4: 2}), "fresh", sure=False)
-    assert quotas.review("my-proj", [mine, deployed], endpoint=emulator.url).ok  # 1 + 2 held: its job holds it
-    (excess,) = quotas.review("my-proj", [mine, fresh], endpoint=emulator.url).excesses  # 1 + 2 new + 2 held
+    (excess,) = quotas.review("my-proj", [mine, quotas.Candidate("fresh", "us-central1", Needs({L4: 2}), "fresh")],
+                              endpoint=emulator.url).excesses  # 1 + 2 new + 2 held
     assert (excess.need, excess.usage, excess.limit, excess.jobs) == (3, 2, 4, ("mine", "fresh"))
+    dev = quotas.Candidate("dev's jobs", "us-central1", Needs({L4: 4}), stack="dev")  # its 2 live among its 4
+    assert quotas.review("my-proj", [dev], endpoint=emulator.url).ok
+    prod = quotas.Candidate("prod's jobs", "us-central1", Needs({L4: 4}), stack="prod")  # dev's 2 are another's
+    (excess,) = quotas.review("my-proj", [prod], endpoint=emulator.url).excesses
+    assert (excess.need, excess.usage, excess.limit) == (4, 2, 4)
     elsewhere = quotas.Candidate("far", "europe-west4", Needs({L4: 8}), "far")
     found = quotas.review("my-proj", [elsewhere], endpoint=emulator.url)
     assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in europe-west4: no limit found, not checked"]
-    assert not emulator.state.requests("customJobs.list")[2:]  # no limit in europe-west4: its jobs were not listed
+    assert not emulator.state.requests("customJobs.list")[3:]  # one list per review above; none in europe-west4
 
 
 def test_quotas_that_cannot_be_read_are_said_so_and_never_raise_anything_else(emulator) -> None:

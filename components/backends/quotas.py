@@ -20,7 +20,7 @@ from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.catalog import quotas as table
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, VERTEX
+from components.jobspec.core.names import ACTIVE_STATES, STACK_LABEL, VERTEX
 from components.jobspec.render.bodies import TRAINING, TUNING
 from components.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
 
@@ -103,10 +103,12 @@ def _read(send: Callable[[], Any], what: str) -> Any:
 
 @dataclass
 class Held:
-    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL)."""
+    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL); and,
+    by STACK_LABEL, what the live jobs of each stack hold."""
 
     usage: dict[str, int] = field(default_factory=dict)
     resources: set[str] = field(default_factory=set)
+    by_stack: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
@@ -122,22 +124,26 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
             if resource:
                 found.resources.add(str(resource))
             if jobs.backend.state(job) in ACTIVE_STATES:
+                stack = (job.get("labels") or {}).get(STACK_LABEL)
                 for metric, units in needs_of(job).units.items():
                     found.usage[metric] = found.usage.get(metric, 0) + units
+                    if stack:
+                        held_by = found.by_stack.setdefault(str(stack), {})
+                        held_by[metric] = held_by.get(metric, 0) + units
     return found
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A job that may be created: its name, region and needs; `resource` (its RESOURCE_LABEL value) and `sure`:
-    sure, it is created (new or replaced); not sure, it is only when no job of the region carries `resource` yet (a
-    stack's other jobs, which the provider of one job cannot see the state of)."""
+    """A job that may be created: its name, region and needs, and its `resource` (its RESOURCE_LABEL value). Or a
+    whole stack's jobs (`stack`, the stack's STACK_LABEL value): what all of them hold once `up` is done, which
+    stands in for what the stack's live jobs hold now (their usage is not counted a second time)."""
 
     name: str
     region: str
     needs: Needs
     resource: str = ""
-    sure: bool = True
+    stack: str = ""
 
 
 @dataclass
@@ -174,11 +180,14 @@ def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | Non
         if all(v is None for v in region_limits.values()):
             continue
         there = held(project, region, endpoint, log=log)
-        counted = [c for c in here if c.sure or c.resource not in there.resources]
+        usage = dict(there.usage)
+        for stack in {c.stack for c in here if c.stack}:  # the stack's needs replace what its live jobs hold
+            for metric, units in there.by_stack.get(stack, {}).items():
+                usage[metric] = usage.get(metric, 0) - units
         who: dict[str, list[str]] = {}
-        for c in counted:
+        for c in here:
             for metric in c.needs.units:
                 who.setdefault(metric, []).append(c.name)
-        need = total(c.needs.units for c in counted)
-        found.excesses += excesses(region, need, there.usage, region_limits, who)
+        need = total(c.needs.units for c in here)
+        found.excesses += excesses(region, need, usage, region_limits, who)
     return found

@@ -266,7 +266,8 @@ class TrainingJobProvider(EndpointProvider):
             pulumi.log.info(cost_line(judged.body, name, region))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (provider_runs)
         failures += check_runs(self, olds, news, judged, rails, None if _is_unknown(new.region) else new.region,
-                               resource_label(new.identity)[RESOURCE_LABEL])
+                               resource_label(new.identity)[RESOURCE_LABEL],
+                               stack_label_of(new.identity).get(STACK_LABEL, ""))
         return CheckResult(inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:

@@ -1,9 +1,10 @@
 """The quota check of a TrainingJob's `check` (at `pulumi preview` and before `up` creates it): will Google run it?
 
 For a job the preview creates or replaces, on Vertex AI: what it needs (components.jobspec.review.quotas, from the
-body judged once), plus what the stack's other jobs that are not deployed yet need (the `stackQuota` input: each
-job's region, needs and `pulumi-resource` label, computed by stack.py from the settings), plus what the project's
-live jobs hold in that region, against Service Usage's limits. Over a limit at every placement (the job as written,
+body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
+region and metric, computed by stack.py from the settings; it stands for what the stack's live jobs, found by their
+`pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against Service
+Usage's limits. Over a limit at every placement (the job as written,
 then each of `fallbacks`): the check fails, naming the metric, the region, the need, the usage, the limit and how to
 ask for more. Over at the first placement only: a warning says which fallback `up` will use. Quotas that cannot be
 read (no credentials, permission denied): a warning, never a failure.
@@ -11,7 +12,7 @@ read (no credentials, permission denied): a warning, never a failure.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,37 +20,29 @@ from components.backends import quotas
 from components.jobspec.review.quotas import Needs, needs_of
 
 
-@dataclass(frozen=True)
-class Peer:
-    """Another job of the stack: its `pulumi-resource` label, name, region and what it needs."""
-
-    resource: str
-    name: str
-    region: str
-    needs: Mapping[str, int]
-
-
-def peers_of(value: Any, own_resource: str) -> list[Peer]:
-    """The `stackQuota` input ({"jobs": [{resource, name, region, needs}]}) without this job itself."""
-    jobs = value.get("jobs") if isinstance(value, Mapping) else None
-    found = []
-    for entry in jobs if isinstance(jobs, list) else []:
-        if not isinstance(entry, Mapping) or entry.get("resource") == own_resource:
-            continue
-        given = entry.get("needs")
-        needs: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-        counts = {str(k): int(v) for k, v in needs.items() if isinstance(v, int | float) and not isinstance(v, bool)}
-        if counts and isinstance(entry.get("region"), str):
-            found.append(Peer(str(entry.get("resource") or ""), str(entry.get("name") or "?"), entry["region"], counts))
+def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
+    """The `stackQuota` input ({"needs": {region: {metric: units}}}): what all the stack's jobs need, as written."""
+    given = value.get("needs") if isinstance(value, Mapping) else None
+    found: dict[str, dict[str, int]] = {}
+    for region, needs in (given.items() if isinstance(given, Mapping) else ()):
+        if isinstance(region, str) and isinstance(needs, Mapping):
+            found[region] = {str(k): int(v) for k, v in needs.items()
+                             if isinstance(v, int | float) and not isinstance(v, bool)}
     return found
 
 
-def stack_entry(resource: str, name: str, region: str | None, body: Mapping[str, Any]) -> dict[str, Any] | None:
-    """One job's entry of the `stackQuota` input (stack.py), or None when it needs nothing that has a metric."""
-    needs = needs_of(body)
-    if not needs or not region:
-        return None
-    return {"resource": resource, "name": name, "region": region, "needs": dict(needs.units)}
+def stack_quota(jobs: Iterable[tuple[str | None, Mapping[str, Any]]]) -> dict[str, Any] | None:
+    """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
+    and metric, from their judged bodies ((region, body) each). The same small value for every job (its size grows
+    with the regions and metrics, not with the jobs); None when no job needs anything that has a metric."""
+    needs: dict[str, dict[str, int]] = {}
+    for region, body in jobs:
+        if not region:
+            continue
+        for metric, units in needs_of(body).units.items():
+            here = needs.setdefault(region, {})
+            here[metric] = here.get(metric, 0) + units
+    return {"needs": needs} if needs else None
 
 
 @dataclass
@@ -64,20 +57,29 @@ class Outcome:
 
 
 def check(project: str, name: str, resource: str, tries: Sequence[tuple[int, str, Mapping[str, Any]]],
-          peers: Sequence[Peer], endpoint: str | None) -> Outcome:
-    """Review each placement (index, region, body) in order with the peers; the first that fits ends the review."""
+          stack: str, stack_needs: Mapping[str, Mapping[str, int]], endpoint: str | None) -> Outcome:
+    """Review each placement (index, region, body) in order; the first that fits ends the review.
+
+    `stack` (the job's STACK_LABEL value) and `stack_needs` (the stackQuota input) stand for the stack's jobs: in
+    a region they need what the stack's jobs need there together (the job itself included, where it is written),
+    in place of what the stack's live jobs hold now. Without them, the job alone is added to what live jobs hold."""
     out = Outcome()
     first: list[str] = []
     failures: list[str] = []
     limits: quotas.Limits | None = None
     for index, region, body in tries:
         own = quotas.Candidate(name, region, needs_of(body), resource)
-        others = [quotas.Candidate(p.name, p.region, Needs(dict(p.needs)), p.resource, sure=False) for p in peers
-                  if p.region == region]  # the others where this placement is: what it competes with
+        together = stack_needs.get(region) if stack else None
+        if together and index == 0:  # the job is one of the stack's jobs as written: counted with them
+            candidates = [quotas.Candidate(f"stack jobs incl. {name}", region, Needs(dict(together)), stack=stack)]
+        elif together:  # a fallback: the job moves here, beside the stack's jobs written for this region
+            candidates = [own, quotas.Candidate("other stack jobs", region, Needs(dict(together)), stack=stack)]
+        else:
+            candidates = [own]
         try:
-            if limits is None and (own.needs or any(o.needs for o in others)):
+            if limits is None and any(c.needs for c in candidates):
                 limits = quotas.read_limits(project, endpoint)
-            found = quotas.review(project, [own, *others], endpoint=endpoint, limits=limits or {})
+            found = quotas.review(project, candidates, endpoint=endpoint, limits=limits or {})
         except quotas.QuotaUnreadable as error:
             (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
             return out

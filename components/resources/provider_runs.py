@@ -44,9 +44,9 @@ def _unknown(value: Any) -> bool:
 
 
 def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged | None,
-               rails: Guardrails, region: str | None, resource: str) -> list[CheckFailure]:
+               rails: Guardrails, region: str | None, resource: str, stack: str) -> list[CheckFailure]:
     """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
-    `resource`: its `pulumi-resource` label value)."""
+    `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values)."""
     failures: list[CheckFailure] = []
     if (problem := job_runs.retries_problem(news.get("retries"))) is not None:
         failures.append(CheckFailure("retries", problem))
@@ -89,8 +89,8 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
         tries.append((index + 1, there or "", other.body))
     if failures or backend != VERTEX or not region or not _new_job(olds, news):
         return failures
-    outcome = job_quota.check(str(news.get("project") or ""), name, resource, tries,
-                              job_quota.peers_of(news.get("stackQuota"), resource), provider._endpoint())
+    outcome = job_quota.check(str(news.get("project") or ""), name, resource, tries, stack,
+                              job_quota.stack_needs_of(news.get("stackQuota")), provider._endpoint())
     for line in outcome.warnings:
         pulumi.log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with

@@ -17,18 +17,16 @@ from typing import Any
 
 import pulumi
 
-from components.backends.base import RESOURCE_LABEL
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.jobspec.vocab.custom_job import VertexJob
-from components.resources.job_provider import resource_label
-from components.resources.job_quota import stack_entry
+from components.resources.job_quota import stack_quota
 from components.resources.job_wire import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
-from components.resources.training_job import TrainingJob, resource_identity
+from components.resources.training_job import TrainingJob
 
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
@@ -129,17 +127,13 @@ def build_stack(settings: StackSettings, stack: str | None = None,
 
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
-    """What each Vertex AI job of the stack needs of the quotas, read from its judged body (job_quota.stack_entry),
-    so each job's preview adds the stack's other new jobs to its own quota check; None when no job needs any."""
+    """What the stack's Vertex AI jobs need of the quotas together (job_quota.stack_quota, from their judged
+    bodies), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
     if settings.backend != VERTEX:
         return None
-    entries = []
-    for name, job in settings.jobs.items():
-        region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
-        resource = resource_label(resource_identity(name))[RESOURCE_LABEL]
-        if (entry := stack_entry(resource, name, region, job.body)) is not None:
-            entries.append(entry)
-    return {"jobs": entries} if entries else None
+    return stack_quota(
+        (job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region, job.body)
+        for job in settings.jobs.values())
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
