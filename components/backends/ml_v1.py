@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from components.backends import transport
 from components.backends.base import Backend, Target, common_times, label_filter
 
 ENDPOINT = "https://ml.googleapis.com/"
 
+
+
+def _collection(svc: Any) -> Any:
+    """The jobs collection of the cached client (transport.collection: built once)."""
+    return transport.collection(svc, "projects", "jobs")
 
 class MlV1Backend(Backend):
     name: ClassVar[str] = "ai-platform"
@@ -19,19 +25,19 @@ class MlV1Backend(Backend):
         return target.endpoint or ENDPOINT
 
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
-        return svc.projects().jobs().create(parent=f"projects/{target.project}", body=body)
+        return _collection(svc).create(parent=f"projects/{target.project}", body=body)
 
     def get_request(self, svc: Any, name: str) -> Any:
-        return svc.projects().jobs().get(name=name)
+        return _collection(svc).get(name=name)
 
     def cancel_request(self, svc: Any, name: str) -> Any:
-        return svc.projects().jobs().cancel(name=name, body={})
+        return _collection(svc).cancel(name=name, body={})
 
     def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
         body: dict[str, Any] = {"labels": labels}
         if current.get("etag"):
             body["etag"] = current["etag"]
-        return svc.projects().jobs().patch(name=name, updateMask="labels", body=body)
+        return _collection(svc).patch(name=name, updateMask="labels", body=body)
 
     def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
         return self.get_request(svc, self.name_of(target, job_id))
@@ -40,7 +46,7 @@ class MlV1Backend(Backend):
         return answer if answer.get("jobId") == job_id else None
 
     def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
-        return svc.projects().jobs().list(parent=f"projects/{target.project}", filter=label_filter(labels),
+        return _collection(svc).list(parent=f"projects/{target.project}", filter=label_filter(labels),
                                           pageToken=page_token)
 
     def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:

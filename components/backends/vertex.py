@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from components.backends import transport
 from components.backends.base import Backend, Target, common_times, label_filter
 from components.jobspec.core.names import JOB_LABEL, label_value
 
@@ -26,6 +27,11 @@ STATES = {
 }
 
 
+
+def _collection(svc: Any) -> Any:
+    """The jobs collection of the cached client (transport.collection: built once)."""
+    return transport.collection(svc, "projects", "locations", "customJobs")
+
 class VertexBackend(Backend):
     name: ClassVar[str] = "vertex"
     api: ClassVar[str] = "aiplatform"
@@ -39,26 +45,26 @@ class VertexBackend(Backend):
         return f"projects/{target.project}/locations/{target.region}"
 
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
-        return svc.projects().locations().customJobs().create(parent=self._parent(target), body=body)
+        return _collection(svc).create(parent=self._parent(target), body=body)
 
     def get_request(self, svc: Any, name: str) -> Any:
-        return svc.projects().locations().customJobs().get(name=name)
+        return _collection(svc).get(name=name)
 
     def cancel_request(self, svc: Any, name: str) -> Any:
-        return svc.projects().locations().customJobs().cancel(name=name, body={})
+        return _collection(svc).cancel(name=name, body={})
 
     def delete_request(self, svc: Any, name: str) -> Any:
-        return svc.projects().locations().customJobs().delete(name=name)
+        return _collection(svc).delete(name=name)
 
     def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
         raise NotImplementedError("Vertex AI custom jobs cannot be patched; a label change replaces the job")
 
     def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
         flt = f'labels.{JOB_LABEL}="{label_value(job_id)}"'
-        return svc.projects().locations().customJobs().list(parent=self._parent(target), filter=flt)
+        return _collection(svc).list(parent=self._parent(target), filter=flt)
 
     def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
-        return svc.projects().locations().customJobs().list(parent=self._parent(target), filter=label_filter(labels),
+        return _collection(svc).list(parent=self._parent(target), filter=label_filter(labels),
                                                             pageToken=page_token)
 
     def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from components.backends import transport
 from components.backends.base import Target, label_filter
 from components.backends.vertex import VertexBackend
 from components.jobspec.core.names import JOB_LABEL, label_value
@@ -23,7 +24,7 @@ LISTED = "hyperparameterTuningJobs"
 
 
 def _collection(svc: Any) -> Any:
-    return svc.projects().locations().hyperparameterTuningJobs()
+    return transport.collection(svc, "projects", "locations", "hyperparameterTuningJobs")
 
 
 def _objective(resource: dict[str, Any]) -> tuple[str, str] | None:
