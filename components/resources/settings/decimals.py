@@ -92,8 +92,8 @@ def lossy_decimals(path: Path, config: dict[str, Any]) -> list[Problem]:
     The offline reader keeps the text, so without this check `validate` would pass a stack that
     `pulumi up` runs on another version. Found by reading the file again with YAML's own number rules.
     """
-    try:
-        plain = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:  # libyaml's loader when present (the file passed the bounded reader already): YAML's own number rules
+        plain = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return []
     plain_config = plain.get("config") if isinstance(plain, dict) else None
