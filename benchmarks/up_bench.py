@@ -104,7 +104,7 @@ def timed_up(path: Path, env: dict[str, str], stack: str, cli: str) -> float:
     start = time.perf_counter()
     run("up", "--yes", "--skip-preview")
     elapsed = time.perf_counter() - start
-    run("stack", "rm", "--yes", "--force")
+    run("stack", "rm", "--yes", "--force", "--preserve-config")  # the next run keeps the stack file
     return elapsed
 
 
