@@ -28,9 +28,9 @@ TESTS=(
   tests/test_emulator_sdk_aiplatform.py
   tests/test_emulator_offline.py
   tests/test_job_watch.py           # a waiting up's reports and costUsd, on the provider's injected clocks
-  tests/test_job_logs.py            # reading and following a job's log (sleeps move the emulator's clock)
-  tests/test_stack_commands.py      # status, logs, spend against the emulator
-  tests/test_logging_emulator.py    # the emulator's Cloud Logging surface
+  tests/frozen_clock/test_job_logs.py            # reading and following a job's log (sleeps move the emulator's clock)
+  tests/frozen_clock/test_stack_commands.py      # status, logs, spend against the emulator
+  tests/frozen_clock/test_logging_emulator.py    # the emulator's Cloud Logging surface
 )
 
 main() {

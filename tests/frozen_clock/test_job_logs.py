@@ -11,27 +11,10 @@ import pytest
 from components.backends.cloud_logging import LoggingError, Reader, job_filter, log_job_id
 from components.emulator import Emulator
 from components.emulator.logging_v2 import STEP_SECONDS, TRACEBACK
-from tests.conftest_emulator import build_client
 
 PROJECT = "my-proj"
 PHASE = 100.0
 ERROR = "The replica master 0 exited with a non-zero status of 1."
-
-
-@pytest.fixture
-def emulator(frozen_emulator: Emulator) -> Emulator:
-    """The emulator on a frozen clock: its jobs move only as the test advances it, never with real time."""
-    return frozen_emulator
-
-
-@pytest.fixture(scope="module")
-def vertex_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("aiplatform", frozen_emulator_server.url)
-
-
-@pytest.fixture(scope="module")
-def ml_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("ml", frozen_emulator_server.url)
 
 
 @pytest.fixture(autouse=True)

@@ -19,22 +19,6 @@ PROJECT, REGION = "my-proj", "us-central1"
 PHASE = 100.0
 
 
-@pytest.fixture
-def emulator(frozen_emulator: Emulator) -> Emulator:
-    """The emulator on a frozen clock: its jobs move only as the test advances it, never with real time."""
-    return frozen_emulator
-
-
-@pytest.fixture(scope="module")
-def vertex_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("aiplatform", frozen_emulator_server.url)
-
-
-@pytest.fixture(scope="module")
-def ml_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("ml", frozen_emulator_server.url)
-
-
 @pytest.fixture(scope="module")
 def logging_client(frozen_emulator_server: Emulator) -> Any:
     return build_client("logging", frozen_emulator_server.url, "v2")

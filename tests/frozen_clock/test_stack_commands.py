@@ -27,29 +27,12 @@ from components.resources import job_provider
 from components.resources.job_wire import wire_of
 from components.resources.settings import load_stack_file
 from components.resources.training_job import TrainingJobProvider
-from tests.conftest_emulator import build_client
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
 #: g2-standard-8 (its L4 included) at Spot rates, and n1-standard-8 with 2 T4 on demand, in us-central1 (bundled
 #: price table).
 L4_SPOT_USD_PER_HOUR = 0.607915641
-
-
-@pytest.fixture
-def emulator(frozen_emulator: Emulator) -> Emulator:
-    """The emulator on a frozen clock: its jobs move only as the test advances it, never with real time."""
-    return frozen_emulator
-
-
-@pytest.fixture(scope="module")
-def vertex_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("aiplatform", frozen_emulator_server.url)
-
-
-@pytest.fixture(scope="module")
-def ml_client(frozen_emulator_server: Emulator) -> Any:
-    return build_client("ml", frozen_emulator_server.url)
 
 
 def pool(machine: str, gpu: str | None = None, count: int = 0) -> dict[str, Any]:
