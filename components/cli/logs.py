@@ -12,7 +12,6 @@ Exit 0; 1 when a followed job ended FAILED; 2 for an unknown stack or job, or an
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,9 +28,10 @@ from components.cli.stack_jobs import (
     current_jobs,
     find_jobs,
     open_stack,
+    reported,
 )
-from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, FINISHED_STATES
+from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, FINISHED_STATES
 
 #: How often --follow reads new lines (gcloud's stream-logs polls every 60 s by default; a person watches).
 POLL_SECONDS = 10.0
@@ -83,12 +83,8 @@ def run_logs(args: argparse.Namespace, *, now: Callable[[], datetime],
                                   start=shown):
             out(line.text())
         return EXIT_INVALID if job.backend.state(latest) == "FAILED" else EXIT_OK
-    except SpecError as error:
-        print("\n".join(str(p) for p in error.problems), file=sys.stderr)
-        return EXIT_INVALID
     except (TrainingJobsError, OSError) as error:
-        print(f"logs: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return reported("logs", error)
 
 
 def _get(jobs: Jobs, job: FoundJob) -> dict[str, Any] | None:

@@ -32,10 +32,11 @@ from components.cli.stack_jobs import (
     Stack,
     find_jobs,
     open_stack,
+    reported,
 )
 from components.jobspec.catalog import prices
-from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.names import EXIT_OK
 from components.jobspec.review.cost import RATE_WORDS, table_line, usd, usd_total
 from components.jobspec.review.run_cost import run_cost
 
@@ -161,12 +162,8 @@ def run_spend(args: argparse.Namespace, *, now: Callable[[], datetime],
         found = find_jobs(stack, args.organization, sleep)
         when = now()
         document = spend_document(stack, found, start_of(args.since, when), when, args.by)
-    except SpecError as error:
-        print("\n".join(str(p) for p in error.problems), file=sys.stderr)
-        return EXIT_INVALID
     except (TrainingJobsError, OSError) as error:
-        print(f"spend: {error}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return reported("spend", error)
     if args.json:
         json.dump(document, sys.stdout, indent=2)
         print()

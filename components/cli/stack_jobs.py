@@ -18,6 +18,7 @@ random suffix). Per name, the newest job is the stack's job now; the older ones 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,8 +31,8 @@ from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, CredentialsError, InsecureEndpointError, TransportError
 from components.cli.job_args import DEFAULT_ORGANIZATION
 from components.jobspec.core.env import env_settings
-from components.jobspec.core.errors import TrainingJobsError, UnreadableError
-from components.jobspec.core.names import VERTEX
+from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
+from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, VERTEX
 from components.jobspec.io.documents import read_yaml
 from components.resources.job_provider import resource_label, stack_label
 from components.resources.job_wire import preview_job_id, region_of, wire_of
@@ -211,3 +212,13 @@ def current_jobs(found: list[FoundJob]) -> list[FoundJob]:
         newest.history = jobs[:-1]
         current.append(newest)
     return sorted(current, key=lambda j: j.name or "") + alone
+
+
+def reported(command: str, error: TrainingJobsError | OSError) -> int:
+    """Say on stderr why a command on a stack's jobs could not go on, and its exit code: a stack file's problems,
+    one a line (EXIT_INVALID); an API, transport or file error, after the command's name (EXIT_UNREADABLE)."""
+    if isinstance(error, SpecError):
+        print("\n".join(str(p) for p in error.problems), file=sys.stderr)
+        return EXIT_INVALID
+    print(f"{command}: {error}", file=sys.stderr)
+    return EXIT_UNREADABLE

@@ -26,10 +26,11 @@ from components.cli.stack_jobs import (
     current_jobs,
     find_jobs,
     open_stack,
+    reported,
     stacks_in,
 )
 from components.jobspec.catalog.prices import PriceTableError
-from components.jobspec.core.errors import SpecError, TrainingJobsError
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.review.body_pools import accelerator_totals, pools
 from components.jobspec.review.cost import usd, usd_total
@@ -53,13 +54,8 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
             stack = open_stack(name, args.stacks_dir, args.endpoint)
             jobs = current_jobs(find_jobs(stack, args.organization, sleep))
             document = stack_status(stack, jobs, now())
-        except SpecError as error:
-            print("\n".join(str(p) for p in error.problems), file=sys.stderr)
-            code = max(code, EXIT_INVALID)
-            continue
         except (TrainingJobsError, OSError) as error:
-            print(f"status: stack {name}: {error}", file=sys.stderr)
-            code = EXIT_UNREADABLE
+            code = max(code, reported(f"status: stack {name}", error))
             continue
         documents.append(document)
         if not args.json:
