@@ -27,6 +27,26 @@ LIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "
                          "JOB_STATE_RUNNING"})
 
 
+#: The buckets the repository's local stacks name (they exist nowhere: the emulator never reads them).
+LOCAL_BUCKETS = {"staging": "local-staging-bucket", "jobDir": "local-job-dir-bucket"}
+
+
+def offline_config(name: str, jobs: dict[str, Any], *, backend: str = "vertex",
+                   buckets: dict[str, str] | None = None, **keys: Any) -> dict[str, Any]:
+    """A stack's config for the emulator that registers no `gcp:` resources (buckets named, no APIs enabled):
+    project NAME-project in us-central1, buckets NAME-staging and NAME-job-dir unless `buckets` names them, and
+    `keys`, more gcp-training-jobs keys (labels, tpuAccess, guardrails, ...)."""
+    return {
+        "gcp:project": f"{name}-project",
+        "gcp:region": "us-central1",
+        "gcp-training-jobs:backend": backend,
+        "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": buckets or {"staging": f"{name}-staging", "jobDir": f"{name}-job-dir"},
+        **{f"gcp-training-jobs:{key}": value for key, value in keys.items()},
+        "gcp-training-jobs:jobs": jobs,
+    }
+
+
 def find_pulumi() -> str | None:
     found = shutil.which("pulumi")
     if found:

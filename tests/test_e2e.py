@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -235,22 +235,17 @@ def test_an_accelerator_change_replaces_the_ml_v1_job_and_destroy_cancels_both(l
 # --- Vertex AI: a job in its own vocabulary, on current hardware, and what a merge does to it -------------
 
 IMAGE = "us-central1-docker.pkg.dev/local-project/trainers/example:0.1"
-VERTEX_STACK: dict[str, Any] = {
-    "gcp:project": "local-project",
-    "gcp:region": "us-central1",
-    "gcp-training-jobs:backend": "vertex",
-    "gcp-training-jobs:enableApis": False,
-    "gcp-training-jobs:labels": {"env": "local"},
-    "gcp-training-jobs:buckets": {"staging": "local-staging-bucket", "jobDir": "local-job-dir-bucket"},
-    "gcp-training-jobs:guardrails": {"allowedAccelerators": ["NVIDIA_L4"], "requiredLabels": ["env"],
-                                     "spotOnly": True},
-    "gcp-training-jobs:jobs": {"l4": {"jobSpec": {
+VERTEX_STACK: dict[str, Any] = offline_config(
+    "local",
+    {"l4": {"jobSpec": {
         "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
                                              "acceleratorCount": 1},
                              "replicaCount": 1,
                              "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=${jobDir}"]}}],
         "scheduling": {"strategy": "SPOT"}}}},
-}
+    buckets=LOCAL_BUCKETS, labels={"env": "local"},
+    guardrails={"allowedAccelerators": ["NVIDIA_L4"], "requiredLabels": ["env"], "spotOnly": True},
+)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -30,14 +30,7 @@ def l4_spec() -> dict[str, Any]:
 
 def stack_config(jobs: dict[str, Any]) -> dict[str, Any]:
     """Vertex AI jobs and no `gcp:` resources (buckets named, no APIs enabled)."""
-    return {
-        "gcp:project": "cap-project",
-        "gcp:region": "us-central1",
-        "gcp-training-jobs:backend": "vertex",
-        "gcp-training-jobs:enableApis": False,
-        "gcp-training-jobs:buckets": {"staging": "cap-staging", "jobDir": "cap-job-dir"},
-        "gcp-training-jobs:jobs": jobs,
-    }
+    return offline_config("cap", jobs)
 
 
 @pytest.fixture

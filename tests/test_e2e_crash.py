@@ -19,6 +19,7 @@ from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fi
     Emulator,
     Project,
     kill_session,
+    offline_config,
     process_emulator,
     require_pulumi,
     wait_until,
@@ -38,15 +39,7 @@ def stack_config(backend: str) -> dict[str, Any]:
     """JOBS container jobs (valid on both backends), no `gcp:` resources."""
     job = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-4",
                              "masterConfig": {"imageUri": "us-docker.pkg.dev/crash-project/trainers/t:1"}}}
-    return {
-        "gcp:project": "crash-project",
-        "gcp:region": "us-central1",
-        "gcp-training-jobs:backend": backend,
-        "gcp-training-jobs:enableApis": False,
-        "gcp-training-jobs:buckets": {"staging": "crash-staging", "jobDir": "crash-job-dir"},
-        "gcp-training-jobs:tpuAccess": {"grant": False},
-        "gcp-training-jobs:jobs": {f"j{i}": job for i in range(JOBS)},
-    }
+    return offline_config("crash", {f"j{i}": job for i in range(JOBS)}, backend=backend, tpuAccess={"grant": False})
 
 
 

@@ -22,33 +22,24 @@ from typing import Any
 import pytest
 
 from components.emulator.logging_v2 import TRACEBACK
-from tests.e2e_support import ROOT, Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import LOCAL_BUCKETS, ROOT, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 
-NAMESPACE = "gcp-training-jobs"
 IMAGE = "us-central1-docker.pkg.dev/local-project/trainers/example:0.1"
 ERROR = "The replica workerpool0-0 exited with a non-zero status of 1."
 #: How long the job stays queued, preparing and running (then it fails): more than the wait's 30 s cap of a gap.
 PHASE_SECONDS = 45
-CONFIG: dict[str, Any] = {
-    "gcp:project": "local-project",
-    "gcp:region": "us-central1",
-    f"{NAMESPACE}:backend": "vertex",
-    f"{NAMESPACE}:enableApis": False,
-    f"{NAMESPACE}:labels": {"env": "local"},
-    f"{NAMESPACE}:buckets": {"staging": "local-staging-bucket", "jobDir": "local-job-dir-bucket"},
-    f"{NAMESPACE}:jobs": {"trial": {
-        "labels": {"team": "vision", "emulator-outcome": "failed"},  # the emulator fails it once it has run
-        "waitForCompletion": True,
-        "waitTimeoutSeconds": 600,
-        "jobSpec": {"workerPoolSpecs": [{
-            "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
-            "replicaCount": 1, "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=5"]}}],
-            "scheduling": {"strategy": "SPOT"}}}},
-}
+CONFIG: dict[str, Any] = offline_config("local", {"trial": {
+    "labels": {"team": "vision", "emulator-outcome": "failed"},  # the emulator fails it once it has run
+    "waitForCompletion": True,
+    "waitTimeoutSeconds": 600,
+    "jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+        "replicaCount": 1, "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=5"]}}],
+        "scheduling": {"strategy": "SPOT"}}}}, buckets=LOCAL_BUCKETS, labels={"env": "local"})
 
 
 @pytest.fixture(scope="module")

@@ -19,13 +19,12 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
 
 pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 
-NAMESPACE = "gcp-training-jobs"
 TUNE: dict[str, Any] = {
     "labels": {"team": "vision"},
     "trainingInput": {
@@ -47,16 +46,8 @@ TUNE: dict[str, Any] = {
         },
     },
 }
-CONFIG: dict[str, Any] = {
-    "gcp:project": "local-project",
-    "gcp:region": "us-central1",
-    f"{NAMESPACE}:backend": "vertex",
-    f"{NAMESPACE}:enableApis": False,
-    f"{NAMESPACE}:labels": {"env": "local"},
-    f"{NAMESPACE}:buckets": {"staging": "local-staging-bucket", "jobDir": "local-job-dir-bucket"},
-    f"{NAMESPACE}:tpuAccess": {"grant": False},
-    f"{NAMESPACE}:jobs": {"tune": TUNE},
-}
+CONFIG: dict[str, Any] = offline_config("local", {"tune": TUNE}, buckets=LOCAL_BUCKETS, labels={"env": "local"},
+                                         tpuAccess={"grant": False})
 CREATE, CUSTOM_CREATE = "hyperparameterTuningJobs.create", "customJobs.create"
 
 

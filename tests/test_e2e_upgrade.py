@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import ROOT, Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (fixture)
+from tests.e2e_support import ROOT, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -70,16 +70,8 @@ def stack_config(backend: str) -> dict[str, Any]:
             "scaleTier": "BASIC", "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
             "packageUris": ["gs://upgrade-staging/trainers/example_trainer-0.1.tar.gz"],
             "args": ["--model_dir=${jobDir}"]}}
-    return {
-        "gcp:project": "upgrade-project",
-        "gcp:region": "us-central1",
-        "gcp-training-jobs:backend": backend,
-        "gcp-training-jobs:enableApis": False,
-        "gcp-training-jobs:labels": {"env": "upgrade"},
-        "gcp-training-jobs:buckets": {"staging": "upgrade-staging", "jobDir": "upgrade-job-dir"},
-        "gcp-training-jobs:tpuAccess": {"grant": False},
-        "gcp-training-jobs:jobs": {"kept": kept, "removed": removed},
-    }
+    return offline_config("upgrade", {"kept": kept, "removed": removed}, backend=backend, labels={"env": "upgrade"},
+                          tpuAccess={"grant": False})
 
 
 @pytest.fixture(scope="module")
