@@ -7,6 +7,7 @@ The subprocess timeout only guards the suite against a hang; nothing here assert
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +21,9 @@ import pulumi  # noqa: E402
 import pytest  # noqa: E402
 
 from components.cli.plan import mocked_pulumi  # noqa: E402
-from components.jobspec.core.errors import SpecError  # noqa: E402
+from components.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
 from components.jobspec.core.names import NAMESPACE  # noqa: E402
+from components.jobspec.io.documents import MAX_BYTES, read_text  # noqa: E402
 from components.resources.settings import from_pulumi_config  # noqa: E402
 from components.resources.settings.judge import judge  # noqa: E402
 from components.resources.settings.secrets import bounds_problem, holds_secret, secure_keys  # noqa: E402
@@ -78,6 +80,25 @@ def test_a_60_mb_file_is_refused_unread(tmp_path: Path) -> None:
     with path.open("wb") as handle:
         handle.truncate(60 * 1024 * 1024)
     refused(validate(path), 2, "62,914,560 bytes; allowed: at most 4,194,304 bytes")
+
+
+class _GrowingFile(type(Path())):  # type: ignore[misc]
+    """A file whose stat was taken while it was still small: it grew before it was read."""
+
+    def stat(self, *, follow_symlinks: bool = True) -> Any:
+        info = super().stat(follow_symlinks=follow_symlinks)
+        return os.stat_result((info.st_mode, *info[1:6], 10, *info[7:]))
+
+
+def test_a_file_that_grows_after_its_stat_is_read_whole_or_refused(tmp_path: Path) -> None:
+    small = tmp_path / "grew.yaml"
+    small.write_text("trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n")
+    assert read_text(_GrowingFile(small)) == small.read_text()  # never the 11 bytes stat promised
+    big = tmp_path / "grew-big.yaml"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_BYTES + 100)
+    with pytest.raises(UnreadableError, match="more than 4,194,304 bytes; allowed: at most 4,194,304"):
+        read_text(_GrowingFile(big))
 
 
 def test_dev_zero_and_other_special_files_are_refused() -> None:

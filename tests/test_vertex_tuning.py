@@ -19,12 +19,12 @@ from components.backends.vertex_tuning import VertexTuningBackend, best_trial
 from components.cli.main import main
 from components.emulator.discovery import get_schema, output_only_fields, validate_body
 from components.jobspec.core.errors import SpecError
+from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
 from components.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
 from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
 from components.jobspec.render.custom_job import custom_job_body
 from components.jobspec.vocab import tuning as tuning_models
-from components.jobspec.vocab.custom_job import is_custom_job_spec
-from components.jobspec.vocab.tuning import TuningConfig, is_tuning_config
+from components.jobspec.vocab.tuning import TuningConfig
 
 SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

@@ -38,7 +38,7 @@ from typing import Any
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import DEFAULT_REGION
 from components.jobspec.core.problems import Problem
-from components.jobspec.vocab.custom_job import is_custom_job_spec
+from components.jobspec.io.vocabulary import is_custom_job_spec
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
 GCLOUD_FLAGS = {

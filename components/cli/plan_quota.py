@@ -15,7 +15,7 @@ from components.backends import quotas
 from components.jobspec.core.env import env_settings
 from components.jobspec.core.names import VERTEX
 from components.jobspec.review.quotas import needs_of
-from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.jobs import VertexJob
 from components.resources.settings import StackSettings
 
 

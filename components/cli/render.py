@@ -15,8 +15,7 @@ from components.cli.validate import load_file_job
 from components.jobspec.core.errors import SpecError, UnreadableError
 from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.io.documents import Document, load
-from components.jobspec.vocab.custom_job import is_custom_job_spec
-from components.jobspec.vocab.tuning import is_tuning_config
+from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
 
 
 def job_id_from(path: Path) -> str:

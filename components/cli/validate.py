@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +14,8 @@ from components.jobspec.core.errors import SpecError, UnreadableError
 from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.core.problems import Problem, printable
 from components.jobspec.io.documents import Document, expand, load
+from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
 from components.jobspec.load import Judged, judge_custom_job, judge_job, judge_tuning_job
-from components.jobspec.vocab.custom_job import is_custom_job_spec
-from components.jobspec.vocab.tuning import is_tuning_config
 
 #: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
 REGION_FLAG = "--region"
@@ -114,9 +111,12 @@ def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
     """Each file's verdict, in order. With many files, one contiguous slice per core: this process judges the
     first while forked workers (nothing re-imported) judge the others."""
     workers = min(os.cpu_count() or 1, len(files) // (PARALLEL_FROM // 2))
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers < 2 or not hasattr(os, "fork"):
         yield from (judge_file(path, args) for path in files)
         return
+    import multiprocessing  # only for many files: importing them costs a few ms of every run
+    from concurrent.futures import ProcessPoolExecutor
+
     size = -(-len(files) // workers)
     slices = [files[i:i + size] for i in range(0, len(files), size)]
     with ProcessPoolExecutor(len(slices) - 1, mp_context=multiprocessing.get_context("fork")) as pool:

@@ -23,9 +23,8 @@ from components.jobspec.core.problems import Problem, collapse_repeated
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
 from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
-from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
-from components.jobspec.vocab.tuning import TuningJob, parse_tuning_config
 
 #: The display name / job id a body is rendered with until the job's own id is drawn (at create).
 SAMPLE_ID = "job"
@@ -128,6 +127,8 @@ def judge_custom_job(
     messages; `labels` and `job_id` (the display name) come from the command line or the stack. Every problem
     names the path as the user wrote it. A spec that does not parse is a SpecError.
     """
+    from components.jobspec.vocab.custom_job import parse_custom_job_spec  # Vertex's models, when a job uses them
+
     spec, single = parse_custom_job_spec(data)
     job = VertexJob(spec, region=region, labels=labels, job_id=job_id, single_pool=single)
     pools = spec_pools(job)
@@ -142,6 +143,8 @@ def judge_tuning_job(
     """A tuning config (what `gcloud ai hp-tuning-jobs create --config FILE --region R` reads: studySpec,
     trialJobSpec, the trial counts) read once. As in gcloud, `labels` (--labels) and `job_id` (--display-name)
     replace the file's labels and displayName when given. Its pools are its trials'."""
+    from components.jobspec.vocab.tuning import parse_tuning_config  # its models, when a job uses them
+
     config, single = parse_tuning_config(data)
     job = TuningJob(config, region=region, labels=labels if labels is not None else config.labels,
                     job_id=job_id or config.display_name, single_pool=single)

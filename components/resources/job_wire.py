@@ -34,7 +34,8 @@ from components.jobspec.core.names import (
 from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged, judge_custom_job, judge_job
 from components.jobspec.render.bodies import AnyJob
-from components.jobspec.vocab.custom_job import VertexJob, parse_custom_job_spec, spec_body
+from components.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
+from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, job_body, parse_job
 
 #: The keys of the CustomJobSpec form besides the spec.

@@ -18,7 +18,7 @@ from typing import Any
 import pulumi
 
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
-from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.jobs import VertexJob
 from components.resources.job_quota import stack_quota
 from components.resources.job_wire import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis

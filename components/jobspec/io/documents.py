@@ -34,14 +34,39 @@ MAX_NODES = 200_000
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """SafeLoader (C parser where available) without the float resolver: 1.10 stays "1.10"."""
+_STR_TAG = "tag:yaml.org,2002:str"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_INDENT = re.compile(r"^ +", re.M)
 
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
+#: SafeLoader's implicit resolvers of a plain scalar, by its first character, without the float resolver.
+_IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    first: tuple((tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float")
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+assert None not in _IMPLICIT  # SafeLoader has no wildcard resolver: a scalar's first character decides
+
+
+class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """SafeLoader (C parser where available) without the float resolver: 1.10 stays "1.10". It has no path
+    resolvers, so a node's tag is found in one step (libyaml calls `resolve` for every node it composes)."""
+
+    yaml_implicit_resolvers = {first: list(resolvers) for first, resolvers in _IMPLICIT.items()}
+
+    def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and value is not None:
+                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _STR_TAG
+        return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        """Nothing to track: the path is only for path resolvers."""
+
+    def ascend_resolver(self) -> None:
+        """Nothing to track: the path is only for path resolvers."""
 
 
 def _no_duplicate_keys(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -59,27 +84,29 @@ def _no_duplicate_keys(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
 
 
-_STR_TAG = "tag:yaml.org,2002:str"
-_INDENT = re.compile(r"^ +", re.M)
+def _scalar(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    """A scalar's value by its tag's constructor (int, bool, null, timestamp), as construct_object would give it."""
+    construct = loader.yaml_constructors.get(node.tag)
+    return construct(loader, node) if construct is not None else loader.construct_object(node, deep=True)
 
 
 def _plain(loader: _Loader, node: yaml.Node) -> Any:
     """The value of a node tree without aliases, merge keys or explicit tags (what job configs and stack
     files are): the same result as the SafeLoader's constructors, built directly. Duplicate keys refused."""
     if isinstance(node, yaml.ScalarNode):
-        return node.value if node.tag == _STR_TAG else loader.construct_object(node, deep=True)
+        return node.value if node.tag == _STR_TAG else _scalar(loader, node)
     if isinstance(node, yaml.SequenceNode):
-        return [_plain(loader, item) for item in node.value]
+        return [item.value if item.tag == _STR_TAG else _plain(loader, item) for item in node.value]
     mapping: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = _plain(loader, key_node)
+        key = key_node.value if key_node.tag == _STR_TAG else _plain(loader, key_node)
         try:
             duplicate = key in mapping
         except TypeError:
             raise yaml.constructor.ConstructorError(None, None, "found unhashable key", key_node.start_mark) from None
         if duplicate:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        mapping[key] = _plain(loader, value_node)
+        mapping[key] = value_node.value if value_node.tag == _STR_TAG else _plain(loader, value_node)
     return mapping
 
 
@@ -168,8 +195,10 @@ def read_text(path: Path) -> str:
             raise UnreadableError(f"{path}: not a regular file; allowed: a YAML file")
         if info.st_size > MAX_BYTES:
             raise UnreadableError(f"{path}: {info.st_size:,} bytes; allowed: at most {MAX_BYTES:,} bytes")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        with open(path, "rb") as handle:  # the size stat gave, plus a byte to see a file that grew since
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:  # it grew: read on, still bounded
+                data += handle.read(MAX_BYTES + 1 - len(data))
         if len(data) > MAX_BYTES:
             raise UnreadableError(f"{path}: more than {MAX_BYTES:,} bytes; allowed: at most {MAX_BYTES:,}")
         return data.decode("utf-8")

@@ -16,12 +16,12 @@ from typing import Any
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
 from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.io.vocabulary import is_tuning_config
 from components.jobspec.render.custom_job import custom_job_body, trial_job_spec
 from components.jobspec.render.tuning import tuning_job_body
 from components.jobspec.translate.pools import Pool
-from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, job_body
-from components.jobspec.vocab.tuning import TuningJob, config_body, is_tuning_config
 
 #: A validated job in either training vocabulary: an ml v1 Job (trainingInput) or a Vertex AI CustomJobSpec.
 AnyJob = Job | VertexJob
@@ -80,6 +80,8 @@ def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dic
     everything Vertex cannot express: a tuning config as given (gcloud's defaults filled in), or a trainingInput's
     hyperparameters translated (tuning_body) around its CustomJobSpec translated (vertex_body)."""
     if isinstance(job, TuningJob):
+        from components.jobspec.vocab.tuning import config_body  # imported already: job.config is its model
+
         return config_body(job, display_name, labels)
     hp = None if isinstance(job, VertexJob) else job.training_input.hyperparameters
     if isinstance(job, VertexJob) or hp is None:

@@ -21,9 +21,8 @@ from components.jobspec.core.names import VERTEX
 from components.jobspec.core.problems import Problem
 from components.jobspec.rules import Options, judge_translation
 from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool, training_input_pools
-from components.jobspec.vocab.custom_job import VertexJob, spec_body
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
-from components.jobspec.vocab.tuning import TuningJob
 
 
 def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
@@ -105,6 +104,8 @@ def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels:
                                  "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: a "
                                  "CustomJobSpec")])
     if isinstance(job, VertexJob):
+        from components.jobspec.vocab.custom_job import spec_body  # imported already: job.spec is its model
+
         body: dict[str, Any] = {"displayName": display_name, "jobSpec": spec_body(job.spec)}
         if labels:
             body["labels"] = labels

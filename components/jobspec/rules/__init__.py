@@ -42,11 +42,9 @@ from components.jobspec.rules.vertex_pools import (
     rule_tpus,
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
-from components.jobspec.rules.vertex_tuning import TUNING_RULES
 from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
-from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.jobs import TRIAL, TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job
-from components.jobspec.vocab.tuning import TRIAL, TuningJob
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
            "check_custom_job", "check_job", "check_tuning_job", "gpus_used", "judge_pools", "judge_translation",
@@ -149,6 +147,8 @@ def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: 
                      pools: Sequence[Pool] | None = None) -> list[Problem]:
     """Every problem of a tuning config (and its region and labels): the study, the trial counts, and the trials'
     CustomJobSpec by the CustomJobSpec rules (its problems named under trialJobSpec), without duplicates."""
+    from components.jobspec.rules.vertex_tuning import TUNING_RULES  # only a tuning config imports its models
+
     opts = opts or Options()
     problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
     for rule in TUNING_RULES:

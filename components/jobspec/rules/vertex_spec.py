@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from components.jobspec import catalog
 from components.jobspec.core.names import (
@@ -23,7 +24,10 @@ from components.jobspec.core.names import (
 )
 from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.rules.tasks import Options
-from components.jobspec.vocab.custom_job import EnvVar, VertexJob, pool_path
+from components.jobspec.vocab.jobs import VertexJob, pool_path
+
+if TYPE_CHECKING:
+    from components.jobspec.vocab.custom_job import EnvVar
 
 #: Limits the field descriptions state: "The maximum number of package URIs is 100."; env: "Maximum limit
 #: is 100."

@@ -29,13 +29,13 @@ from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.rules.tasks import Options
 from components.jobspec.rules.tuning import ALGORITHMS, GOAL_UNSPECIFIED, GOALS, LOG_SCALES, MAX_DISCRETE_VALUES
 from components.jobspec.rules.tuning import did_you_mean as _did_you_mean
+from components.jobspec.vocab.jobs import TuningJob
 from components.jobspec.vocab.tuning import (
     GCLOUD_DEFAULT_COUNT,
     ConditionalParameterSpec,
     MetricSpec,
     ParameterSpec,
     StudySpec,
-    TuningJob,
 )
 
 STUDY = "studySpec"

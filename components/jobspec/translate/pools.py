@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from components.jobspec import catalog
 from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.vocab.custom_job import ReservationAffinity, VertexJob, pool_path
+from components.jobspec.vocab.jobs import VertexJob, pool_path
 from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
+
+if TYPE_CHECKING:
+    from components.jobspec.vocab.custom_job import ReservationAffinity
 
 TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
 

@@ -10,7 +10,6 @@ and types only, and the rules in components.jobspec.rules judge the values again
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError
@@ -19,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import JOB_SPEC
 from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.vocab.jobs import as_written
 from components.jobspec.vocab.training_input import Int32, Int64
 
 
@@ -168,35 +168,6 @@ class CustomJobSpec(CamelModel):
     persistent_resource_id: str | None = None
 
 
-#: Top-level keys by which a file is recognised as a CustomJobSpec (any field of it, written either way, so a
-#: snake_case file is recognised and told to use camelCase).
-SPEC_KEYS = frozenset(
-    {info.alias or name for name, info in CustomJobSpec.model_fields.items()} | set(CustomJobSpec.model_fields)
-)
-#: The key of a CustomJob request body (REST `request.json`) that holds its CustomJobSpec.
-
-
-def is_custom_job_spec(data: Any) -> bool:
-    """Whether a document is written in Vertex's vocabulary: a CustomJobSpec (or, to be told what gcloud reads,
-    a CustomJob request body with `jobSpec`) rather than an ml v1 Job with `trainingInput`."""
-    if not isinstance(data, dict) or "trainingInput" in data or "training_input" in data:
-        return False
-    return JOB_SPEC in data or any(key in SPEC_KEYS for key in data)
-
-
-@dataclass(frozen=True)
-class VertexJob:
-    """A CustomJobSpec and what gcloud's flags or a stack add to it: the region (the URL's location, never
-    part of the spec), the labels and the display name. `single_pool` records that the file wrote
-    `workerPoolSpecs` as one mapping, so that problems name the paths as written."""
-
-    spec: CustomJobSpec
-    region: str | None = None
-    labels: dict[str, str] | None = None
-    job_id: str | None = None
-    single_pool: bool = False
-
-
 def parse_custom_job_spec(data: Any) -> tuple[CustomJobSpec, bool]:
     """Parse a CustomJobSpec mapping: the model, and whether `workerPoolSpecs` was a single mapping.
     SpecError carries every shape problem, with the paths as the user wrote them."""
@@ -219,18 +190,6 @@ def parse_custom_job_spec(data: Any) -> tuple[CustomJobSpec, bool]:
         if single:
             problems = [Problem(as_written(p.path, single), p.message, p.file) for p in problems]
         raise SpecError(problems) from None
-
-
-def as_written(path: str, single_pool: bool) -> str:
-    """`workerPoolSpecs[0].x` as the user wrote it: `workerPoolSpecs.x` when the pools were one mapping."""
-    if single_pool and path.startswith("workerPoolSpecs[0]"):
-        return "workerPoolSpecs" + path[len("workerPoolSpecs[0]"):]
-    return path
-
-
-def pool_path(index: int, single_pool: bool) -> str:
-    """Where pool `index` was written."""
-    return "workerPoolSpecs" if single_pool else f"workerPoolSpecs[{index}]"
 
 
 def spec_body(spec: CustomJobSpec) -> dict[str, Any]:

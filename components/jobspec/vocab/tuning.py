@@ -21,20 +21,16 @@ components.jobspec.rules.vertex_tuning judges the values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import StrictBool, ValidationError
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.vocab.custom_job import CamelModel, CustomJobSpec, VertexJob, as_written
+from components.jobspec.vocab.custom_job import CamelModel, CustomJobSpec
+from components.jobspec.vocab.jobs import TRIAL, TuningJob, trial_path
 from components.jobspec.vocab.training_input import Double, Int32, Int64
 
-#: The field holding the trials' CustomJobSpec, and the paths of problems inside it.
-TRIAL = "trialJobSpec"
-#: Top-level keys by which a document is recognised as a tuning config (no CustomJobSpec or Job has them).
-TUNING_KEYS = frozenset({"studySpec", TRIAL, "study_spec", "trial_job_spec"})
 #: gcloud's value of maxTrialCount and parallelTrialCount when neither the file nor a flag sets them.
 GCLOUD_DEFAULT_COUNT = 1
 
@@ -180,36 +176,6 @@ class TuningConfig(CamelModel):
     trial_job_spec: CustomJobSpec | None = None
     labels: dict[str, str] | None = None
     encryption_spec: EncryptionSpec | None = None
-
-
-def is_tuning_config(data: Any) -> bool:
-    """Whether a document is a tuning config (top-level studySpec or trialJobSpec) rather than a CustomJobSpec
-    or an ml v1 Job."""
-    return isinstance(data, dict) and "trainingInput" not in data and any(key in TUNING_KEYS for key in data)
-
-
-@dataclass(frozen=True)
-class TuningJob:
-    """A tuning config and what gcloud's flags or a stack add to it: the region (the URL's location), the
-    labels and the display name (gcloud's --labels and --display-name replace the file's). `single_pool`
-    records that trialJobSpec wrote `workerPoolSpecs` as one mapping, so problems name the paths as written."""
-
-    config: TuningConfig
-    region: str | None = None
-    labels: dict[str, str] | None = None
-    job_id: str | None = None
-    single_pool: bool = False
-
-    @property
-    def trial(self) -> VertexJob:
-        """The trials' CustomJobSpec as a Vertex job in the same region (judged by the CustomJobSpec rules)."""
-        return VertexJob(self.config.trial_job_spec or CustomJobSpec(), region=self.region,
-                         single_pool=self.single_pool)
-
-
-def trial_path(path: str, single_pool: bool) -> str:
-    """A path inside the trial spec (`workerPoolSpecs[0].x`) as written in the file (`trialJobSpec....`)."""
-    return f"{TRIAL}.{as_written(path, single_pool)}" if path else TRIAL
 
 
 def parse_tuning_config(data: Any) -> tuple[TuningConfig, bool]:

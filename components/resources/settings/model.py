@@ -26,7 +26,7 @@ from components.jobspec.core.names import (
 )
 from components.jobspec.core.problems import Problem
 from components.jobspec.rules import uses_tpu
-from components.jobspec.vocab.custom_job import VertexJob
+from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
