@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from components.jobspec.core.errors import UnreadableError  # noqa: E402
-from components.jobspec.io.documents import parse_yaml  # noqa: E402
+from components.jobspec.io.documents import expand, parse_yaml  # noqa: E402
 
 
 class Reference(yaml.SafeLoader):
@@ -112,3 +112,20 @@ def test_a_duplicate_key_is_refused_by_the_fast_path_and_with_aliases() -> None:
         parse_yaml("a: 1\nb: 2\na: 3\n", "j.yaml")
     with pytest.raises(UnreadableError, match="duplicate key 'a'"):
         parse_yaml("x: &v 1\na: *v\na: 2\n", "j.yaml")
+
+
+def test_a_folder_expands_to_its_yaml_files_in_path_order(tmp_path: Path) -> None:
+    """What `validate FOLDER` reads: YAML files at any depth, sorted as paths (`a/b.yaml` before `a-c.yaml`),
+    Pulumi.yaml skipped (a stack file read), a symlinked file read, a symlinked folder, a broken link, a folder
+    named like a YAML file and a hidden `.yaml` (no suffix, as pathlib has it) left out."""
+    for name in ("a/b/x.yaml", "a-c/y.yml", "a.yaml", ".hid/z.yaml", "Pulumi.yaml", "Pulumi.dev.yaml", "q.txt",
+                 ".yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x: 1\n")
+    (tmp_path / "d.yaml").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    (tmp_path / "l.yaml").symlink_to(tmp_path / "a.yaml")
+    (tmp_path / "broken.yaml").symlink_to(tmp_path / "nowhere")
+    found = [str(p.relative_to(tmp_path)) for p in expand([str(tmp_path)])]
+    assert found == [".hid/z.yaml", "Pulumi.dev.yaml", "a/b/x.yaml", "a-c/y.yml", "a.yaml", "l.yaml"]
+    assert list(expand([str(tmp_path / "q.txt")])) == [tmp_path / "q.txt"]  # a file named is read as named

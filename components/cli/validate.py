@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -114,16 +115,45 @@ def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
     if workers < 2 or not hasattr(os, "fork"):
         yield from (judge_file(path, args) for path in files)
         return
-    import multiprocessing  # only for many files: importing them costs a few ms of every run
-    from concurrent.futures import ProcessPoolExecutor
-
     size = -(-len(files) // workers)
     slices = [files[i:i + size] for i in range(0, len(files), size)]
-    with ProcessPoolExecutor(len(slices) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
-        rest = [pool.submit(_judge_all, part, args) for part in slices[1:]]
-        yield from _judge_all(slices[0], args)
-        for future in rest:
-            yield from future.result()
+    forked = [_fork(part, args) for part in slices[1:]]
+    yield from _judge_all(slices[0], args)
+    for part, (pid, pipe) in zip(slices[1:], forked, strict=True):
+        yield from _collect(pid, pipe) or _judge_all(part, args)  # a worker that failed: its slice is judged here
+
+
+def _fork(part: list[Path], args: argparse.Namespace) -> tuple[int, int]:
+    """A forked worker judging `part`: it writes its verdicts (pickled) to a pipe and exits. os.fork rather than
+    a ProcessPoolExecutor: one slice per worker needs no queue, thread or import of multiprocessing (about
+    15 ms, 4% of a 1,000-file run). validate runs no thread, so forking is safe."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write)
+        return pid, read
+    code = 1
+    try:
+        os.close(read)
+        with os.fdopen(write, "wb") as out:
+            pickle.dump(_judge_all(part, args), out)
+        code = 0
+    finally:
+        os._exit(code)  # never the parent's exit handlers, never its buffered output
+
+
+def _collect(pid: int, pipe: int) -> list[Verdict] | None:
+    """A worker's verdicts, or None when it failed (died, or wrote no whole answer)."""
+    with os.fdopen(pipe, "rb") as answer:
+        data = answer.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return None
+    try:
+        verdicts = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, ValueError):
+        return None
+    return verdicts if isinstance(verdicts, list) else None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

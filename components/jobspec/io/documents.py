@@ -11,6 +11,7 @@ parser does the parsing where it is installed (PyYAML's pure-Python parser is th
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from collections.abc import Iterator
@@ -24,6 +25,8 @@ from components.jobspec.core.errors import UnreadableError
 
 STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
 PROJECT_FILE = re.compile(r"Pulumi\.ya?ml")
+#: What a YAML file's name ends with (its suffix as pathlib has it: `.yaml` alone is a hidden file, no suffix).
+YAML_SUFFIXES = (".yaml", ".yml")
 
 
 #: Bounds on one input file (a gcloud config.yaml or a stack file is a few KB).
@@ -236,17 +239,30 @@ def classify(path: Path, data: Any) -> str:
 
 
 def expand(paths: list[str]) -> Iterator[Path]:
-    """Files named, and the YAML files inside folders named (sorted; Pulumi.yaml itself skipped)."""
+    """Files named, and the YAML files inside folders named (sorted as paths; Pulumi.yaml itself skipped; a
+    symlinked folder is not entered, a symlinked file is read)."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.suffix in (".yaml", ".yml") and child.is_file():
-                    if PROJECT_FILE.fullmatch(child.name):
-                        continue
-                    yield child
+            yield from sorted(_yaml_files(path))
         else:
             yield path
+
+
+def _yaml_files(folder: Path) -> Iterator[Path]:
+    """The YAML files under a folder, found with os.scandir (a folder's entries carry their type: no stat each)."""
+    pending = [str(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # a folder that cannot be listed holds nothing to read
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif os.path.splitext(entry.name)[1] in YAML_SUFFIXES and not PROJECT_FILE.fullmatch(entry.name) \
+                    and entry.is_file():
+                yield Path(entry.path)
 
 
 def load(path: Path) -> Document:

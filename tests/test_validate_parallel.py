@@ -1,0 +1,62 @@
+"""`validate` of many files forks workers, one slice of the files each: the verdicts come back whole and in the
+files' order, the same as one process gives, and a worker that fails costs nothing but time (its slice is judged
+by the parent).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from components.cli import validate  # noqa: E402
+from components.cli.main import parser  # noqa: E402
+
+COUNT = 240  # over PARALLEL_FROM: two workers on two cores
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> list[Path]:
+    """Valid and invalid job files, interleaved, so the order of verdicts shows."""
+    for i in range(COUNT):
+        accelerator = "NVIDIA_TESLA_T4" if i % 3 else "NOT_A_GPU"
+        job = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
+                                 "masterConfig": {"acceleratorConfig": {"type": accelerator, "count": 1}},
+                                 "pythonModule": "trainer.task", "runtimeVersion": "2.11",
+                                 "packageUris": ["gs://bucket/trainer.tar.gz"]}}
+        (tmp_path / f"job_{i:03d}.yaml").write_text(yaml.safe_dump(job))
+    return sorted(tmp_path.glob("*.yaml"))
+
+
+def verdicts(files: list[Path], monkeypatch: pytest.MonkeyPatch, cores: int) -> list[validate.Verdict]:
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    args = parser().parse_args(["validate", *map(str, files)])
+    return list(validate._verdicts(files, args))
+
+
+def test_workers_give_every_verdict_in_order(folder: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = verdicts(folder, monkeypatch, cores=1)
+    assert len(alone) == COUNT and sum(v.invalid for v in alone) == COUNT // 3
+    assert verdicts(folder, monkeypatch, cores=2) == alone
+
+
+def test_a_failing_worker_s_files_are_judged_by_the_parent(folder: list[Path],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = verdicts(folder, monkeypatch, cores=1)
+    parent = os.getpid()
+    judge = validate.judge_file
+
+    def crashes_in_a_worker(path: Path, args: object) -> validate.Verdict:
+        if os.getpid() != parent:
+            raise MemoryError("a worker dies")
+        return judge(path, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validate, "judge_file", crashes_in_a_worker)
+    assert verdicts(folder, monkeypatch, cores=2) == alone
