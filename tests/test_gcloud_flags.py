@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from components.cli.gcloud_flags import add_gcloud_flags, input_paths, with_flags, worker_pool_specs
+from components.cli.gcloud_flags import _ALL_FLAGS, add_gcloud_flags, input_paths, with_flags, worker_pool_specs
 from components.cli.main import parser
 from components.cli.validate import load_file_job
 from components.jobspec.core.errors import SpecError
@@ -259,3 +259,11 @@ def test_the_readme_documents_each_gcloud_flag() -> None:
     flags.discard("--help")
     documented = set(re.findall(r"`(--[a-z-]+)", readme))
     assert flags <= documented, sorted(flags - documented)
+
+
+def test_every_gcloud_flag_counts_as_given_so_a_file_is_never_taken_as_is_past_one() -> None:
+    """with_flags takes a file as it is when none of _ALL_FLAGS is given: each flag add_gcloud_flags defines
+    must be one of them (--region sets a default, --config names the file)."""
+    flags = argparse.ArgumentParser()
+    add_gcloud_flags(flags)
+    assert {action.dest for action in flags._actions} - {"help", "region", "config"} == set(_ALL_FLAGS)

@@ -23,6 +23,7 @@ import pytest  # noqa: E402
 from components.cli.plan import mocked_pulumi  # noqa: E402
 from components.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
 from components.jobspec.core.names import NAMESPACE  # noqa: E402
+from components.jobspec.io import documents  # noqa: E402
 from components.jobspec.io.documents import MAX_BYTES, read_text  # noqa: E402
 from components.resources.settings import from_pulumi_config  # noqa: E402
 from components.resources.settings.judge import judge  # noqa: E402
@@ -82,23 +83,32 @@ def test_a_60_mb_file_is_refused_unread(tmp_path: Path) -> None:
     refused(validate(path), 2, "62,914,560 bytes; allowed: at most 4,194,304 bytes")
 
 
-class _GrowingFile(type(Path())):  # type: ignore[misc]
-    """A file whose stat was taken while it was still small: it grew before it was read."""
+def test_a_file_that_grows_after_its_size_is_read_is_read_whole_or_refused(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size is taken from the open file, then the file is read by it: one that grew in between (its size
+    said 10 bytes) is read whole, never cut at 11 bytes, and still refused past MAX_BYTES."""
+    fstat = os.fstat
 
-    def stat(self, *, follow_symlinks: bool = True) -> Any:
-        info = super().stat(follow_symlinks=follow_symlinks)
+    def taken_while_small(fd: int) -> os.stat_result:
+        info = fstat(fd)
         return os.stat_result((info.st_mode, *info[1:6], 10, *info[7:]))
 
-
-def test_a_file_that_grows_after_its_stat_is_read_whole_or_refused(tmp_path: Path) -> None:
+    monkeypatch.setattr(documents.os, "fstat", taken_while_small)
     small = tmp_path / "grew.yaml"
     small.write_text("trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n")
-    assert read_text(_GrowingFile(small)) == small.read_text()  # never the 11 bytes stat promised
+    assert read_text(small) == small.read_text()
     big = tmp_path / "grew-big.yaml"
     with big.open("wb") as handle:
         handle.truncate(MAX_BYTES + 100)
     with pytest.raises(UnreadableError, match="more than 4,194,304 bytes; allowed: at most 4,194,304"):
-        read_text(_GrowingFile(big))
+        read_text(big)
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "job.yaml"
+    os.mkfifo(fifo)
+    refused(validate(fifo), 2, "job.yaml: not a regular file; allowed: a YAML file")
+    refused(validate(tmp_path), 2, "no YAML files found")  # in a folder, only regular files are YAML files
 
 
 def test_dev_zero_and_other_special_files_are_refused() -> None:

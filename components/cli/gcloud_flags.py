@@ -74,6 +74,8 @@ AUTOPACKAGING_KEYS = ("local-package-path", "script", "output-image-uri", "requi
 _ML_ONLY = ("scale_tier", "runtime_version", "python_version", "module_name", "package_uris", "job_dir",
             *(f"{a}_{s}" for _, _, a, _ in ROLE_FLAGS for s in ("machine_type", "accelerator", "image_uri")),
             "worker_count", "parameter_server_count")
+#: Every flag that completes a file: with none of them given, the file is taken as it is.
+_ALL_FLAGS = (*_ML_ONLY, "region_flag", "labels", "worker_pool_spec", "python_package_uris")
 
 
 def _closest(value: str, options: list[str] | tuple[str, ...]) -> str:
@@ -295,6 +297,8 @@ def with_flags(data: Any, args: argparse.Namespace) -> Any:
     """The file as gcloud would submit it: flags given on the command line win over the file. SpecError for a
     flag of the other vocabulary or half of one of gcloud's flag groups."""
     kind = vocabulary(data)
+    if not any(_given(args, name) for name in _ALL_FLAGS) and not (kind == "ml" and data["trainingInput"] is None):
+        return data  # nothing to add (a null trainingInput still becomes {} below, as gcloud's flags make it)
     problems = _flag_problems(kind, args)
     if problems:
         raise SpecError(problems)

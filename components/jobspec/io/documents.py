@@ -190,21 +190,32 @@ def parse_yaml(text: str, source: str) -> Any:
         raise UnreadableError(f"{source}{where}: not valid YAML: {problem}") from None
 
 
+#: How a file is opened: read-only, never blocking (a FIFO is refused by its type, not waited on), not inherited.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_text(path: Path) -> str:
-    """A regular file's text, at most MAX_BYTES (UnreadableError otherwise, never a partial read)."""
+    """A regular file's text, at most MAX_BYTES (UnreadableError otherwise, never a partial read). The file is
+    opened, then its type and size are read from the open file (what is judged is what is read), then read by
+    the size it has, plus a byte to see that it grew since (it is then read on, still bounded)."""
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise UnreadableError(f"{path}: not a regular file; allowed: a YAML file")
-        if info.st_size > MAX_BYTES:
-            raise UnreadableError(f"{path}: {info.st_size:,} bytes; allowed: at most {MAX_BYTES:,} bytes")
-        with open(path, "rb") as handle:  # the size stat gave, plus a byte to see a file that grew since
-            data = handle.read(info.st_size + 1)
-            if len(data) > info.st_size:  # it grew: read on, still bounded
-                data += handle.read(MAX_BYTES + 1 - len(data))
-        if len(data) > MAX_BYTES:
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise UnreadableError(f"{path}: not a regular file; allowed: a YAML file")
+            if info.st_size > MAX_BYTES:
+                raise UnreadableError(f"{path}: {info.st_size:,} bytes; allowed: at most {MAX_BYTES:,} bytes")
+            chunks, size, want = [], 0, info.st_size + 1
+            while size <= MAX_BYTES and (chunk := os.read(fd, min(want, MAX_BYTES + 1 - size))):
+                chunks.append(chunk)
+                size += len(chunk)
+                want = 1 << 16
+        finally:
+            os.close(fd)
+        if size > MAX_BYTES:
             raise UnreadableError(f"{path}: more than {MAX_BYTES:,} bytes; allowed: at most {MAX_BYTES:,}")
-        return data.decode("utf-8")
+        return b"".join(chunks).decode("utf-8")
     except FileNotFoundError:
         raise UnreadableError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
