@@ -39,6 +39,21 @@ def test_validate_accepts_the_seed_folder() -> None:
     assert done.stdout.count(": ok (job)") == 5
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_path: Path) -> None:
+    """validate ends without the interpreter's teardown: its lines are all written first (to a file here), and
+    output that cannot be written (a full disk) is one line and exit 120, Python's own, without a traceback."""
+    with (tmp_path / "out.txt").open("w") as out:
+        done = subprocess.run([sys.executable, "-m", "components", "validate", str(SEEDS)], cwd=ROOT, stdout=out,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 0 and (tmp_path / "out.txt").read_text().count(": ok (job)") == 5, done.stderr
+    with Path("/dev/full").open("w") as full:
+        done = subprocess.run([sys.executable, "-m", "components", "validate", str(SEEDS)], cwd=ROOT,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 120 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "the output could not be written: [Errno 28] No space left on device"
+
+
 def test_validate_prints_one_problem_a_line_with_file_and_field(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
                 "  masterConfig:\n    acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 3}\n  workerCount: 2\n")

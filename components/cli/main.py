@@ -8,8 +8,10 @@ Date rules (end of support, end of availability) judge against today, or $GCP_TR
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from components.cli.gcloud_flags import add_gcloud_flags
 from components.cli.job_args import add_parsers as add_job_parsers
@@ -132,7 +134,37 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    return _run(parser().parse_args(argv))
+
+
+#: Commands that hold nothing open once they return (no thread, event loop, client or file of their own): their
+#: process ends as soon as its output is flushed, without the interpreter's teardown, which frees every model,
+#: schema and module one by one (about 20 ms, a tenth of a `validate` of one file).
+ENDS_AT_ONCE = (cmd_validate, cmd_render)
+#: Python's own exit status when the output cannot be flushed at exit.
+EXIT_FLUSH_FAILED = 120
+
+
+def entry() -> NoReturn:
+    """`python -m components`: the command's exit status, at once for ENDS_AT_ONCE. Those commands read their
+    files through io.documents, which turns every OSError of reading into a message: one that still escapes
+    them, or their final flush, is the output failing to be written (a full disk), said in one line."""
+    args = parser().parse_args()
+    if args.func not in ENDS_AT_ONCE:
+        sys.exit(_run(args))
+    try:
+        code = _run(args)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader left (`validate . | head`): what it read was all it wanted
+        code = EXIT_OK
+    except OSError as error:
+        print(f"the output could not be written: {error}", file=sys.stderr)
+        code = EXIT_FLUSH_FAILED
+    os._exit(code)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.func is not cmd_emulator and (code := _environment_invalid()) is not None:
         return code
     try:
@@ -144,4 +176,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
