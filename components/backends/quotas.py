@@ -52,8 +52,9 @@ def read_limits(project: str, endpoint: str | None = None, *, call: Callable[...
     token: str | None = None
     for _ in range(MAX_PAGES):
         def request(token: str | None = token) -> Any:
-            return transport.service("serviceusage", "v1beta1", root).services().consumerQuotaMetrics().list(
-                parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
+            metrics = transport.collection(transport.service("serviceusage", "v1beta1", root), "services",
+                                           "consumerQuotaMetrics")  # built once (every check reads the limits)
+            return metrics.list(parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
 
         answer = _read(lambda: send(request, root, METHOD), f"the quota limits of project {project}")
         for metric in answer.get("metrics") or [] if isinstance(answer, dict) else []:

@@ -222,6 +222,9 @@ def _with_job_dir(arg: str, job_dir: pulumi.Input[str]) -> pulumi.Input[str]:
     """An argument naming ${jobDir} (the seed's --model_dir=$OUTPUT_PATH), with the job dir put in."""
     if JOB_DIR_PLACEHOLDER not in arg:
         return arg
+    known = job_dir if isinstance(job_dir, str) else None  # a given bucket or job dir: the same text, no apply
+    if known is not None:
+        return arg.replace(JOB_DIR_PLACEHOLDER, known)
     return pulumi.Output.from_input(job_dir).apply(lambda uri: arg.replace(JOB_DIR_PLACEHOLDER, uri))
 
 

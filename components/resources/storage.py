@@ -49,21 +49,27 @@ class TrainingBuckets(pulumi.ComponentResource):
     """Name of the bucket trainer packages are uploaded to."""
     job_dir_bucket: pulumi.Output[str]
     """Name of the bucket jobs write outputs and checkpoints to."""
-    created: list[gcp.storage.Bucket]
-    """The buckets this component created (none when both are given)."""
 
     def __init__(self, name: str, args: TrainingBucketsArgs | None = None, opts: pulumi.ResourceOptions | None = None,
                  **kwargs: Any) -> None:
         args = resolve_args(TrainingBucketsArgs, args, kwargs)
         super().__init__(TYPE, name, None, opts)
-        self.created = []
+        # The buckets this component created (none when both are given). Annotated here, not on the class: the SDK
+        # resolves a component's class annotations at each registration, and `gcp.storage` would import pulumi_gcp's
+        # whole storage module (~0.1 s) into a program whose buckets are all given.
+        self.created: list[gcp.storage.Bucket] = []
         self.staging_bucket = self._staging(name, args)
         self.job_dir_bucket = self._job_dir(name, args)
+        self._given_job_dir = args.job_dir_bucket if isinstance(args.job_dir_bucket, str) and args.job_dir_bucket \
+            else None
         self.register_outputs({"stagingBucket": self.staging_bucket, "jobDirBucket": self.job_dir_bucket})
 
-    def job_dir_uri(self, job_name: str) -> pulumi.Output[str]:
-        """gs://BUCKET/jobs/NAME: where a job writes (its jobDir)."""
-        return self.job_dir_bucket.apply(lambda bucket: f"gs://{bucket}/jobs/{job_name}")
+    def job_dir_uri(self, job_name: str) -> pulumi.Input[str]:
+        """gs://BUCKET/jobs/NAME: where a job writes (its jobDir). Text when the bucket is given (its name is known:
+        the same value, without an Output and its apply per job), else an Output of the created bucket's name."""
+        if self._given_job_dir is not None:
+            return _job_dir_uri(self._given_job_dir, job_name)
+        return self.job_dir_bucket.apply(lambda bucket: _job_dir_uri(bucket, job_name))
 
     def _staging(self, name: str, args: TrainingBucketsArgs) -> pulumi.Output[str]:
         if args.staging_bucket:
@@ -108,3 +114,7 @@ class TrainingBuckets(pulumi.ComponentResource):
         )
         self.created.append(bucket)
         return bucket
+
+
+def _job_dir_uri(bucket: str, job_name: str) -> str:
+    return f"gs://{bucket}/jobs/{job_name}"
