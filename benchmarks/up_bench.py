@@ -4,9 +4,15 @@ The floor is the same engine, language host and dynamic-provider plugin doing `p
 dynamic resources (a provider whose create returns at once): what any Python dynamic resource pays. The
 figure is N TrainingJobs of the project (a stack file of N Vertex AI CustomJobSpec jobs, on Spot, with a
 container, against the emulator: every job checked, judged, priced, created and labelled), run as a user
-runs it. Prints each `up`'s whole-process wall time (best of --repeat, each on a new stack) and the ratio to
-the floor measured in the same run (target: at most 1.25x). Not a test: figures only. Needs the engine
-(`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
+runs it. Prints each `up`'s whole-process wall time (best of --repeat, each on a new stack and a new emulator)
+and the ratio to the floor measured in the same run (target: at most 1.25x).
+
+A third figure, the state floor, is what the engine alone pays for this project's state: N no-op dynamic
+resources registering exactly the inputs the TrainingJobs registered and returning exactly their outputs (both
+read from the jobs stack's exported state), in a stack with the same stack file (the engine copies the whole
+stack config into a Python dynamic provider's state). No program or provider work of the project is in it, so
+the figure's ratio to it is the project's own cost, and its ratio to the floor the engine's cost of the state.
+Not a test: figures only. Needs the engine (`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
 Run: python benchmarks/up_bench.py [--jobs N] [--repeat R]
 """
 
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -48,6 +55,45 @@ class Noop(Resource):
     def __init__(self, name):
         super().__init__(NoopProvider(), name, {})
 '''
+
+
+STATE_PROGRAM = '''\
+import json
+from pathlib import Path
+
+from echo import Echo
+
+for name, state in json.loads(Path("resources.json").read_text()).items():
+    Echo(name, state["inputs"])
+'''
+STATE_PROVIDER = '''\
+"""A dynamic resource that does no work and returns a TrainingJob's recorded outputs: the engine's cost of the
+project's state, with nothing of the project's program or provider."""
+import functools
+import json
+from pathlib import Path
+
+from pulumi.dynamic import CreateResult, Resource, ResourceProvider
+
+
+@functools.cache
+def recorded() -> dict:
+    return json.loads(Path("resources.json").read_text())
+
+
+class EchoProvider(ResourceProvider):
+    def create(self, props):
+        outputs = recorded()[props["echoName"]]["outputs"]
+        return CreateResult(outputs.get("resourceName") or props["echoName"], outputs)
+
+
+class Echo(Resource):
+    def __init__(self, name, inputs):
+        super().__init__(EchoProvider(), name, {**inputs, "echoName": name})
+'''
+#: The type of the project's jobs in exported state, and the key of a dynamic resource's pickled provider.
+JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
+PROVIDER_KEY = "__provider"
 
 
 def pulumi_cli() -> str:
@@ -116,19 +162,44 @@ def emulator() -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def timed_up(path: Path, env: dict[str, str], stack: str, cli: str) -> float:
-    def run(*args: str) -> None:
+def timed_up(path: Path, env: dict[str, str], stack: str, cli: str, export: Path | None = None) -> float:
+    """One `up` on a new stack, timed; `export`: where to write the stack's state (`pulumi stack export`)."""
+    def run(*args: str) -> str:
         done = subprocess.run([cli, *args, "--stack", stack, "--non-interactive"], cwd=path, env=env,
                               capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             sys.exit(f"pulumi {' '.join(args)} failed in {path}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return done.stdout
 
     run("stack", "init")
     start = time.perf_counter()
     run("up", "--yes", "--skip-preview")
     elapsed = time.perf_counter() - start
+    if export is not None:
+        export.write_text(run("stack", "export"))
     run("stack", "rm", "--yes", "--force", "--preserve-config")  # the stack file is the bench's own
     return elapsed
+
+
+def state_project(base: Path, export: Path, stack_text: str, stacks: list[str]) -> Path:
+    """The state floor's project: each TrainingJob of the export as an Echo of its inputs and outputs (without
+    the pickled provider, which the Echo brings its own of), and the jobs' stack file under each stack name."""
+    path = base / "state-floor"
+    path.mkdir()
+    (path / "venv").symlink_to(ROOT / "venv")
+    (path / "Pulumi.yaml").write_text("name: state-floor\nruntime: python\n")
+    (path / "__main__.py").write_text(STATE_PROGRAM)
+    (path / "echo.py").write_text(STATE_PROVIDER)
+    resources = json.loads(export.read_text())["deployment"]["resources"]
+    jobs = {r["urn"].rsplit("::", 1)[1]: {key: {k: v for k, v in r.get(key, {}).items() if k != PROVIDER_KEY}
+                                          for key in ("inputs", "outputs")}
+            for r in resources if r["type"] == JOB_TYPE}
+    if not jobs:
+        sys.exit(f"no {JOB_TYPE} in the jobs stack's state: the state floor has nothing to echo")
+    (path / "resources.json").write_text(json.dumps(jobs))
+    for stack in stacks:
+        (path / f"Pulumi.{stack}.yaml").write_text(stack_text)
+    return path
 
 
 def main() -> None:
@@ -147,18 +218,28 @@ def main() -> None:
         (base / "state").mkdir()
         noop = project(base, "noop", options.jobs)
         jobs = project(base, "jobs", options.jobs)
-        floors, figures = [], []
-        for i in range(options.repeat):  # alternated, so a drift of the machine's speed hits both
+        floors, figures, states = [], [], []
+        export = base / "export.json"
+        state: Path | None = None
+        for i in range(options.repeat):  # alternated, so a drift of the machine's speed hits all three
             floors.append(timed_up(noop, env, f"floor{i}", cli))
             with emulator() as endpoint:
                 stack_file(jobs, f"bench{i}", options.jobs, endpoint)
-                figures.append(timed_up(jobs, env, f"bench{i}", cli))
-    floor, figure = min(floors), min(figures)
+                figures.append(timed_up(jobs, env, f"bench{i}", cli, export if state is None else None))
+            if state is None:
+                state = state_project(base, export, (jobs / "stacks" / "Pulumi.bench0.yaml").read_text(),
+                                      [f"state{n}" for n in range(options.repeat)])
+            states.append(timed_up(state, env, f"state{i}", cli))
+    floor, figure, state_floor = min(floors), min(figures), min(states)
     print(f"floor: `pulumi up` of {options.jobs} no-op dynamic resources: {floor:.2f} s (best of {options.repeat}: "
           f"{', '.join(f'{t:.2f}' for t in floors)})")
     print(f"`pulumi up` of {options.jobs} TrainingJobs against the emulator: {figure:.2f} s (best of "
           f"{options.repeat}: {', '.join(f'{t:.2f}' for t in figures)})")
     print(f"ratio to the floor: {figure / floor:.2f}x (target: at most 1.25x)")
+    print(f"state floor: `pulumi up` of {options.jobs} no-op resources with the TrainingJobs' inputs, outputs and "
+          f"stack file: {state_floor:.2f} s (best of {options.repeat}: {', '.join(f'{t:.2f}' for t in states)}), "
+          f"{state_floor / floor:.2f}x the floor: the engine's cost of this state")
+    print(f"ratio to the state floor: {figure / state_floor:.2f}x: the project's own program and provider")
 
 
 if __name__ == "__main__":
