@@ -1,10 +1,12 @@
 """`validate` of many files forks workers, one slice of the files each: the verdicts come back whole and in the
 files' order, the same as one process gives, and a worker that fails costs nothing but time (its slice is judged
-by the parent).
+by the parent). Each process reads its files a batch at a time, then judges them: the verdicts are those of
+judging each file on its own, whatever the batches' bounds cut.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ if str(ROOT) not in sys.path:
 
 from components.cli import validate  # noqa: E402
 from components.cli.main import parser  # noqa: E402
+from components.jobspec.io.documents import Document  # noqa: E402
 
 COUNT = 240  # over PARALLEL_FROM: two workers on two cores
 
@@ -51,12 +54,30 @@ def test_a_failing_worker_s_files_are_judged_by_the_parent(folder: list[Path],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     alone = verdicts(folder, monkeypatch, cores=1)
     parent = os.getpid()
-    judge = validate.judge_file
+    judge = validate.judge_document
 
-    def crashes_in_a_worker(path: Path, args: object) -> validate.Verdict:
+    def crashes_in_a_worker(doc: Document, args: argparse.Namespace) -> validate.Verdict:
         if os.getpid() != parent:
             raise MemoryError("a worker dies")
-        return judge(path, args)  # type: ignore[arg-type]
+        return judge(doc, args)
 
-    monkeypatch.setattr(validate, "judge_file", crashes_in_a_worker)
+    monkeypatch.setattr(validate, "judge_document", crashes_in_a_worker)
     assert verdicts(folder, monkeypatch, cores=2) == alone
+
+
+def test_batches_give_each_file_s_own_verdict_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files that fill a batch, an unreadable one (empty, not UTF-8, missing), one with aliases and one over the
+    batch's bytes (both judged alone), in one order: the batched verdicts are judge_file's, one by one."""
+    monkeypatch.setattr(validate, "BATCH_FILES", 3)
+    job = "trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n  pythonModule: m\n  runtimeVersion: '2.11'\n"
+    texts = {"a": job, "b": job.replace("BASIC", "NOPE"), "c": "", "d": job, "e": "x: &v 1\ny: *v\n", "f": job,
+             "g": job + "# " + "pad " * (validate.BATCH_BYTES // 4) + "\n", "h": job.replace("BASIC", "CUSTOM"),
+             "i": job, "k": job, "l": job}
+    for name, text in texts.items():
+        (tmp_path / f"{name}.yaml").write_text(text)
+    (tmp_path / "j.yaml").write_bytes(b"trainingInput: \xff\n")
+    files = sorted(tmp_path.glob("*.yaml")) + [tmp_path / "missing.yaml"]
+    args = parser().parse_args(["validate", *map(str, files)])
+    one_by_one = [validate.judge_file(path, args) for path in files]
+    assert [v.unreadable for v in one_by_one].count(True) == 3 and any(v.invalid for v in one_by_one)
+    assert validate._judge_all(files, args) == one_by_one

@@ -279,7 +279,12 @@ def _yaml_files(folder: Path) -> Iterator[Path]:
 def load(path: Path) -> Document:
     """One input file, classified; an empty file (nothing but blanks and comments, or a bare `null`) is
     unreadable (exit 2): there is nothing in it to judge."""
-    data = read_yaml(path)
+    return load_text(path, read_text(path))
+
+
+def load_text(path: Path, text: str) -> Document:
+    """`load` of a file's text already read (read_text)."""
+    data = parse_yaml(text, str(path))
     if data is None:
         raise UnreadableError(f"{path}: empty; allowed: a YAML mapping (a job config with trainingInput, or a "
                               "stack file)")
