@@ -6,6 +6,7 @@ must not change a single value. Each text is read both ways and compared, value 
 from __future__ import annotations
 
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ def test_each_tricky_scalar_reads_as_the_safe_loader_reads_it(scalar: str) -> No
 def test_decimals_stay_text_and_other_types_are_kept() -> None:
     assert parse_yaml("runtimeVersion: 1.10\ncount: 0x10\nok: yes\nnone: ~\nday: 2024-01-31\n", "j.yaml") == {
         "runtimeVersion": "1.10", "count": 16, "ok": True, "none": None,
-        "day": __import__("datetime").date(2024, 1, 31)}
+        "day": date(2024, 1, 31)}
 
 
 def test_a_duplicate_key_is_refused_by_the_fast_path_and_with_aliases() -> None:
