@@ -67,7 +67,7 @@ def test_a_failing_worker_s_files_are_judged_by_the_parent(folder: list[Path],
 
 def test_batches_give_each_file_s_own_verdict_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Files that fill a batch, an unreadable one (empty, not UTF-8, missing), one with aliases and one over the
-    batch's bytes (both judged alone), in one order: the batched verdicts are judge_file's, one by one."""
+    batch's bytes (both judged alone), in one order: the batched verdicts are those of each file judged alone."""
     monkeypatch.setattr(validate, "BATCH_FILES", 3)
     job = "trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n  pythonModule: m\n  runtimeVersion: '2.11'\n"
     texts = {"a": job, "b": job.replace("BASIC", "NOPE"), "c": "", "d": job, "e": "x: &v 1\ny: *v\n", "f": job,
@@ -78,6 +78,6 @@ def test_batches_give_each_file_s_own_verdict_in_order(tmp_path: Path, monkeypat
     (tmp_path / "j.yaml").write_bytes(b"trainingInput: \xff\n")
     files = sorted(tmp_path.glob("*.yaml")) + [tmp_path / "missing.yaml"]
     args = parser().parse_args(["validate", *map(str, files)])
-    one_by_one = [validate.judge_file(path, args) for path in files]
+    one_by_one = [verdict for path in files for verdict in validate._judge_all([path], args)]
     assert [v.unreadable for v in one_by_one].count(True) == 3 and any(v.invalid for v in one_by_one)
     assert validate._judge_all(files, args) == one_by_one

@@ -15,7 +15,7 @@ from components.cli.validate import load_file_job
 from components.jobspec.core.errors import SpecError, UnreadableError
 from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
 from components.jobspec.io.documents import Document, load
-from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
+from components.jobspec.io.vocabulary import vocabulary_of
 
 
 def job_id_from(path: Path) -> str:
@@ -41,7 +41,7 @@ def cmd_render(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_UNREADABLE
     data: Any = doc.data
-    custom = is_custom_job_spec(data) or is_tuning_config(data)  # Vertex's vocabulary: no jobId in the file
+    custom = vocabulary_of(data) != "trainingInput"  # Vertex's vocabulary: no jobId in the file
     file_id = data.get("jobId") if isinstance(data, dict) and not custom else None
     job_id = args.job_id or (file_id if isinstance(file_id, str) else None) or job_id_from(path)
     if isinstance(data, dict) and not custom:

@@ -14,8 +14,8 @@ from components.cli.gcloud_flags import flag_labels, input_paths, with_flags
 from components.jobspec.core.errors import SpecError, UnreadableError
 from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.core.problems import Problem, printable
-from components.jobspec.io.documents import Document, expand, load, load_text, read_text
-from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
+from components.jobspec.io.documents import Document, expand, load_text, read_text
+from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.load import Judged, judge_custom_job, judge_job, judge_tuning_job
 
 #: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
@@ -36,14 +36,15 @@ def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None
     `gcloud ai-platform jobs submit training` reads it, by AI Platform's limits, or by Vertex AI's with
     --backend vertex. `partial` (validate) lets gcloud's submit-time flags (module, package, runtime) be
     missing; render passes False: it never prints a body the API would refuse for lack of them."""
-    if is_tuning_config(doc.data):  # gcloud ai hp-tuning-jobs create --config FILE --region R
+    vocabulary = vocabulary_of(doc.data)
+    if vocabulary == "tuning":  # gcloud ai hp-tuning-jobs create --config FILE --region R
         if args.backend == AI_PLATFORM:
             raise SpecError([Problem("studySpec", "this file is a Vertex AI tuning config (studySpec, trialJobSpec), "
                                      "which runs on Vertex AI only; allowed: --backend vertex (the default for it), "
                                      "or a trainingInput config with hyperparameters for ai-platform")])
         return judge_tuning_job(doc.data, region=region_of(args), region_at=REGION_FLAG, labels=flag_labels(args),
                                job_id=job_id)
-    if is_custom_job_spec(doc.data):
+    if vocabulary == "customJobSpec":
         if args.backend == AI_PLATFORM:
             raise SpecError([Problem("workerPoolSpecs", "this file is a Vertex AI CustomJobSpec, which runs on "
                                      "Vertex AI only; allowed: --backend vertex (the default for it), or a "
@@ -86,14 +87,6 @@ class Verdict:
     err: tuple[str, ...] = ()
     invalid: bool = False
     unreadable: bool = False
-
-
-def judge_file(path: Path, args: argparse.Namespace) -> Verdict:
-    try:
-        doc = load(path)
-    except UnreadableError as error:
-        return unreadable(error)
-    return judge_document(doc, args)
 
 
 def unreadable(error: UnreadableError) -> Verdict:
