@@ -51,7 +51,8 @@ def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_p
         done = subprocess.run([sys.executable, "-m", "components", "validate", str(SEEDS)], cwd=ROOT,
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 120 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.strip() == "the output could not be written: [Errno 28] No space left on device"
+    # One line in the project's words; the reason after them is the system's.
+    assert done.stderr.startswith("the output could not be written: ") and done.stderr.count("\n") == 1
 
 
 def test_validate_prints_one_problem_a_line_with_file_and_field(tmp_path: Path) -> None:
@@ -73,9 +74,9 @@ def test_validate_exit_2_for_unreadable_input_without_traceback(tmp_path: Path) 
     done = run("validate", str(broken), str(tmp_path / "missing.yaml"))
     assert done.returncode == 2
     first, second = done.stderr.splitlines()
-    # libyaml's parser and PyYAML's pure one word it differently; both name the file, line and column.
-    assert first in (f"{broken}:2:1: not valid YAML: did not find expected node content",
-                     f"{broken}:2:1: not valid YAML: expected the node content, but found '<stream end>'")
+    # The project's words name the file, line and column; what follows is the parser's own, which differs
+    # between libyaml builds and PyYAML's pure-Python parser.
+    assert first.startswith(f"{broken}:2:1: not valid YAML: ") and len(first) > len(f"{broken}:2:1: not valid YAML: ")
     assert second == f"{tmp_path / 'missing.yaml'}: no such file"
     dup = write(tmp_path / "dup.yaml", "trainingInput:\n  region: us-east1\n  region: us-west1\n")
     assert run("validate", str(dup)).returncode == 2

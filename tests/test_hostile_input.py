@@ -76,6 +76,32 @@ def test_nesting_100000_deep_is_refused_without_a_recursion_error(tmp_path: Path
     refused(validate(path), 2, "allowed: at most 64")
 
 
+def test_a_parser_that_refuses_nesting_first_still_gets_the_projects_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whichever libyaml a PyYAML wheel bundles: a parser that gives up on deep nesting before our bound counts
+    (libyaml 0.2.6 does, in its own words, 1,000 levels in) still yields our line, at the first level too deep;
+    a parser error on shallow text keeps its own problem."""
+    real_parse = documents.yaml.parse
+
+    def gives_up_at(index: int) -> Any:
+        def parse(text: str, Loader: Any) -> Any:  # noqa: N803 - yaml.parse's own keyword
+            mark = documents.yaml.Mark("<text>", index, 0, index, None, 0)
+            yield from ()
+            raise documents.yaml.scanner.ScannerError(None, None, "a parser's own words", mark)
+        return parse
+
+    monkeypatch.setattr(documents.yaml, "parse", gives_up_at(1_000))
+    with pytest.raises(UnreadableError) as caught:
+        documents.parse_yaml("x: " + "[" * 5_000 + "]" * 5_000, "deep.yaml")
+    assert str(caught.value) == "deep.yaml:1:68: nested more than 64 levels deep; allowed: at most 64"
+    # Brackets inside quotes and comments nest nothing: the parser's own problem stands.
+    shallow = "x: '" + "[" * 100 + "'\n# " + "{" * 100 + "\ny: [" + "\n" * 70
+    monkeypatch.setattr(documents.yaml, "parse", gives_up_at(len(shallow) - 1))
+    with pytest.raises(UnreadableError) as caught:
+        documents.parse_yaml(shallow, "shallow.yaml")
+    assert "not valid YAML" in str(caught.value) and "allowed: at most 64" not in str(caught.value)
+    monkeypatch.setattr(documents.yaml, "parse", real_parse)
+
+
 def test_a_60_mb_file_is_refused_unread(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     with path.open("wb") as handle:

@@ -14,6 +14,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -57,3 +59,23 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
     assert "gcp-training:index:TrainingBuckets" in types
     assert types.count("gcp:storage/bucket:Bucket") == 2
     assert any(t.endswith("TrainingJob") for t in types), types
+
+
+@pytest.mark.slow
+def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path) -> None:
+    """`pip install .`, then `python -m components plan --stack dev` (and the `gcp-training-jobs` command) in a
+    new folder that holds a project (Pulumi.yaml, the program, its stacks and trainers) but no `components/`."""
+    python, site = install_wheel(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy2(ROOT / name, project / name)
+    for folder in ("stacks", "trainers"):
+        shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    where = _run(python, "-c", "import components; print(components.__file__)", cwd=project)
+    assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
+
+    shown = _run(python, "-m", "components", "plan", "--stack", "dev", cwd=project)
+    assert "Plan for stack dev (stacks/Pulumi.dev.yaml)" in shown and "TrainingJob" in shown, shown
+    command = python.parent / "gcp-training-jobs"
+    assert _run(command, "plan", "--stack", "dev", cwd=project) == shown

@@ -50,7 +50,7 @@ class Request:
 
     def page_size(self) -> int | None:
         raw = self.query.get("pageSize")
-        if raw in (None, ""):
+        if raw is None or raw == "":
             return None
         try:
             return int(raw)

@@ -123,21 +123,56 @@ def _may_nest_deeper_than(text: str, limit: int) -> bool:
     return flow + 2 * (indent + 1) + text.count("- ") + 2 > limit
 
 
+def _too_deep(source: str, mark: Any) -> UnreadableError:
+    where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+    return UnreadableError(f"{source}{where}: nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}")
+
+
+#: What can open or close a flow collection, and what hides a bracket from the parser (quoted scalars, comments).
+_FLOW_TOKEN = re.compile(r"""[\[\]{}]|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|(?:^|(?<=\s))#[^\n]*""", re.M)
+
+
+def _flow_opener_past_bound(text: str) -> int | None:
+    """Where the first flow collection nested deeper than MAX_DEPTH opens in `text`, if one does."""
+    depth = 0
+    for match in _FLOW_TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif token in "]}":
+            depth = max(depth - 1, 0)
+    return None
+
+
 def _bounded(text: str, source: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH before anything recursive sees the text (an iterative scan)."""
+    """Refuse nesting deeper than MAX_DEPTH before anything recursive sees the text (an iterative scan).
+
+    A parser may refuse nesting of its own first (libyaml 0.2.6, bundled by PyYAML 6.0.4's wheels, does: its
+    scanner looks up to 1,024 characters ahead, past our bound). Any error the scan meets is then held to the
+    text it read: flow nesting past our bound there is refused in our words, whatever the parser said.
+    """
     if not _may_nest_deeper_than(text, MAX_DEPTH):
         return
     depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                mark = event.start_mark
-                where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-                raise UnreadableError(f"{source}{where}: nested more than "
-                                      f"{MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}")
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(source, event.start_mark)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        read = text if mark is None else text[: mark.index + 1]
+        opener = _flow_opener_past_bound(read)
+        if opener is None:
+            raise
+        line = text.count("\n", 0, opener)
+        raise _too_deep(source, yaml.Mark(source, opener, line, opener - (text.rfind("\n", 0, opener) + 1),
+                                          None, 0)) from None
 
 
 def _expanded_size(node: yaml.Node, source: str) -> int:
