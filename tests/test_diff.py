@@ -208,9 +208,13 @@ def test_each_stack_and_job_has_the_change_the_provider_would_make(scratch: Scra
     jobs = {name: stack["jobs"] for name, stack in document["stacks"].items()}
     assert jobs["prod"]["distributed"]["inPlace"] == ["guardrails"]
     assert jobs["prod"]["distributed"]["note"] == "changed in place, no new run: guardrails"
-    assert jobs["dev-ai-platform"]["resnet"]["replaces"] == ["job"], "its trainer package's hash is in its job"
+    resnet = jobs["dev-ai-platform"]["resnet"]  # its trainer package's content hash is in its job
+    assert resnet["replaces"] == ["job"] and resnet["fields"] == ["trainingInput.packageUris[0]"]
+    assert jobs["local"]["tpu-v5e"]["fields"] == ["jobSpec.workerPoolSpecs[0].containerSpec.args"]
     staging = jobs["staging"]["l4-trial"]["note"]
-    assert staging.startswith("the next `up` makes a new job (job changed) and cancels the running one")
+    assert staging.startswith("the next `up` makes a new job (jobSpec.scheduling.strategy, "
+                              "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount, "
+                              "jobSpec.workerPoolSpecs[0].machineSpec.machineType changed) and cancels the running one")
     assert "protected" not in staging
     assert jobs["local"]["tpu-v5e"]["note"].endswith(
         "protected by gcp-training-jobs:jobs.tpu-v5e.protect: `up` refuses while it is queued or running")

@@ -36,9 +36,12 @@ from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
 from components.resources.job_provider import changes_of
 from components.resources.job_review import Protection
+from components.resources.job_wire import spec_of
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"
+#: At most this many changed fields named in a replaced job's note (its `fields` has them all).
+MAX_PATHS = 6
 #: Digits the figures keep: $/h as plan --json gives them, USD in all to the cent.
 HOURLY_DIGITS, TOTAL_DIGITS = 6, 2
 
@@ -153,8 +156,10 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
     else:
         changes = changes_of(old, new)
         if changes.replaces:
-            what = [*changes.replaces, *(["labels"] if changes.labels_changed else [])]
-            found.update(change="replaced", replaces=list(changes.replaces),
+            fields = changed_paths(spec_of(old.get("job") or {}), spec_of(new.get("job") or {}))
+            what = [r for r in changes.replaces if r != "job"] + fields \
+                + (["labels"] if changes.labels_changed else []) or ["job"]
+            found.update(change="replaced", replaces=list(changes.replaces), fields=fields,
                          note=_replaced_note(name, what, Protection.of(old, new)))
         elif changes.any:
             in_place = (["labels"] if changes.labels_changed else []) + list(changes.in_place)
@@ -165,8 +170,21 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
     return found
 
 
+def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
+    """The paths where two jobs' specs (job_wire.spec_of: what identifies a job's work) differ, in order."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [p for key in dict.fromkeys([*old, *new])
+                for p in changed_paths(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [p for i, (a, b) in enumerate(zip(old, new, strict=True)) for p in changed_paths(a, b, f"{path}[{i}]")]
+    return [] if old == new else [path or "job"]
+
+
 def _replaced_note(name: str, replaces: Iterable[str], protection: Protection) -> str:
-    note = (f"the next `up` makes a new job ({', '.join(replaces)} changed) and cancels the running one, if it "
+    shown = list(replaces)
+    if len(shown) > MAX_PATHS:
+        shown = shown[:MAX_PATHS] + [f"{len(shown) - MAX_PATHS} more"]
+    note = (f"the next `up` makes a new job ({', '.join(shown)} changed) and cancels the running one, if it "
             "runs")
     return note + _protection(name, protection)
 
