@@ -85,7 +85,7 @@ class Scratch:
     document: dict[str, Any]
 
 
-def _base(repo: Path) -> None:
+def _base(repo: Path, guardrail: bool = True) -> None:
     for name in PROJECT:
         source, target = ROOT / name, repo / name
         if source.is_dir():
@@ -93,6 +93,8 @@ def _base(repo: Path) -> None:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+    if not guardrail:
+        return
     # local breaks a guardrail on both sides (each job holds accelerators): kept broken, never the headline
     edit(repo / "stacks/Pulumi.local.yaml", "  gcp-training-jobs:jobs:\n",
          "  gcp-training-jobs:guardrails: {maxAcceleratorsPerJob: 0}\n  gcp-training-jobs:jobs:\n")
@@ -393,3 +395,28 @@ def test_the_text_form_names_every_stack_and_the_broken_guardrail(scratch: Scrat
     assert "    breaks (the base kept it): gcp-training-jobs:guardrails.spotOnly: job l4-trial" in text
     assert "    big: added: the next `up` starts it\n        $/h — → unknown (unknown); worst case — → unknown " \
            "(unknown)" in text
+
+
+def test_the_readmes_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "The pull request comment": the trial on a g2-standard-24 with 2 L4s on demand, and an eval job."""
+    readme = (ROOT / "README.md").read_text()
+    shown = readme.split("````markdown\n", 1)[1].split("\n````", 1)[0]
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for key in [k for k in os.environ if k.startswith("PULUMI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    git(repo, "init", "-q", "-b", "main")
+    _base(repo, guardrail=False)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    staging = repo / "stacks/Pulumi.staging.yaml"
+    edit(staging, "machineType: g2-standard-8", "machineType: g2-standard-24")
+    edit(staging, "acceleratorCount: 1", "acceleratorCount: 2")
+    edit(staging, "strategy: SPOT", "strategy: STANDARD")
+    staging.write_text(staging.read_text() + L4_EVAL)
+    monkeypatch.chdir(repo)
+    printed = render_markdown(_diff("main"))
+    same_commits = re.compile(r"^Base `[0-9a-f]+`, head `[0-9a-z]+`", re.MULTILINE)
+    assert same_commits.sub("Base, head", printed) == same_commits.sub("Base, head", shown)
