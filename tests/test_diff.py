@@ -420,3 +420,45 @@ def test_the_readmes_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
     printed = render_markdown(_diff("main"))
     same_commits = re.compile(r"^Base `[0-9a-f]+`, head `[0-9a-z]+`", re.MULTILINE)
     assert same_commits.sub("Base, head", printed) == same_commits.sub("Base, head", shown)
+
+
+def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            emulator: Any) -> None:
+    """--online: the head's changed stacks held against the project's quotas as `plan --online` holds them (here
+    the emulator's Service Usage and its live jobs), an excess exit 1."""
+    from tests.test_quotas import L4, control
+
+    repo = tmp_path / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy2(ROOT / name, repo / name)
+    for key in [k for k in os.environ if k.startswith(("PULUMI_", "GCP_TRAINING_JOBS_API")) or "PROXY" in k.upper()]:
+        monkeypatch.delenv(key)  # the emulator is on the loopback: no proxy in the way
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    job = {"jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+        "replicaCount": 1, "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/t/train:1"}}]}}
+    config = {"gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:apiEndpoint": emulator.url,
+              "gcp-training-jobs:enableApis": False,
+              "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"}}
+    stack = repo / "stacks/Pulumi.q.yaml"
+    stack.write_text(json.dumps({"config": {**config, "gcp-training-jobs:jobs": {"a": job}}}))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    stack.write_text(json.dumps({"config": {**config, "gcp-training-jobs:jobs": {"a": job, "b": job, "c": job}}}))
+    monkeypatch.chdir(repo)
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 2})
+    offline = _diff("main")
+    assert "online" not in offline["stacks"]["q"] and exit_code(offline) == 0
+    assert offline["stacks"]["q"]["quota"] == {"us-central1": {L4: {"before": 1, "after": 3}}}
+    over = diff("main", None, online=True)
+    assert isinstance(over, dict) and exit_code(over) == 1
+    (problem,) = over["stacks"]["q"]["online"]["problems"]
+    assert problem.startswith(f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b, c) need 3")
+    assert "over quota: quota aiplatform.googleapis.com/" in render_markdown(over)
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
+    fits = diff("main", None, online=True)
+    assert isinstance(fits, dict) and exit_code(fits) == 0
+    assert fits["stacks"]["q"]["online"]["lines"][0] == \
+        "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold"
