@@ -144,6 +144,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
         broken = _side_branch(repo, "broken", "stacks/Pulumi.dev.yaml", "config:\n  gcp:project: [unclosed\n")
         invalid = _side_branch(repo, "invalid", "stacks/Pulumi.qa.yaml",
                                QA.replace("acceleratorCount: 1}", "acceleratorCount: 3}"))
+        _side_branch(repo, "no-project", "Pulumi.yaml", "name: [unclosed\n")
         base_checkout = tmp / "base-checkout"
         git(repo, "worktree", "add", "-q", "--detach", str(base_checkout), base)
         env.chdir(repo)
@@ -342,6 +343,8 @@ def test_a_broken_file_on_a_side_exits_2_naming_it(scratch: Scratch, capsys: pyt
     assert diff_command("--base", scratch.base, "--head", "invalid", "--stack", "qa") == 2
     err = capsys.readouterr().err
     assert err.startswith("invalid:stacks/Pulumi.qa.yaml: gcp-training-jobs:jobs.small.jobSpec.workerPoolSpecs[0]")
+    assert diff_command("--base", "no-project") == 2
+    assert capsys.readouterr().err.startswith("no-project:Pulumi.yaml:2:1: not valid YAML")
     assert diff_command("--base", scratch.base, "--stack", "nope") == 2
     assert capsys.readouterr().err.startswith(f"nope: no stack file at {scratch.base} or worktree; available stacks: ")
     assert "Traceback" not in err

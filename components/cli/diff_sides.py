@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from components.cli.plan import Planned, ProgramFailed, plan_stack
-from components.jobspec.core.errors import SpecError, UnreadableError
+from components.cli.plan import Planned, plan_stack
+from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.io.documents import STACK_FILE, read_yaml
 from components.resources.settings.stack_file import find_project_root, stack_file, stack_names, stacks_folder
@@ -50,9 +50,13 @@ class Side:
 
     def named(self, text: str) -> str:
         """`text` with the scratch folder's paths named as `REF:path` (the user never saw that folder)."""
-        if self.scratch is None:
-            return text
-        return text.replace(f"{self.scratch}{os.sep}", f"{self.label}:").replace(str(self.scratch), f"{self.label}:")
+        return _named(text, self.scratch, self.label)
+
+
+def _named(text: str, scratch: Path | None, label: str) -> str:
+    if scratch is None:
+        return text
+    return text.replace(f"{scratch}{os.sep}", f"{label}:").replace(str(scratch), f"{label}:")
 
 
 @dataclass
@@ -94,7 +98,10 @@ def commit_of(root: Path, ref: str) -> str:
 
 def worktree_side(root: Path) -> Side:
     """The working tree as it is (what `plan` reads)."""
-    folder = stacks_folder(root)
+    try:
+        folder = stacks_folder(root)
+    except UnreadableError as error:  # its Pulumi.yaml
+        raise SideUnreadable(str(error)) from None
     here = Path.cwd()
     shown = folder.relative_to(here) if folder.is_relative_to(here) else folder  # as `plan` names its files
     return Side(WORKTREE, None, root, {name: _stack_path(shown, name) for name in stack_names(folder)})
@@ -114,7 +121,10 @@ def ref_side(root: Path, ref: str) -> Iterator[Side]:
         if find_project_root(side_root) != side_root:
             raise SideUnreadable(f"{ref}:{prefix / 'Pulumi.yaml'}: no such file at {ref}; allowed: a ref where the "
                                  "project has its Pulumi.yaml")
-        folder = stacks_folder(side_root)
+        try:
+            folder = stacks_folder(side_root)
+        except UnreadableError as error:  # its Pulumi.yaml
+            raise SideUnreadable(_named(str(error), scratch, ref)) from None
         folder_in_git = PurePosixPath(folder.relative_to(scratch).as_posix())
         tree.write([str(folder_in_git / name) for name in tree.names_in(str(folder_in_git))
                     if STACK_FILE.fullmatch(name)])
@@ -209,7 +219,7 @@ def plan_side(side: Side, stacks: list[str]) -> Plans:
             found.planned[name] = plan_stack(name, path, side.root)
         except SpecError as error:
             found.errors += [side.named(str(p.within(file=str(path)))) for p in error.problems]
-        except (UnreadableError, ProgramFailed) as error:
+        except TrainingJobsError as error:  # unreadable (the file, the price table), the program failed, ...
             found.errors.append(side.named(str(error)))
     return found
 
