@@ -337,9 +337,11 @@ def test_an_unknown_ref_exits_2_naming_it_without_a_traceback(scratch: Scratch) 
 
 
 def test_a_broken_file_on_a_side_exits_2_naming_it(scratch: Scratch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert diff_command("--base", scratch.base, "--head", "broken") == 2
-    err = capsys.readouterr().err
+    assert diff_command("--base", scratch.base, "--head", "broken", "--markdown") == 2
+    out, err = capsys.readouterr()
     assert err.startswith("broken:stacks/Pulumi.dev.yaml:") and "not valid YAML" in err
+    assert out.splitlines()[:4] == [MARKER, "### Training jobs: the diff cannot be made for this push", "", "```"]
+    assert err.splitlines()[0] in out.splitlines(), "the comment says why, instead of an earlier push's figures"
     assert diff_command("--base", scratch.base, "--head", "invalid", "--stack", "qa") == 2
     err = capsys.readouterr().err
     assert err.startswith("invalid:stacks/Pulumi.qa.yaml: gcp-training-jobs:jobs.small.jobSpec.workerPoolSpecs[0]")
@@ -465,3 +467,15 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
     assert isinstance(fits, dict) and exit_code(fits) == 0
     assert fits["stacks"]["q"]["online"]["lines"][0] == \
         "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold"
+
+
+def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Scratch,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from components.cli import diff_text
+
+    full = render_markdown(scratch.document)
+    monkeypatch.setattr(diff_text, "MAX_COMMENT", len(full) - 1)
+    short = render_markdown(scratch.document)
+    assert "<details>" in full and "<details>" not in short
+    assert short.endswith("characters; `python -m components diff` prints them.)")
+    assert short.split("\n**Total:**")[0] == full.split("\n**Total:**")[0], "the tables stay"

@@ -30,7 +30,7 @@ from components.cli.diff_sides import (
     ref_side,
     worktree_side,
 )
-from components.cli.diff_text import render_markdown, render_text
+from components.cli.diff_text import render_markdown, render_text, render_unreadable
 from components.cli.plan import Planned
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
@@ -52,6 +52,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if isinstance(found, list):
         for line in found:
             print(line, file=sys.stderr)
+        if args.markdown:  # the comment says so too, rather than keep the figures of an earlier push
+            print(render_unreadable(found))
         return EXIT_UNREADABLE
     if args.json:
         json.dump(found, sys.stdout, indent=2, sort_keys=True)

@@ -13,6 +13,8 @@ from components.jobspec.review.guardrails import GUARDRAILS_KEY
 #: The hidden line a workflow finds its one comment by (and updates it instead of adding another).
 MARKER = "<!-- gcp-training-jobs:diff -->"
 UNKNOWN = "unknown"
+#: The longest comment GitHub takes (65,536 characters), with room to spare.
+MAX_COMMENT = 65_000
 
 
 def money(value: float | None, per_hour: bool = True) -> str:
@@ -152,7 +154,15 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"
                for name, stack in changed for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                for side in ("before", "after") for line in job["partLines"][side]]
-    if details:
-        out += ["", "<details><summary>Per-part lines</summary>", "", *details, "", "</details>"]
     out += [f"> warning: {line}" for line in document["warnings"]]
-    return "\n".join(out)
+    folded = ["", "<details><summary>Per-part lines</summary>", "", *details, "", "</details>"] if details else []
+    text = "\n".join(out + folded)
+    if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself
+        text = "\n".join(out + ["", f"(The per-part lines are left out: the comment would pass GitHub's "
+                                    f"{MAX_COMMENT:,} characters; `python -m components diff` prints them.)"])
+    return text
+
+
+def render_unreadable(lines: list[str]) -> str:
+    """The comment when a side cannot be read: what `diff` said, so that an earlier push's figures do not stay."""
+    return "\n".join([MARKER, "### Training jobs: the diff cannot be made for this push", "", "```", *lines, "```"])
