@@ -479,3 +479,25 @@ def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Sc
     assert "<details>" in full and "<details>" not in short
     assert short.endswith("characters; `python -m components diff` prints them.)")
     assert short.split("\n**Total:**")[0] == full.split("\n**Total:**")[0], "the tables stay"
+
+
+def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The head moves the stack files (stackConfigDir stacks -> envs): the base's are found in its stacks/, the
+    head's in envs/, and the same stack is unchanged."""
+    repo = tmp_path / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py", "stacks/Pulumi.staging.yaml"):
+        shutil.copy2(ROOT / name, repo / name)
+    for key in [k for k in os.environ if k.startswith("PULUMI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "mv", "stacks", "envs")
+    edit(repo / "Pulumi.yaml", "stackConfigDir: stacks", "stackConfigDir: envs")
+    monkeypatch.chdir(repo)
+    document = _diff("main")
+    assert changes(document) == {"staging": ("unchanged", {"l4-trial": "unchanged"})}
+    assert document["total"]["deltaUsdPerHour"] == 0 and document["total"]["before"]["usdPerHour"] > 0
