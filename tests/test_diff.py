@@ -334,6 +334,12 @@ def test_an_unknown_ref_exits_2_naming_it_without_a_traceback(scratch: Scratch) 
     assert done.returncode == 2
     assert done.stderr.startswith("no-such-ref: no such branch, tag or commit in the git repository at ")
     assert "Traceback" not in done.stderr and done.stdout == ""
+    outside = scratch.repo.parent / "not-a-repository"
+    outside.mkdir(exist_ok=True)
+    shutil.copy2(ROOT / "Pulumi.yaml", outside / "Pulumi.yaml")
+    done = subprocess.run([sys.executable, "-m", "components", "diff", "--base", "main"], cwd=outside, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(f"{outside}: not in a git repository (")
 
 
 def test_a_broken_file_on_a_side_exits_2_naming_it(scratch: Scratch, capsys: pytest.CaptureFixture[str]) -> None:

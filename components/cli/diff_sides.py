@@ -110,8 +110,12 @@ def worktree_side(root: Path) -> Side:
 @contextmanager
 def ref_side(root: Path, ref: str) -> Iterator[Side]:
     """The project as it is at `ref`, read from git's objects into a scratch folder removed afterwards."""
+    try:
+        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
+    except SideUnreadable as error:
+        raise SideUnreadable(f"{root}: not in a git repository ({error}); allowed: run diff in the project's git "
+                             "checkout") from None
     commit = commit_of(root, ref)
-    top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = PurePosixPath(root.resolve().relative_to(top.resolve()).as_posix())
     scratch = Path(tempfile.mkdtemp(prefix="gcp-training-jobs-diff-"))
     try:
