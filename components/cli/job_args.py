@@ -1,7 +1,7 @@
-"""The command lines of `status`, `logs` and `spend` (the commands on a stack's jobs as the APIs hold them), and
-the option values they share. Light: the commands' modules (status, logs, spend; stack_jobs) load Pulumi's SDK and
-Google's client, so main imports them only when one of them runs, and `validate` still starts in a fraction of a
-second."""
+"""The command lines of `status`, `logs` and `spend` (the commands on a stack's jobs as the APIs hold them), of
+`diff` (what a change does to the stacks), and the option values they share. Light: the commands' modules
+(status, logs, spend, stack_jobs; diff) load Pulumi's SDK and Google's client, so main imports them only when one
+of them runs, and `validate` still starts in a fraction of a second."""
 
 from __future__ import annotations
 
@@ -105,3 +105,22 @@ def add_parsers(sub: argparse._SubParsersAction, *, status: Command, logs: Comma
     form.add_argument("--csv", action="store_true", help="print one CSV row per job")
     _stack_options(p)
     p.set_defaults(func=spend)
+
+
+def add_diff_parser(sub: argparse._SubParsersAction, *, diff: Command) -> None:  # type: ignore[type-arg]
+    """diff, running its command (given: main imports it only when it runs)."""
+    p = sub.add_parser("diff", help="what a change does to the stacks against a git ref, offline: each job added, "
+                                    "removed, replaced or updated, its $/h and worst case before and after, the "
+                                    "guardrails it breaks (exit 1 when the head breaks one the base kept)")
+    p.add_argument("--base", required=True, metavar="REF", help="the branch, tag or commit to compare with (read "
+                                                                "from git's objects, never checked out)")
+    p.add_argument("--head", default=None, metavar="REF", help="the other side (default: the working tree)")
+    p.add_argument("--stack", nargs="+", default=None, metavar="NAME", help="only these stacks (default: every "
+                                                                            "stack with a file on either side)")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the diff as JSON")
+    form.add_argument("--markdown", action="store_true", help="print it as a pull request comment")
+    p.add_argument("--online", action="store_true",
+                   help="also hold each changed stack's jobs against the project's Vertex AI quotas, as plan --online "
+                        "does (over a limit: exit 1)")
+    p.set_defaults(func=diff)

@@ -1,4 +1,4 @@
-"""Command line: validate | render | plan | emulator | prices | status | logs | spend (`python -m components ...`).
+"""Command line: validate | render | plan | diff | emulator | prices | status | logs | spend (`python -m components`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
 in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from components.cli.gcloud_flags import add_gcloud_flags
+from components.cli.job_args import add_diff_parser
 from components.cli.job_args import add_parsers as add_job_parsers
 from components.cli.prices import add_parser as add_prices_parser
 from components.emulator.cli import DESCRIPTION as EMULATOR
@@ -52,6 +53,15 @@ def _close_event_loop() -> None:
     for obj in gc.get_objects():
         if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_running() and not obj.is_closed():
             obj.close()
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from components.cli.diff import cmd_diff as run
+
+    try:
+        return run(args)
+    finally:
+        _close_event_loop()
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -123,6 +133,8 @@ def parser() -> argparse.ArgumentParser:
                    help="also hold the stack's jobs against the project's Vertex AI quotas, read from Google (or the "
                         "stack's apiEndpoint) with Application Default Credentials; over a limit: exit 1")
     p.set_defaults(func=cmd_plan)
+
+    add_diff_parser(sub, diff=cmd_diff)  # a change's plans against a git ref's
 
     e = sub.add_parser("emulator", help="serve the emulated Google APIs on 127.0.0.1", description=EMULATOR)
     add_emulator_arguments(e)  # the emulator's own definition: every option it has

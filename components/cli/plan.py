@@ -20,13 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from components.cli.plan_text import job_tail, labels_text, yes
-from components.cli.review import review, review_document, review_lines
+from components.cli.review import Review, review, review_document, review_lines
 from components.jobspec import catalog
-from components.jobspec.core.errors import SpecError, UnreadableError
+from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from components.jobspec.io.documents import read_yaml
 from components.jobspec.review.body_pools import accelerator_totals, pools
-from components.resources.settings import OPAQUE, find_project_root, load_stack_file, settings_given
+from components.resources.settings import (
+    OPAQUE,
+    StackSettings,
+    find_project_root,
+    load_stack_file,
+    settings_given,
+)
 from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
 #: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
@@ -472,6 +478,41 @@ def _output_lines(value: Any, depth: int = 0) -> Iterator[str]:
 # --- The command -----------------------------------------------------------------------------------------
 
 
+class ProgramFailed(TrainingJobsError):
+    """The Pulumi program raised while it ran under the mocks (its own error, named by the stack file)."""
+
+
+@dataclass
+class Planned:
+    """One stack planned offline: its settings as judged, what the program registered, the review of its jobs
+    and the plan as data (what --json prints)."""
+
+    settings: StackSettings
+    recording: Recording
+    checked: Review
+    document: dict[str, Any]
+
+
+def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
+    """The one pass of `plan` on one stack file: judged once, the program at `root` run under the mocks with it,
+    reviewed (cost, guardrails), as data. `data`: the file already read. Raises UnreadableError (the file, a
+    broken price table), SpecError (every problem of the file), ProgramFailed. `plan` prints it; `diff` compares
+    two of them."""
+    if data is None:
+        data = read_yaml(path)
+    settings = load_stack_file(path, data=data, root=root)
+    config, secret_keys = pulumi_config(data, root)
+    try:
+        with settings_given(settings):  # the program takes the stack as judged above: judged once
+            recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
+    except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
+        raise ProgramFailed(f"{path}: the program failed: {error}") from error
+    document = plan_document(stack, path, recording, {name: job.body for name, job in settings.jobs.items()})
+    checked = review(settings, recording.resources)
+    document.update(review_document(checked))
+    return Planned(settings, recording, checked, document)
+
+
 def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:
     """Judge, run and print the plan of one stack; the exit code (0 ok, 1 invalid, 2 unreadable). `stacks_dir`:
     where its file is (default: the project's stackConfigDir, as Pulumi looks for it)."""
@@ -490,31 +531,20 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         return EXIT_UNREADABLE
     root = find_project_root(path.resolve().parent) or Path.cwd()
     try:
-        data = read_yaml(path)
-        settings = load_stack_file(path, data=data, root=root)
-    except UnreadableError as error:
+        planned = plan_stack(stack, path, root)
+    except UnreadableError as error:  # the file; a broken price table file ($GCP_TRAINING_JOBS_PRICES_FILE, cache)
         print(error, file=sys.stderr)
         return EXIT_UNREADABLE
     except SpecError as error:
         for problem in error.problems:
             print(problem.within(file=str(path)))
         return EXIT_INVALID
+    except ProgramFailed as error:
+        print(error, file=sys.stderr)
+        return EXIT_INVALID
+    settings, checked, document = planned.settings, planned.checked, planned.document
     for job_warning in settings.warnings:  # what a job's translation changed (it does not stop the plan)
         print(job_warning.within(file=str(path)).warning(), file=sys.stderr)
-    config, secret_keys = pulumi_config(data, root)
-    try:
-        with settings_given(settings):  # the program takes the stack as judged above: judged once
-            recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
-    except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
-        print(f"{path}: the program failed: {error}", file=sys.stderr)
-        return EXIT_INVALID
-    document = plan_document(stack, path, recording, {name: job.body for name, job in settings.jobs.items()})
-    try:
-        checked = review(settings, recording.resources)
-    except UnreadableError as error:  # a broken price table file ($GCP_TRAINING_JOBS_PRICES_FILE, the cache)
-        print(error, file=sys.stderr)
-        return EXIT_UNREADABLE
-    document.update(review_document(checked))
     for warning in checked.warnings if as_json else ():  # the text form prints them with the cost
         print(f"warning: {warning}", file=sys.stderr)
     if as_json:
@@ -544,5 +574,5 @@ def _online_quotas(settings: Any, as_json: bool) -> list[str]:
     return found.problems
 
 
-__all__ = ["OPAQUE", "Recording", "Registration", "mocked_pulumi", "plan_document", "pulumi_config",
-           "render_text", "run_plan", "run_program"]
+__all__ = ["OPAQUE", "Planned", "ProgramFailed", "Recording", "Registration", "mocked_pulumi", "plan_document",
+           "plan_stack", "pulumi_config", "render_text", "run_plan", "run_program"]

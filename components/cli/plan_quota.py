@@ -27,16 +27,23 @@ class OnlineReview:
     problems: list[str] = field(default_factory=list)
 
 
+def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
+    """Each job of the stack with its region and what it counts against the quotas (from the body judged once);
+    `diff` sums them per region on each side."""
+    candidates = []
+    for name, job in settings.jobs.items():
+        region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
+        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body)))
+    return candidates
+
+
 def online_review(settings: StackSettings) -> OnlineReview:
     found = OnlineReview()
     if settings.backend != VERTEX:
         found.lines.append("quota check: only Vertex AI's custom training quotas are read; skipped for "
                            f"backend {settings.backend}")
         return found
-    candidates = []
-    for name, job in settings.jobs.items():
-        region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
-        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body)))
+    candidates = candidates_of(settings)
     endpoint = settings.api_endpoint or env_settings().api_endpoint
     try:
         review = quotas.review(settings.project, candidates, endpoint=endpoint)

@@ -271,16 +271,9 @@ class TrainingJobProvider(EndpointProvider):
         return CheckResult(inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        old, new = _Inputs.of(olds), _Inputs.of(news)
-        replaces = [key for key in REPLACING if canonical(olds.get(key)) != canonical(news.get(key))]
-        if spec_of(old.job) != spec_of(new.job):
-            replaces.append("job")
-        labels_changed = canonical(old.job.get("labels")) != canonical(new.job.get("labels"))
-        if labels_changed and "job" not in replaces and new.backend in BACKENDS \
-                and not get_backend(new.backend).supports_label_update:
-            replaces.append("job")
-        # `identity` is not compared: it labels the job at create, and a renamed stack keeps its jobs.
-        others = [k for k in IN_PLACE if canonical(olds.get(k)) != canonical(news.get(k))]
+        old = _Inputs.of(olds)
+        found = changes_of(olds, news)
+        replaces, labels_changed, others = list(found.replaces), found.labels_changed, found.in_place
         if replaces:
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
         elif remake(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
@@ -370,6 +363,37 @@ class TrainingJobProvider(EndpointProvider):
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
         self._jobs(inputs, name=id_).stop(id_)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a change of a job's inputs does, as the provider's diff decides it: the inputs that make a new job
+    (`replaces`), whether its labels changed, and the inputs changed in place (`in_place`)."""
+
+    replaces: tuple[str, ...]
+    labels_changed: bool
+    in_place: tuple[str, ...]
+
+    @property
+    def any(self) -> bool:
+        return bool(self.replaces or self.labels_changed or self.in_place)
+
+
+def changes_of(olds: dict[str, Any], news: dict[str, Any]) -> Changes:
+    """The provider's diff from the inputs alone (no API call): a changed spec, project, backend or rerun makes a
+    new job; a label change too where the API cannot patch labels (Vertex). `diff` (and `python -m components
+    diff`, offline) decide with it."""
+    old, new = _Inputs.of(olds), _Inputs.of(news)
+    replaces = [key for key in REPLACING if canonical(olds.get(key)) != canonical(news.get(key))]
+    if spec_of(old.job) != spec_of(new.job):
+        replaces.append("job")
+    labels_changed = canonical(old.job.get("labels")) != canonical(new.job.get("labels"))
+    if labels_changed and "job" not in replaces and new.backend in BACKENDS \
+            and not get_backend(new.backend).supports_label_update:
+        replaces.append("job")
+    # `identity` is not compared: it labels the job at create, and a renamed stack keeps its jobs.
+    others = [k for k in IN_PLACE if canonical(olds.get(k)) != canonical(news.get(k))]
+    return Changes(tuple(replaces), labels_changed, tuple(others))
 
 
 def _failures(problems: tuple[Problem, ...] | list[Problem], unknown: list[str]) -> list[CheckFailure]:
