@@ -1,7 +1,8 @@
 """Typed models of a Vertex AI hyperparameter tuning job in its own vocabulary: the file that `gcloud ai
 hp-tuning-jobs create --config FILE --display-name NAME --region R` reads.
 
-Source: gcloud's own code (googlecloudsdk, read 2026-11-22 through the code search corpus):
+Source: gcloud's own code (lib/googlecloudsdk in the Google Cloud CLI, https://cloud.google.com/sdk/docs/install,
+read 2026-11-22):
 - command_lib/ai/hp_tuning_jobs/flags.py, --config: "This file should be a YAML document containing a
   HyperparameterTuningSpec. If an option is specified both in the configuration file **and** via command line
   arguments, the command line arguments override the configuration file", with the example `displayName`,
