@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.io.vocabulary import TRIAL
 from components.jobspec.rules.cluster import (
     rule_cluster_shape,
     rule_code,
@@ -43,7 +44,7 @@ from components.jobspec.rules.vertex_pools import (
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
 from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
-from components.jobspec.vocab.jobs import TRIAL, TuningJob, VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",

@@ -23,8 +23,9 @@ from components.jobspec.core.names import (
     TENSORBOARD,
 )
 from components.jobspec.core.problems import Problem, allowed, suggestion
+from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.rules.tasks import Options
-from components.jobspec.vocab.jobs import VertexJob, pool_path
+from components.jobspec.vocab.jobs import VertexJob
 
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import EnvVar

@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import JOB_SPEC
 from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.vocab.jobs import as_written
+from components.jobspec.io.vocabulary import as_written
 from components.jobspec.vocab.training_input import Int32, Int64
 
 
