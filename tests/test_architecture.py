@@ -1,7 +1,6 @@
 """The layout's import rules (ARCHITECTURE.md), checked on the source: every module of every layer.
 
-- jobspec is pure: standard library, pydantic (and pydantic-settings, for the environment) and yaml, and jobspec
-  itself;
+- jobspec is pure: standard library, pydantic and yaml, and jobspec itself;
 - backends import jobspec (and Google's client libraries), never resources, cli or the emulator;
 - resources import jobspec and backends (and Pulumi), never cli or the emulator;
 - the emulator is standard library only (plus its own modules): it plays Google's side;
@@ -28,7 +27,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 #: layer -> (project layers it may import, third-party top-level packages it may import)
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
-    "jobspec": ({"jobspec"}, {"pydantic", "pydantic_settings", "yaml"}),
+    "jobspec": ({"jobspec"}, {"pydantic", "yaml"}),
     "backends": ({"jobspec", "backends"}, {"googleapiclient", "google", "google_auth_httplib2", "httplib2"}),
     "resources": ({"jobspec", "backends", "resources"}, {"pulumi", "pulumi_gcp", "pydantic", "yaml"}),
     "emulator": ({"emulator"}, set()),
