@@ -262,7 +262,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.job_wire.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("components.resources.job_inputs.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
