@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -519,3 +520,11 @@ def test_diff_of_a_job_spec_ignores_int64_and_float_noise_and_replaces_on_a_chan
 def test_check_of_a_job_wholly_unknown_at_preview_waits_for_its_value(provider) -> None:
     """A secret job holding Outputs is one unknown value at preview: nothing to judge yet, nothing refused."""
     assert provider.check({}, {**props("vertex"), "job": UNKNOWN}).failures == []
+
+
+
+def test_the_pickled_provider_names_only_the_module_of_its_class() -> None:
+    """The state holds the provider as Pulumi's SDK pickles it (by reference): the only module it names is
+    job_provider's, so other modules can be renamed without breaking existing states."""
+    data = base64.b64decode(serialize_provider(TrainingJobProvider()))
+    assert set(re.findall(rb"components(?:\.\w+)+", data)) == {b"components.resources.job_provider"}
