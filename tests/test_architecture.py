@@ -116,6 +116,45 @@ def test_jobspec_stages_import_only_earlier_stages(module: str) -> None:
     assert not wrong, f"{module} (stage {STAGES[_stage(module) or 0]}) imports later stages: {wrong}"
 
 
+def stage_numbers(architecture: str, packages: Mapping[str, str]) -> dict[str, tuple[int | None, int | None]]:
+    """Each stage's number (ARCHITECTURE.md's list, its package's docstring "Stage N, ..."), where either differs
+    from its place in STAGES."""
+    import re
+
+    listed = {m.group(2): int(m.group(1)) for m in re.finditer(r"^(\d)\. `(\w+)(?:/|\.py)`", architecture, re.M)}
+    wrong = {}
+    for place, stage in enumerate(STAGES, 1):
+        docstring = packages.get(stage)
+        said = re.match(r"Stage (\d+),", docstring) if docstring is not None else None
+        numbers = (listed.get(stage), int(said.group(1)) if said else None if docstring is not None else place)
+        if numbers != (place, place):
+            wrong[stage] = numbers
+    return wrong
+
+
+def _stage_docstrings() -> dict[str, str]:
+    found = {}
+    for stage in STAGES:
+        path = PACKAGE / "jobspec" / stage / "__init__.py"
+        if path.exists():
+            found[stage] = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return found
+
+
+def test_the_stages_are_numbered_alike_in_architecture_md_and_the_packages() -> None:
+    wrong = stage_numbers((ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), _stage_docstrings())
+    assert not wrong, f"stage -> (ARCHITECTURE.md's number, its package docstring's), where not its place: {wrong}"
+
+
+def test_the_stage_number_check_catches_a_misnumbered_stage() -> None:
+    architecture = "\n".join(f"{n}. `{s}{'.py' if s == 'load' else '/'}`: ..." for n, s in enumerate(STAGES, 1))
+    docstrings = {s: f"Stage {n}, {s}: ..." for n, s in enumerate(STAGES, 1) if s != "load"}
+    assert stage_numbers(architecture, docstrings) == {}
+    docstrings["io"] = "Stage 1, read: ..."
+    assert stage_numbers(architecture.replace("5. `translate/`", "4. `translate/`"), docstrings) == {
+        "io": (3, 1), "translate": (4, 5)}
+
+
 def test_jobspec_has_at_most_eight_flat_modules() -> None:
     flat = sorted(p.name for p in (PACKAGE / "jobspec").glob("*.py"))
     assert len(flat) <= 8, flat

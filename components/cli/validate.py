@@ -105,8 +105,8 @@ def judge_document(doc: Document, args: argparse.Namespace) -> FileReport:
 PARALLEL_FROM = 200
 
 
-#: Files are read a batch at a time, then judged: reading and judging in turn evict each other's code and data
-#: from the CPU caches (batches save about 13% of a 1,000-file run). A batch holds at most BATCH_FILES files and
+#: Files are read a batch at a time, then judged, so that reading and judging do not in turn evict each other's
+#: code and data from the CPU caches (benchmarks/validate_bench.py). A batch holds at most BATCH_FILES files and
 #: BATCH_BYTES of text; a bigger file, or one with YAML aliases (its values may be many times its text), is read
 #: and judged on its own, so a batch's memory stays a small multiple of BATCH_BYTES.
 BATCH_FILES = 32
@@ -166,9 +166,8 @@ def _reports(files: list[Path], args: argparse.Namespace) -> Iterator[FileReport
 
 
 def _fork(part: list[Path], args: argparse.Namespace) -> tuple[int, int]:
-    """A forked worker judging `part`: it writes its reports (pickled) to a pipe and exits. os.fork rather than
-    a ProcessPoolExecutor: one slice per worker needs no queue, thread or import of multiprocessing (about
-    15 ms, 4% of a 1,000-file run). validate runs no thread, so forking is safe."""
+    """A forked worker judging `part`: it writes its reports (pickled) to a pipe and exits. os.fork, as one slice
+    per worker needs no queue, thread or import of multiprocessing; validate runs no thread, so forking is safe."""
     read, write = os.pipe()
     pid = os.fork()
     if pid:

@@ -1,8 +1,9 @@
-"""The rules a training job must obey before anything is sent, judged against the catalog.
+"""Stage 6, rules: what a training job must obey before anything is sent, judged against the catalog.
 
-Each rule is a small function that yields Problems; `check_job` runs them all so a spec's every problem
-is reported at once. One module per concern: identity (ids, labels, URIs), cluster (tier, region, machine
-types, code), hardware (accelerators, zones, TPUs); `tasks` holds what they share.
+Each rule is a small function that yields Problems; `check_job`, `check_custom_job` and `check_tuning_job` run
+them all, so a job's every problem is reported at once. One module per concern: `tasks` (what the rules share),
+`identity` (ids, labels, URIs), `cluster` (tier, region, machine types, code), `hardware` (AI Platform's
+accelerators, zones, TPUs), `tuning` (an ml v1 job's hyperparameters), and the Vertex AI modules below.
 
 Vertex AI is judged on worker pools in one form (`pools`), whichever vocabulary the job is written in: a
 CustomJobSpec's pools as written, a trainingInput's as translated. Pool rules: vertex_hardware (machine
