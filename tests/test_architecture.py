@@ -233,6 +233,32 @@ def test_the_cycle_check_catches_a_cycle_through_a_function_or_type_checking(tmp
     assert import_cycles(modules) == []
 
 
+def imported_test_modules(path: Path) -> list[str]:
+    """The test modules (tests/test_*.py) a file imports: shared fixtures live in a conftest, helpers in
+    tests/helpers.py, so that a test module never depends on another's."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return sorted({n for n in names if n.split(".")[:1] == ["tests"] and n.split(".")[-1].startswith("test_")})
+
+
+def test_no_test_module_imports_another() -> None:
+    found = {str(p.relative_to(ROOT)): names for p in sorted((ROOT / "tests").rglob("*.py"))
+             if (names := imported_test_modules(p))}
+    assert not found, f"test modules imported by other test files (move what they share to a conftest or " \
+                      f"tests/helpers.py): {found}"
+
+
+def test_the_test_import_check_catches_one_test_module_importing_another(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.py"
+    path.write_text("from tests.test_training_job import l4_spot\nfrom tests import test_cost\n"
+                    "from tests.helpers import FakeClock\nimport tests.conftest\n")
+    assert imported_test_modules(path) == ["tests.test_cost", "tests.test_training_job"]
+
+
 def stray_errors(module: Any, source: str) -> list[str]:
     """The exception classes a module defines (by its source) that do not derive from TrainingJobsError."""
     from components.jobspec.core.errors import TrainingJobsError

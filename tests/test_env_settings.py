@@ -246,6 +246,7 @@ def run(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, env=environ)
 
 
+@pytest.mark.slow
 def test_the_command_line_names_a_bad_variable_with_exit_1_and_no_traceback() -> None:
     allowed = SECONDS_ABOVE_ZERO.format(60)
     for args in (("validate", str(SEED)), ("render", str(SEED)), ("plan", "--stack", "prod")):

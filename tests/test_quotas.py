@@ -292,6 +292,7 @@ def plan_online(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *extra
                            str(tmp_path), *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator, vertex_client) -> None:
     spec = l4_body()["jobSpec"]
     jobs = {"a": {"jobSpec": spec}, "b": {"jobSpec": spec}}
