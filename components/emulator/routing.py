@@ -49,7 +49,7 @@ class Request:
         return self.params["j"]
 
     def page_size(self) -> int | None:
-        raw = self.query.get("pageSize")
+        raw: Any = self.query.get("pageSize")
         if raw in (None, ""):
             return None
         try:
