@@ -92,10 +92,11 @@ def env_settings(environ: Mapping[str, str] | None = None) -> EnvSettings:
     try:
         return EnvSettings.model_validate(given) if given else _DEFAULTS
     except ValidationError as error:
-        problems = []
-        for err in error.errors(include_url=False):
-            field, kind = str(err["loc"][0]), err["type"]
-            what = (err.get("ctx") or {}).get("error") if kind == "value_error" else _WHAT.get(kind)
-            problems.append(Problem(VARIABLES[field], f"{reprlib.repr(err.get('input'))} is {what or 'not allowed'}; "
-                                                      f"allowed: {ALLOWED[field]}"))
-        raise EnvError(problems) from None
+        raise EnvError([_problem(str(e["loc"][0]), e) for e in error.errors(include_url=False)]) from None
+
+
+def _problem(field: str, error: Any) -> Problem:
+    """A bad variable in this project's words: its name, the value given, what is wrong, what is allowed."""
+    what = (error.get("ctx") or {}).get("error") if error["type"] == "value_error" else _WHAT.get(error["type"])
+    return Problem(VARIABLES[field], f"{reprlib.repr(error['input'])} is {what or 'not allowed'}; "
+                                     f"allowed: {ALLOWED[field]}")
