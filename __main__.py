@@ -1,7 +1,7 @@
 """The Pulumi program: read the stack's settings (stacks/Pulumi.STACK.yaml), build what they describe.
 
-Everything lives in components/: settings.py validates the config (every problem at once, as a clean
-Pulumi error), stack.py registers the APIs, buckets, TPU grant, trainer packages and jobs and exports
+Everything lives in components/: resources/settings/ validates the config (every problem at once, as a clean
+Pulumi error), resources/stack.py registers the APIs, buckets, TPU grant, trainer packages and jobs and exports
 the outputs. `python -m components plan --stack NAME` runs this same file offline under Pulumi's mocks.
 """
 

@@ -19,7 +19,7 @@ The two inputs are public snapshots of Google's price list (never committed here
    (price 0, or the 700 SkyPilot writes for v6e where it has no price) or when its per-unit price disagrees
    within a region across slice sizes of one tier; its H100, H100 Mega, H200, B200 and A100 80GB rows, which
    disagree across regions and with Google's figures, are never read. The bundled table was generated from
-   the rows of those kinds transcribed from the search index's stored copy of the file at that commit.
+   the rows of those kinds in the file at that commit.
 
 Checks before writing (the script stops if one fails): the evidence of the Vertex rules reproduces from the
 inputs (Compute Engine n1-standard-4 us-central1 x 1.15 = 0.21849885; T4 us-central1 x 1.15 = 0.4025).

@@ -1,7 +1,10 @@
 """Fixtures shared by every test module: the loopback emulator and Google's clients pointed at it."""
 
+from typing import Any
+
 import pytest
 
+from components.emulator import Emulator
 from components.jobspec.catalog.prices import PRICES_FILE_ENV
 
 # components.testing.pytest_plugin: the `vertex_emulator` fixture the package offers its users, loaded the way
@@ -15,3 +18,13 @@ def _bundled_prices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     table file is a path that does not exist (a test that writes one sets the variable itself; subprocesses,
     the Pulumi engine and its providers included, inherit it)."""
     monkeypatch.setenv(PRICES_FILE_ENV, str(tmp_path_factory.getbasetemp() / "no-refreshed-prices.json"))
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The TrainingJob provider against the emulator, its retries' first wait 1 ms (Pulumi imported only here)."""
+    from components.resources.training_job import TrainingJobProvider
+
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    return TrainingJobProvider()

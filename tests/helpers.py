@@ -1,11 +1,26 @@
-"""Shared test helpers: building job specs and checking bodies against Google's discovery schemas."""
+"""Shared test helpers (the test modules import these, never each other): job specs and provider inputs, seed
+001's GPU table, bodies checked against Google's discovery schemas, a fake clock, and the wheel install."""
 
 from __future__ import annotations
 
+import copy
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+import urllib.error
+import urllib.request
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from components.emulator.discovery import validate_body
+
+if TYPE_CHECKING:
+    from components.resources.training_job import TrainingJobProvider
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def gpu_job(machine: str, gpu: str | None = None, count: int | None = None, *, region: str = "us-central1",
@@ -85,3 +100,217 @@ class FakeClock:
         """The provider, its lifecycle on this clock (set on the instance: the class's are time's own)."""
         provider.clock, provider.sleep = self.time, self.sleep
         return provider
+
+
+# -- TrainingJob provider inputs ---------------------------------------------------------------------
+
+def t4_job(count: int = 2, **labels: str) -> dict[str, Any]:
+    job: dict[str, Any] = {"trainingInput": {
+        "scaleTier": "CUSTOM",
+        "masterType": "n1-standard-8",
+        "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
+        "workerType": "n1-standard-8", "workerCount": "2",
+        "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
+        "region": "us-central1", "runtimeVersion": "2.11", "pythonVersion": "3.7",
+        "pythonModule": "trainer.task", "packageUris": ["gs://my-staging/trainer-abc.tar.gz"],
+        "jobDir": "gs://my-job-dir/jobs/resnet",
+    }}
+    if labels:
+        job["labels"] = labels
+    return job
+
+
+IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
+
+
+def as_container(job: dict[str, Any]) -> dict[str, Any]:
+    """The same job with its code in a container image: on Vertex AI the prebuilt training containers of the
+    seeds' runtimes have reached their end of availability, and these tests are about the lifecycle."""
+    job = copy.deepcopy(job)
+    ti = job["trainingInput"]
+    for key in ("runtimeVersion", "pythonVersion", "pythonModule", "packageUris"):
+        ti.pop(key, None)
+    for role in ("masterConfig", "workerConfig"):
+        if role in ti:
+            ti[role]["imageUri"] = IMAGE
+    return job
+
+
+def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    job = job or t4_job()
+    if backend == "vertex":
+        job = as_container(job)
+    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": job,
+            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/dev/resnet", **extra}
+
+
+def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
+            ) -> dict[str, Any]:
+    result = provider.check(olds or {}, news)
+    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    return dict(result.inputs)
+
+
+def l4_spot(count: int = 1, machine: str = "g2-standard-8", **labels: str) -> dict[str, Any]:
+    """A CustomJobSpec as stack.py sends it: the spec (int64 as strings), its region and labels."""
+    job: dict[str, Any] = {"jobSpec": {
+        "workerPoolSpecs": [{"machineSpec": {"machineType": machine, "acceleratorType": "NVIDIA_L4",
+                                             "acceleratorCount": count},
+                             "replicaCount": "1",
+                             "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=gs://my-job-dir/jobs/l4"]}}],
+        "scheduling": {"strategy": "SPOT", "timeout": "7200s"},
+        "baseOutputDirectory": {"outputUriPrefix": "gs://my-job-dir/jobs/l4"},
+    }, "region": "us-central1"}
+    if labels:
+        job["labels"] = labels
+    return job
+
+
+def spec_props(job: dict[str, Any] | None = None, backend: str = "vertex", **extra: Any) -> dict[str, Any]:
+    return {"name": "l4", "project": "my-proj", "backend": backend, "job": job or l4_spot(),
+            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/staging/l4", **extra}
+
+
+def tuning_training_input(**hp: Any) -> dict[str, Any]:
+    """A container job with a T4 and a hyperparameters block (what a seed's tuning config becomes)."""
+    return {"trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
+        "masterConfig": {"imageUri": IMAGE, "acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1}},
+        "jobDir": "gs://my-job-dir/jobs/tune",
+        "hyperparameters": {"goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy", "maxTrials": 6,
+                            "maxParallelTrials": 2, "params": [
+                                {"parameterName": "lr", "type": "DOUBLE", "minValue": 0.0001, "maxValue": 0.1,
+                                 "scaleType": "UNIT_LOG_SCALE"},
+                                {"parameterName": "layers", "type": "INTEGER", "minValue": 1, "maxValue": 8}],
+                            **hp},
+    }}
+
+
+#: Every field of a CustomJobSpec a user may write, with values Vertex AI accepts together.
+FULL = custom_job_spec(
+    {
+        "machineSpec": {
+            "machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
+            "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                    "key": "compute.googleapis.com/reservation-name",
+                                    "values": ["projects/my-proj/zones/us-central1-a/reservations/h100s"]},
+        },
+        "replicaCount": 1,
+        "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 500},
+        "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/llm:1.0", "command": ["python", "-m"],
+                          "args": ["trainer.task", "--epochs=3"], "env": [{"name": "NCCL_DEBUG", "value": "INFO"}]},
+        "nfsMounts": [{"server": "10.0.0.2", "path": "/exports/data", "mountPoint": "data"}],
+        "lustreMounts": [{"instanceIp": "10.0.0.3", "volumeHandle": "vol-1", "filesystem": "lfs",
+                          "mountPoint": "scratch"}],
+    },
+    {},
+    {
+        "machineSpec": {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB",
+                        "acceleratorCount": 8},
+        "replicaCount": "3",
+        "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/llm:1.0", "args": []},
+    },
+    scheduling={"strategy": "STANDARD", "timeout": "86400s", "maxWaitDuration": "0s",
+                "restartJobOnWorkerRestart": True, "disableRetries": False},
+    serviceAccount="trainer@my-proj.iam.gserviceaccount.com",
+    network="projects/123456789012/global/networks/ml-vpc",
+    reservedIpRanges=["vertex-ai-ip-range"],
+    baseOutputDirectory={"outputUriPrefix": "gs://my-bucket/out"},
+    tensorboard="projects/my-proj/locations/us-central1/tensorboards/42",
+    enableWebAccess=True,
+    enableDashboardAccess=False,
+    experiment="projects/my-proj/locations/us-central1/metadataStores/default/contexts/llm",
+    experimentRun="projects/my-proj/locations/us-central1/metadataStores/default/contexts/llm-run-1",
+    models=["projects/my-proj/locations/us-central1/models/7"],
+    protectedArtifactLocationId="us-central1",
+    pscInterfaceConfig={"networkAttachment": "projects/my-proj/regions/us-central1/networkAttachments/na",
+                        "dnsPeeringConfigs": [{"domain": "corp.", "targetProject": "p", "targetNetwork": "n"}]},
+)
+
+
+# -- seed 001's GPU table, transcribed from the seed independently of the catalog ------------------------
+
+K80, P4, P100, T4, V100, A100 = (
+    "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100",
+    "NVIDIA_TESLA_A100",
+)
+
+# Seed 001, "Números válidos de GPUs para cada tipo de máquina" (columns K80, P4, P100, T4, V100; A100 on a2).
+SEED_TABLE = """
+n1-standard-4   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
+n1-standard-8   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
+n1-standard-16  | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
+n1-standard-32  | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
+n1-standard-64  |         | 4     |       | 4     | 8
+n1-standard-96  |         | 4     |       | 4     | 8
+n1-highmem-2    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
+n1-highmem-4    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
+n1-highmem-8    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
+n1-highmem-16   | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
+n1-highmem-32   | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
+n1-highmem-64   |         | 4     |       | 4     | 8
+n1-highmem-96   |         | 4     |       | 4     | 8
+n1-highcpu-16   | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
+n1-highcpu-32   | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
+n1-highcpu-64   | 8       | 4     | 4     | 4     | 8
+n1-highcpu-96   |         | 4     |       | 4     | 8
+"""
+A2 = {"a2-highgpu-1g": 1, "a2-highgpu-2g": 2, "a2-highgpu-4g": 4, "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}
+
+
+def seed_table() -> dict[str, dict[str, tuple[int, ...]]]:
+    table: dict[str, dict[str, tuple[int, ...]]] = {}
+    for line in SEED_TABLE.strip().splitlines():
+        machine, *cells = (c.strip() for c in line.split("|"))
+        table[machine] = {
+            gpu: tuple(int(n) for n in cell.split(","))
+            for gpu, cell in zip((K80, P4, P100, T4, V100), cells, strict=True)
+            if cell
+        }
+    for machine, count in A2.items():
+        table[machine] = {A100: (count,)}
+    return table
+
+
+TABLE = seed_table()
+GPUS = (K80, P4, P100, T4, V100, A100)
+ALLOWED = [(m, g, c) for m, row in TABLE.items() for g, counts in row.items() for c in counts]
+
+
+# -- the wheel, installed into a fresh virtualenv ------------------------------------------------------
+
+def run_ok(*cmd: str | Path, cwd: Path | None = None) -> str:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, f"{cmd}: {done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
+    """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
+    source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "components", source / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    dist = tmp_path / "dist"
+    run_ok(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
+    wheel = next(dist.glob("gcp_training_jobs-*.whl"))
+
+    fresh = tmp_path / "fresh"
+    run_ok(sys.executable, "-m", "venv", "--without-pip", fresh)
+    python = fresh / "bin" / "python"
+    site = Path(run_ok(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    run_ok(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
+    return python, site
+
+
+def control(emulator: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    """POST a control request to the emulator (`/_emulator/PATH`): its status and JSON answer."""
+    request = urllib.request.Request(emulator.url + "_emulator/" + path, data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())

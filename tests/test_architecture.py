@@ -1,12 +1,12 @@
 """The layout's import rules (ARCHITECTURE.md), checked on the source: every module of every layer.
 
-- jobspec is pure: standard library, pydantic (and pydantic-settings, for the environment) and yaml, and jobspec
-  itself;
+- jobspec is pure: standard library, pydantic and yaml, and jobspec itself;
 - backends import jobspec (and Google's client libraries), never resources, cli or the emulator;
 - resources import jobspec and backends (and Pulumi), never cli or the emulator;
 - the emulator is standard library only (plus its own modules): it plays Google's side;
 - testing (the emulator as a tool for users' tests) imports the emulator, pytest and Google's clients only;
-- no import cycle between modules, and no module over 600 lines.
+- no import cycle between modules (an import at module level, in a function or under TYPE_CHECKING counts alike),
+  and no module over 600 lines.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import ast
 import importlib
 import importlib.util
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 #: layer -> (project layers it may import, third-party top-level packages it may import)
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
-    "jobspec": ({"jobspec"}, {"pydantic", "pydantic_settings", "yaml"}),
+    "jobspec": ({"jobspec"}, {"pydantic", "yaml"}),
     "backends": ({"jobspec", "backends"}, {"googleapiclient", "google", "google_auth_httplib2", "httplib2"}),
     "resources": ({"jobspec", "backends", "resources"}, {"pulumi", "pulumi_gcp", "pydantic", "yaml"}),
     "emulator": ({"emulator"}, set()),
@@ -50,14 +51,15 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(path: Path) -> list[str]:
-    """Every module imported anywhere in the file (functions included), as absolute dotted names."""
+def _imports(path: Path, known: Mapping[str, Path] = MODULES) -> list[str]:
+    """Every module imported anywhere in the file (functions and TYPE_CHECKING blocks included), as absolute
+    dotted names; `from package import name` names the submodule when `known` has one of that name."""
     names: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            submodules = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES]
+            submodules = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in known]
             names += submodules
             if len(submodules) < len(node.names):  # names defined in the module itself
                 names.append(node.module)
@@ -114,6 +116,45 @@ def test_jobspec_stages_import_only_earlier_stages(module: str) -> None:
     assert not wrong, f"{module} (stage {STAGES[_stage(module) or 0]}) imports later stages: {wrong}"
 
 
+def stage_numbers(architecture: str, packages: Mapping[str, str]) -> dict[str, tuple[int | None, int | None]]:
+    """Each stage's number (ARCHITECTURE.md's list, its package's docstring "Stage N, ..."), where either differs
+    from its place in STAGES."""
+    import re
+
+    listed = {m.group(2): int(m.group(1)) for m in re.finditer(r"^(\d)\. `(\w+)(?:/|\.py)`", architecture, re.M)}
+    wrong = {}
+    for place, stage in enumerate(STAGES, 1):
+        docstring = packages.get(stage)
+        said = re.match(r"Stage (\d+),", docstring) if docstring is not None else None
+        numbers = (listed.get(stage), int(said.group(1)) if said else None if docstring is not None else place)
+        if numbers != (place, place):
+            wrong[stage] = numbers
+    return wrong
+
+
+def _stage_docstrings() -> dict[str, str]:
+    found = {}
+    for stage in STAGES:
+        path = PACKAGE / "jobspec" / stage / "__init__.py"
+        if path.exists():
+            found[stage] = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return found
+
+
+def test_the_stages_are_numbered_alike_in_architecture_md_and_the_packages() -> None:
+    wrong = stage_numbers((ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), _stage_docstrings())
+    assert not wrong, f"stage -> (ARCHITECTURE.md's number, its package docstring's), where not its place: {wrong}"
+
+
+def test_the_stage_number_check_catches_a_misnumbered_stage() -> None:
+    architecture = "\n".join(f"{n}. `{s}{'.py' if s == 'load' else '/'}`: ..." for n, s in enumerate(STAGES, 1))
+    docstrings = {s: f"Stage {n}, {s}: ..." for n, s in enumerate(STAGES, 1) if s != "load"}
+    assert stage_numbers(architecture, docstrings) == {}
+    docstrings["io"] = "Stage 1, read: ..."
+    assert stage_numbers(architecture.replace("5. `translate/`", "4. `translate/`"), docstrings) == {
+        "io": (3, 1), "translate": (4, 5)}
+
+
 def test_jobspec_has_at_most_eight_flat_modules() -> None:
     flat = sorted(p.name for p in (PACKAGE / "jobspec").glob("*.py"))
     assert len(flat) <= 8, flat
@@ -132,6 +173,90 @@ def test_the_checks_catch_a_forbidden_import_and_a_backward_stage(tmp_path: Path
                         "from components.jobspec.core.problems import Problem\n")
     assert backward_imports("components.jobspec.translate.bad", backward) == ["components.jobspec.render.bodies"]
     assert backward_imports("components.jobspec.review.fine", backward) == []
+
+
+def import_cycles(modules: Mapping[str, Path]) -> list[list[str]]:
+    """The import cycles among `modules` (name -> file): each group of modules that reach one another through the
+    imports their files name (sorted), found as the strongly connected components of the import graph. An
+    import's parent packages are not edges: Python runs them first, and a package re-exporting its modules is
+    not a cycle."""
+    graph = {m: sorted({n for n in _imports(p, modules) if n in modules and n != m}) for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for name in graph[module]:
+            if name not in index:
+                visit(name)
+                low[module] = min(low[module], low[name])
+            elif name in stack:
+                low[module] = min(low[module], index[name])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                name = stack.pop()
+                group.append(name)
+                if name == module:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_no_import_cycle() -> None:
+    cycles = import_cycles(MODULES)
+    assert not cycles, f"modules that import one another: {cycles}"
+
+
+def test_the_cycle_check_catches_a_cycle_through_a_function_or_type_checking(tmp_path: Path) -> None:
+    """On modules written for the test: a module-level import one way and a function-level or TYPE_CHECKING
+    import back are each a cycle; one-way imports are not."""
+    files = {"pkg.jobs": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.models import Spec\n",
+             "pkg.models": "from pkg import jobs\n",
+             "pkg.render": "def body():\n    from pkg.load import judge\n    return judge\n",
+             "pkg.load": "from pkg.render import body\nfrom pkg.models import Spec\n",
+             "pkg.leaf": "import json\nfrom pkg.models import Spec\n"}
+    modules = {}
+    for name, text in files.items():
+        modules[name] = tmp_path / f"{name}.py"
+        modules[name].write_text(text)
+    assert import_cycles(modules) == [["pkg.jobs", "pkg.models"], ["pkg.load", "pkg.render"]]
+    del modules["pkg.render"], modules["pkg.jobs"]
+    assert import_cycles(modules) == []
+
+
+def imported_test_modules(path: Path) -> list[str]:
+    """The test modules (tests/test_*.py) a file imports: shared fixtures live in a conftest, helpers in
+    tests/helpers.py, so that a test module never depends on another's."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return sorted({n for n in names if n.split(".")[:1] == ["tests"] and n.split(".")[-1].startswith("test_")})
+
+
+def test_no_test_module_imports_another() -> None:
+    found = {str(p.relative_to(ROOT)): names for p in sorted((ROOT / "tests").rglob("*.py"))
+             if (names := imported_test_modules(p))}
+    assert not found, f"test modules imported by other test files (move what they share to a conftest or " \
+                      f"tests/helpers.py): {found}"
+
+
+def test_the_test_import_check_catches_one_test_module_importing_another(tmp_path: Path) -> None:
+    path = tmp_path / "test_x.py"
+    path.write_text("from tests.test_training_job import l4_spot\nfrom tests import test_cost\n"
+                    "from tests.helpers import FakeClock\nimport tests.conftest\n")
+    assert imported_test_modules(path) == ["tests.test_cost", "tests.test_training_job"]
 
 
 def stray_errors(module: Any, source: str) -> list[str]:

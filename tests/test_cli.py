@@ -33,6 +33,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_validate_accepts_the_seed_folder() -> None:
     done = run("validate", str(SEEDS))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -40,6 +41,7 @@ def test_validate_accepts_the_seed_folder() -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.slow
 def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_path: Path) -> None:
     """validate ends without the interpreter's teardown: its lines are all written first (to a file here), and
     output that cannot be written (a full disk) is one line and exit 120, Python's own, without a traceback."""
@@ -55,6 +57,7 @@ def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_p
     assert done.stderr.startswith("the output could not be written: ") and done.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_validate_prints_one_problem_a_line_with_file_and_field(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
                 "  masterConfig:\n    acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 3}\n  workerCount: 2\n")
@@ -69,6 +72,7 @@ def test_validate_prints_one_problem_a_line_with_file_and_field(tmp_path: Path) 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_validate_exit_2_for_unreadable_input_without_traceback(tmp_path: Path) -> None:
     broken = write(tmp_path / "broken.yaml", "trainingInput: [\n")
     done = run("validate", str(broken), str(tmp_path / "missing.yaml"))
@@ -83,12 +87,14 @@ def test_validate_exit_2_for_unreadable_input_without_traceback(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("content", ["just a string\n", "- a\n- list\n", "{}\n"])
+@pytest.mark.slow
 def test_validate_refuses_documents_that_are_not_jobs(tmp_path: Path, content: str) -> None:
     done = run("validate", str(write(tmp_path / "odd.yaml", content)))
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert done.stdout.startswith(f"{tmp_path / 'odd.yaml'}: ")
 
 
+@pytest.mark.slow
 def test_validate_with_backend_vertex_applies_vertex_limits() -> None:
     assert run("validate", str(SEEDS / "gpu_legacy.yaml")).returncode == 0
     done = run("validate", "--backend", "vertex", str(SEEDS / "gpu_legacy.yaml"))
@@ -96,6 +102,7 @@ def test_validate_with_backend_vertex_applies_vertex_limits() -> None:
     assert "NVIDIA_TESLA_K80 is not offered by Vertex AI" in done.stdout
 
 
+@pytest.mark.slow
 def test_gcloud_flags_complete_and_override_the_file() -> None:
     done = run("validate", str(SEEDS / "basic_tpu_resnet.yaml"), "--region", "europe-west1")
     assert done.returncode == 1
@@ -105,6 +112,7 @@ def test_gcloud_flags_complete_and_override_the_file() -> None:
 CODE_FLAGS = ("--module-name", "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz")
 
 
+@pytest.mark.slow
 def test_render_prints_the_ml_body_with_the_job_id_from_the_file_name(tmp_path: Path) -> None:
     config = write(tmp_path / "2-gpu config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
     done = run("render", str(config), *CODE_FLAGS)
@@ -117,6 +125,7 @@ def test_render_prints_the_ml_body_with_the_job_id_from_the_file_name(tmp_path: 
     assert json.loads(run("render", str(config), "--job-id", "mine", *CODE_FLAGS).stdout)["jobId"] == "mine"
 
 
+@pytest.mark.slow
 def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_package(tmp_path: Path) -> None:
     """validate lets gcloud's submit flags be missing; render never prints `"pythonModule": ""`."""
     config = write(tmp_path / "config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
@@ -127,6 +136,7 @@ def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_packag
     assert f"{config}: trainingInput.packageUris: required without masterConfig.imageUri" in done.stderr
 
 
+@pytest.mark.slow
 def test_render_vertex_prints_a_custom_job() -> None:
     done = run("render", str(SEEDS / "gpu_compute_engine.yaml"), "--backend", "vertex", "--module-name",
                "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz", today=BEFORE_TF_2_11_END)
@@ -137,6 +147,7 @@ def test_render_vertex_prints_a_custom_job() -> None:
     assert_vertex_body_valid(body)
 
 
+@pytest.mark.slow
 def test_render_of_an_invalid_spec_exits_1_with_the_problems(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "trainingInput:\n  scaleTier: BASIC_GPU\n  region: asia-south1\n")
     done = run("render", str(bad))
@@ -144,6 +155,7 @@ def test_render_of_an_invalid_spec_exits_1_with_the_problems(tmp_path: Path) -> 
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None:
     script = (
         "import os, sys\n"
@@ -180,6 +192,7 @@ scheduling:
 """
 
 
+@pytest.mark.slow
 def test_validate_and_render_a_custom_job_spec_with_gcloud_s_region(tmp_path: Path) -> None:
     config = write(tmp_path / "a3.yaml", A3_SPOT)
     assert run("validate", str(config), "--region", "us-east5").stdout == f"{config}: ok (job)\n"
@@ -202,6 +215,7 @@ def test_validate_and_render_a_custom_job_spec_with_gcloud_s_region(tmp_path: Pa
     assert ml.returncode == 1 and "runs on Vertex AI only" in ml.stderr and ml.stdout == ""
 
 
+@pytest.mark.slow
 def test_validate_refuses_snake_case_keys_as_gcloud_does(tmp_path: Path) -> None:
     config = write(tmp_path / "snake.yaml", A3_SPOT.replace("machineType", "machine_type"))
     done = run("validate", "-q", str(config), "--region", "us-east5")
@@ -210,6 +224,7 @@ def test_validate_refuses_snake_case_keys_as_gcloud_does(tmp_path: Path) -> None
                                   "(did you mean machineType? keys are camelCase)")
 
 
+@pytest.mark.slow
 def test_a_training_input_with_a_current_machine_type_validates_for_vertex(tmp_path: Path) -> None:
     config = write(tmp_path / "a3-ti.yaml", "trainingInput:\n  scaleTier: CUSTOM\n  masterType: a3-highgpu-8g\n"
                    "  masterConfig:\n    imageUri: us-docker.pkg.dev/p/r/llm:1\n  region: us-central1\n")
@@ -221,6 +236,7 @@ def test_a_training_input_with_a_current_machine_type_validates_for_vertex(tmp_p
     assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "a3-highgpu-8g"}
 
 
+@pytest.mark.slow
 def test_a_machine_type_problem_lists_its_family_not_every_type(tmp_path: Path) -> None:
     config = write(tmp_path / "typo.yaml", A3_SPOT.replace("a3-highgpu-8g", "a3-highgpu-16g"))
     line = run("validate", "-q", str(config), "--region", "us-east5").stdout.splitlines()[0]
@@ -234,6 +250,7 @@ TPU_MASTER_WARNING = ("is not used on Vertex AI: there the TPU VM runs the code 
                       "the TPU")
 
 
+@pytest.mark.slow
 def test_validate_and_render_warn_on_stderr_of_the_master_a_tpu_job_leaves_out_on_vertex(tmp_path: Path) -> None:
     """Seed 000's CUSTOM shape (a master beside one cloud_tpu worker) in a custom container: valid on Vertex AI, one
     cloud-tpu pool; the master it leaves out is a warning, `FILE: warning: PATH: message` on stderr, never on stdout
@@ -259,6 +276,7 @@ def test_validate_and_render_warn_on_stderr_of_the_master_a_tpu_job_leaves_out_o
     assert pool["containerSpec"] == {"imageUri": "us-docker.pkg.dev/p/r/resnet:1"}
 
 
+@pytest.mark.slow
 def test_validate_of_the_stacks_warns_of_dev_s_tpu_master_at_its_key() -> None:
     done = run("validate", "stacks/")
     assert done.returncode == 0, done.stdout + done.stderr

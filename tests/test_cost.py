@@ -315,7 +315,7 @@ def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() 
     """The Vertex job the provider tests create, and the seeds' jobs (ml v1 bodies at Vertex AI's rates); the seed
     with legacy K80 machines is unknown for its K80s only, which Vertex AI does not offer."""
     from components.jobspec.io.documents import read_yaml
-    from tests.test_training_job import l4_spot
+    from tests.helpers import l4_spot
 
     bodies = {"l4": {"jobSpec": l4_spot()["jobSpec"]}}
     for seed in ("basic_tpu_resnet", "gpu_compute_engine", "tpu_compute_engine_master", "tpu_legacy_master",

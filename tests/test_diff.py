@@ -437,7 +437,9 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
                                                             emulator: Any) -> None:
     """--online: the head's changed stacks held against the project's quotas as `plan --online` holds them (here
     the emulator's Service Usage and its live jobs), an excess exit 1."""
-    from tests.test_quotas import L4, control
+    from tests.helpers import control
+
+    L4 = "custom_model_training_nvidia_l4_gpus"  # noqa: N806 - the metric the emulator's quota names
 
     repo = tmp_path / "repo"
     (repo / "stacks").mkdir(parents=True)

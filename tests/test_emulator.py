@@ -735,6 +735,7 @@ def test_concurrent_creates_of_one_id_yield_one_job(emulator: Emulator) -> None:
 # --------------------------------------------------------------------------------------- the CLI
 
 
+@pytest.mark.slow
 def test_main_cli_serves_until_sigterm() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

@@ -23,7 +23,7 @@ import pytest
 from components.cli.main import parser as cli_parser
 from components.emulator import Emulator
 from components.emulator.cli import add_arguments
-from tests.test_install import _run, install_wheel
+from tests.helpers import install_wheel, run_ok
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "### Test your Vertex code offline"
@@ -44,6 +44,7 @@ def run_pytest(python: Path | str, folder: Path, env: dict[str, str] | None = No
                           capture_output=True, text=True, timeout=300, env=env)
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_with_pytest_plugins_in_a_conftest(tmp_path: Path) -> None:
     (tmp_path / "test_readme_example.py").write_text(readme_example())
     (tmp_path / "conftest.py").write_text(f"pytest_plugins = [{PLUGIN!r}]\n")
@@ -52,6 +53,7 @@ def test_the_readme_example_runs_with_pytest_plugins_in_a_conftest(tmp_path: Pat
     assert "2 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_installed_the_entry_point_alone_brings_the_fixture(tmp_path: Path) -> None:
     """A wheel of the package in a fresh virtualenv (dependencies reached through a .pth file, nothing
     downloaded): pytest loads the plugin by itself; a conftest naming it as well is harmless."""
@@ -65,10 +67,11 @@ def test_installed_the_entry_point_alone_brings_the_fixture(tmp_path: Path) -> N
     (user / "conftest.py").write_text(f"pytest_plugins = [{PLUGIN!r}]\n")
     both = run_pytest(python, user)
     assert both.returncode == 0 and "2 passed" in both.stdout, both.stdout + both.stderr
-    where = _run(python, "-c", "import components.testing as t; print(t.__file__)", cwd=user)
+    where = run_ok(python, "-c", "import components.testing as t; print(t.__file__)", cwd=user)
     assert Path(where.strip()).is_relative_to(site)
 
 
+@pytest.mark.slow
 def test_the_package_imports_without_pytest_or_the_sdk() -> None:
     script = (
         "import sys\n"
@@ -86,6 +89,7 @@ def test_the_package_imports_without_pytest_or_the_sdk() -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_without_the_sdk_the_client_asked_for_says_what_to_install() -> None:
     script = (
         "import sys\n"
@@ -129,6 +133,7 @@ def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return error.code, json.loads(error.read())
 
 
+@pytest.mark.slow
 def test_python_m_components_emulator_passes_every_option() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "components", "emulator", "--port", "0", "--phase-seconds", "1e9",
@@ -158,6 +163,7 @@ def test_python_m_components_emulator_passes_every_option() -> None:
 
 
 @pytest.mark.parametrize("bad", ["-1", "soon"])
+@pytest.mark.slow
 def test_a_bad_duration_is_a_usage_error(bad: str) -> None:
     done = subprocess.run([sys.executable, "-m", "components", "emulator", "--cancel-seconds", bad], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, env=ENV)

@@ -143,6 +143,7 @@ def test_labels_syntax(capsys: pytest.CaptureFixture[str]) -> None:
         "(e.g. count=1,type=nvidia-tesla-t4)")
 
 
+@pytest.mark.slow
 def test_bad_flag_labels_are_judged_like_the_file_s(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text((SEEDS / "gpu_compute_engine.yaml").read_text())
@@ -152,6 +153,7 @@ def test_bad_flag_labels_are_judged_like_the_file_s(tmp_path: Path) -> None:
 
 # --- the CLI, end to end ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_validate_and_render_take_a_gcloud_command_line(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("trainingInput:\n  region: us-central1\n")
@@ -169,6 +171,7 @@ def test_validate_and_render_take_a_gcloud_command_line(tmp_path: Path) -> None:
     assert [p["machineSpec"]["acceleratorType"] for p in pools] == ["NVIDIA_TESLA_T4", "NVIDIA_TESLA_T4"]
 
 
+@pytest.mark.slow
 def test_scale_tier_custom_on_a_seed_is_no_longer_refused() -> None:
     done = run("validate", str(SEEDS / "gpu_compute_engine.yaml"), "--scale-tier", "custom")
     assert done.returncode == 0, done.stdout + done.stderr

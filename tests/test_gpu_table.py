@@ -10,53 +10,8 @@ import pytest
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.load import load_job
-from tests.helpers import gpu_job
+from tests.helpers import ALLOWED, GPUS, T4, TABLE, gpu_job
 
-K80, P4, P100, T4, V100, A100 = (
-    "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100",
-    "NVIDIA_TESLA_A100",
-)
-
-# Seed 001, "Números válidos de GPUs para cada tipo de máquina" (columns K80, P4, P100, T4, V100; A100 on a2).
-SEED_TABLE = """
-n1-standard-4   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
-n1-standard-8   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
-n1-standard-16  | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
-n1-standard-32  | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
-n1-standard-64  |         | 4     |       | 4     | 8
-n1-standard-96  |         | 4     |       | 4     | 8
-n1-highmem-2    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
-n1-highmem-4    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
-n1-highmem-8    | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
-n1-highmem-16   | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
-n1-highmem-32   | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
-n1-highmem-64   |         | 4     |       | 4     | 8
-n1-highmem-96   |         | 4     |       | 4     | 8
-n1-highcpu-16   | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
-n1-highcpu-32   | 4,8     | 2,4   | 2,4   | 2,4   | 4,8
-n1-highcpu-64   | 8       | 4     | 4     | 4     | 8
-n1-highcpu-96   |         | 4     |       | 4     | 8
-"""
-A2 = {"a2-highgpu-1g": 1, "a2-highgpu-2g": 2, "a2-highgpu-4g": 4, "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}
-
-
-def seed_table() -> dict[str, dict[str, tuple[int, ...]]]:
-    table: dict[str, dict[str, tuple[int, ...]]] = {}
-    for line in SEED_TABLE.strip().splitlines():
-        machine, *cells = (c.strip() for c in line.split("|"))
-        table[machine] = {
-            gpu: tuple(int(n) for n in cell.split(","))
-            for gpu, cell in zip((K80, P4, P100, T4, V100), cells, strict=True)
-            if cell
-        }
-    for machine, count in A2.items():
-        table[machine] = {A100: (count,)}
-    return table
-
-
-TABLE = seed_table()
-GPUS = (K80, P4, P100, T4, V100, A100)
-ALLOWED = [(m, g, c) for m, row in TABLE.items() for g, counts in row.items() for c in counts]
 NEIGHBOURS = sorted({
     (m, g, n)
     for m, row in TABLE.items()

@@ -368,6 +368,7 @@ def plan(path: Path, tmp_path: Path, *extra: str, **env_: str) -> subprocess.Com
 BIG_HOURLY, BIG_WORST = "$9.94/h", "$1,669.24"
 
 
+@pytest.mark.slow
 def test_plan_exits_1_naming_the_guardrail_the_job_and_the_value(tmp_path: Path) -> None:
     path = stack_file(tmp_path, "maxAcceleratorsPerJob: 8\n")
     result = plan(path, tmp_path)
@@ -397,6 +398,7 @@ def test_plan_exits_1_naming_the_guardrail_the_job_and_the_value(tmp_path: Path)
                              "allowed: a job with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
                              "scheduling.maxRunningTime in a trainingInput"),
 ])
+@pytest.mark.slow
 def test_each_cost_guardrail_fails_plan_naming_itself(tmp_path: Path, guardrail: str, line: str) -> None:
     path = stack_file(tmp_path, guardrail + "\n")
     result = plan(path, tmp_path, "--json")
@@ -406,6 +408,7 @@ def test_each_cost_guardrail_fails_plan_naming_itself(tmp_path: Path, guardrail:
     assert document["guardrails"]["problems"] == [f"gcp-training-jobs:guardrails.{line}"]
 
 
+@pytest.mark.slow
 def test_plan_json_keeps_its_cost_shape_and_adds_the_worst_case(tmp_path: Path) -> None:
     result = plan(stack_file(tmp_path, "maxJobCostUsd: 2000\n"), tmp_path, "--json")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -423,6 +426,7 @@ def test_plan_json_keeps_its_cost_shape_and_adds_the_worst_case(tmp_path: Path) 
                              "oldest": "2026-07-30"}
 
 
+@pytest.mark.slow
 def test_plan_warns_when_the_price_table_is_older_than_180_days(tmp_path: Path) -> None:
     path = stack_file(tmp_path, "maxJobCostUsd: 2000\n")
     result = plan(path, tmp_path, GCP_TRAINING_JOBS_TODAY="2027-02-15")
@@ -435,6 +439,7 @@ def test_plan_warns_when_the_price_table_is_older_than_180_days(tmp_path: Path) 
     assert json.loads(result.stdout)["cost"]["warnings"][0].startswith("the price table's oldest prices")
 
 
+@pytest.mark.slow
 def test_plan_refuses_a_broken_price_table_naming_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "prices.json"
     broken.write_text("{not json")

@@ -58,6 +58,7 @@ def refused(done: subprocess.CompletedProcess[str], code: int, message: str) -> 
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "Pulumi.hostile.yaml"])
+@pytest.mark.slow
 def test_a_billion_laughs_is_refused_before_it_is_expanded(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     if name == "config.yaml":
@@ -70,6 +71,7 @@ def test_a_billion_laughs_is_refused_before_it_is_expanded(tmp_path: Path, name:
 
 @pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "- " * 100_000 + "x\n",
                                   "trainingInput: " + "{a: " * 100_000 + "1" + "}" * 100_000])
+@pytest.mark.slow
 def test_nesting_100000_deep_is_refused_without_a_recursion_error(tmp_path: Path, text: str) -> None:
     path = tmp_path / "deep.yaml"
     path.write_text(text)
@@ -102,6 +104,7 @@ def test_a_parser_that_refuses_nesting_first_still_gets_the_projects_words(monke
     monkeypatch.setattr(documents.yaml, "parse", real_parse)
 
 
+@pytest.mark.slow
 def test_a_60_mb_file_is_refused_unread(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     with path.open("wb") as handle:
@@ -130,6 +133,7 @@ def test_a_file_that_grows_after_its_size_is_read_is_read_whole_or_refused(tmp_p
         read_text(big)
 
 
+@pytest.mark.slow
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "job.yaml"
     os.mkfifo(fifo)
@@ -137,10 +141,12 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     refused(validate(tmp_path), 2, "no YAML files found")  # in a folder, only regular files are YAML files
 
 
+@pytest.mark.slow
 def test_dev_zero_and_other_special_files_are_refused() -> None:
     refused(validate("/dev/zero"), 2, "/dev/zero: not a regular file; allowed: a YAML file")
 
 
+@pytest.mark.slow
 def test_control_characters_in_keys_are_printed_escaped(tmp_path: Path) -> None:
     path = tmp_path / "ctrl.yaml"
     path.write_text('trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n  "bad\\e[31mkey\\x07": 1\n')

@@ -9,52 +9,26 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import install_wheel, run_ok
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(*cmd: str | Path, cwd: Path | None = None) -> str:
-    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, f"{cmd}: {done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
-def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
-    """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
-    source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "components", source / "components", ignore=shutil.ignore_patterns("__pycache__"))
-    dist = tmp_path / "dist"
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
-    wheel = next(dist.glob("gcp_training_jobs-*.whl"))
-
-    fresh = tmp_path / "fresh"
-    _run(sys.executable, "-m", "venv", "--without-pip", fresh)
-    python = fresh / "bin" / "python"
-    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
-    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
-    return python, site
-
-
+@pytest.mark.slow
 def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
     python, site = install_wheel(tmp_path)
     outside = tmp_path / "consumer"
     outside.mkdir()
     program = outside / "__main__.py"
     program.write_text((ROOT / "examples" / "consumer_program.py").read_text())
-    where = _run(python, "-c", "import components; print(components.__file__)", cwd=outside)
+    where = run_ok(python, "-c", "import components; print(components.__file__)", cwd=outside)
     assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
 
-    registered = json.loads(_run(python, program, cwd=outside).strip().splitlines()[-1])
+    registered = json.loads(run_ok(python, program, cwd=outside).strip().splitlines()[-1])
     types = [r["type"] for r in registered]
     assert "gcp-training:index:TrainingBuckets" in types
     assert types.count("gcp:storage/bucket:Bucket") == 2
@@ -72,10 +46,10 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path)
         shutil.copy2(ROOT / name, project / name)
     for folder in ("stacks", "trainers"):
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    where = _run(python, "-c", "import components; print(components.__file__)", cwd=project)
+    where = run_ok(python, "-c", "import components; print(components.__file__)", cwd=project)
     assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
 
-    shown = _run(python, "-m", "components", "plan", "--stack", "dev", cwd=project)
+    shown = run_ok(python, "-m", "components", "plan", "--stack", "dev", cwd=project)
     assert "Plan for stack dev (stacks/Pulumi.dev.yaml)" in shown and "TrainingJob" in shown, shown
     command = python.parent / "gcp-training-jobs"
-    assert _run(command, "plan", "--stack", "dev", cwd=project) == shown
+    assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown

@@ -12,7 +12,7 @@ import pytest
 from components.emulator import Emulator
 from components.resources.job_review import ProtectedJobError, cost_line
 from components.resources.training_job import TrainingJobProvider
-from tests.test_training_job import checked, l4_spot, spec_props
+from tests.helpers import checked, l4_spot, spec_props
 
 RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requiredLabels": ["env"],
          "spotOnly": True}

@@ -17,8 +17,7 @@ from components.jobspec.review.run_cost import parse_time, run_seconds
 from components.resources.job_provider import identity_labels, stack_label
 from components.resources.job_watch import LAST_LINES, cost_usd
 from components.resources.training_job import TrainingJobProvider
-from tests.helpers import FakeClock
-from tests.test_training_job import as_container, t4_job
+from tests.helpers import FakeClock, as_container, t4_job
 
 PHASE = 1800.0
 #: 3 x n1-standard-8 + 6 NVIDIA_TESLA_T4 in us-central1 on demand, from the bundled price table (as `plan` says).

@@ -151,6 +151,7 @@ def test_paths_that_differ_beyond_one_index_are_listed_and_files_stay_apart() ->
 # --- an empty file exits 2 ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("content", ["", "\n\n", "# only a comment\n", "---\n", "null\n"])
+@pytest.mark.slow
 def test_an_empty_file_is_unreadable_not_invalid(tmp_path: Path, content: str) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text(content)

@@ -19,7 +19,7 @@ from components.jobspec.render import bodies
 from components.jobspec.translate import pools
 from components.jobspec.vocab import custom_job, training_input
 from components.resources.training_job import TrainingJobProvider
-from tests.test_training_job import as_container, checked, l4_spot, props, provider, spec_props, t4_job  # noqa: F401
+from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
 
 #: stage -> the functions that do it (each counted wherever it is called from).
 STAGES: dict[str, tuple[Callable[..., Any], ...]] = {

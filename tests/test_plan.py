@@ -165,6 +165,7 @@ def test_json_plan_is_the_same_plan_as_data(plans: dict[str, subprocess.Complete
     assert document["outputs"]["jobDirBucket"] == "prod-job-dir"
 
 
+@pytest.mark.slow
 def test_a_broken_stack_exits_1_naming_every_field_without_a_traceback(tmp_path: Path) -> None:
     (tmp_path / "Pulumi.broken.yaml").write_text(textwrap.dedent("""\
         config:
@@ -196,6 +197,7 @@ def test_a_broken_stack_exits_1_naming_every_field_without_a_traceback(tmp_path:
     assert not (tmp_path / "build").exists(), "nothing is built for an invalid stack"
 
 
+@pytest.mark.slow
 def test_a_missing_stack_exits_2_listing_the_stacks(tmp_path: Path) -> None:
     result = plan("--stack", "qa", build_dir=tmp_path)
     assert result.returncode == 2
@@ -203,6 +205,7 @@ def test_a_missing_stack_exits_2_listing_the_stacks(tmp_path: Path) -> None:
     assert {"dev", "prod", "staging"} <= set(result.stderr.rsplit(": ", 1)[1].strip().split(", "))
 
 
+@pytest.mark.slow
 def test_unreadable_yaml_exits_2(tmp_path: Path) -> None:
     (tmp_path / "Pulumi.bad.yaml").write_text("config:\n  gcp:project: [unclosed\n")
     result = plan("--stack", "bad", "--stacks-dir", str(tmp_path), build_dir=tmp_path)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -19,6 +21,7 @@ def plan_json(seed: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_plan_json_is_identical_across_runs_and_its_keys_are_sorted() -> None:
     first, second = plan_json("1"), plan_json("2")
     assert first == second

@@ -195,6 +195,7 @@ def _generate(tmp_path: Path, n1: str = "0.189999") -> subprocess.CompletedProce
         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow
 def test_the_generator_takes_sources_apart_as_stated(tmp_path: Path) -> None:
     done = _generate(tmp_path)
     assert done.returncode == 0, done.stderr
@@ -212,12 +213,14 @@ def test_the_generator_takes_sources_apart_as_stated(tmp_path: Path) -> None:
     assert accelerator_price("NVIDIA_H100_80GB", "us-central1", table=table).on_demand is None  # rows never read
 
 
+@pytest.mark.slow
 def test_the_generator_stops_when_the_evidence_does_not_reproduce(tmp_path: Path) -> None:
     done = _generate(tmp_path, n1="0.2")
     assert done.returncode != 0 and "evidence does not reproduce: n1-standard-4" in done.stderr
     assert not (tmp_path / "out.json").exists()
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_bundled_table(tmp_path: Path) -> None:
     source = tmp_path / "source"
     source.mkdir()

@@ -10,8 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from components.backends.transport import QuotaExceeded, RetryPolicy, quota_metr
 from components.backends.vertex import VertexBackend
 from components.emulator import Emulator
 from components.jobspec.review.quotas import Needs, excesses, needs_of
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, control
 
 ROOT = Path(__file__).resolve().parents[1]
 L4 = "custom_model_training_nvidia_l4_gpus"
@@ -49,16 +47,6 @@ def l4_body(count: int = 1, replicas: int = 1, strategy: str | None = None, mach
     if strategy:
         spec["scheduling"] = {"strategy": strategy}
     return {"displayName": "quota-test", "jobSpec": spec, "labels": labels or {"team": "a"}}
-
-
-def control(emulator: Emulator, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-    request = urllib.request.Request(emulator.url + "_emulator/" + path, data=json.dumps(body).encode(),
-                                     method="POST", headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 def create(vertex_client: Any, body: dict[str, Any], parent: str = PARENT) -> dict[str, Any]:
@@ -292,6 +280,7 @@ def plan_online(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *extra
                            str(tmp_path), *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator, vertex_client) -> None:
     spec = l4_body()["jobSpec"]
     jobs = {"a": {"jobSpec": spec}, "b": {"jobSpec": spec}}

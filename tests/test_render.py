@@ -12,8 +12,7 @@ from components.jobspec.core.names import TODAY_ENV
 from components.jobspec.io.documents import read_yaml
 from components.jobspec.load import judge_job, load_job
 from components.jobspec.render.bodies import render_body
-from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, gpu_job
-from tests.test_gpu_table import ALLOWED
+from tests.helpers import ALLOWED, assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 
 SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))
 

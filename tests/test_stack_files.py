@@ -48,6 +48,7 @@ def test_an_unreadable_pulumi_yaml_is_a_clear_error(tmp_path: Path) -> None:
         stacks_folder(tmp_path)
 
 
+@pytest.mark.slow
 def test_plan_finds_stacks_in_the_project_s_stack_config_dir(tmp_path: Path) -> None:
     project(tmp_path, "envs")
     done = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "nope"], cwd=tmp_path,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,67 +20,12 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from components.backends import transport
 from components.backends.lifecycle import JobConflict
-from components.emulator import Emulator
 from components.resources.training_job import UNKNOWN, TrainingJobProvider
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, as_container, checked, l4_spot, props, spec_props, t4_job
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ["ai-platform", "vertex"]
 CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
-
-
-def t4_job(count: int = 2, **labels: str) -> dict[str, Any]:
-    job: dict[str, Any] = {"trainingInput": {
-        "scaleTier": "CUSTOM",
-        "masterType": "n1-standard-8",
-        "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
-        "workerType": "n1-standard-8", "workerCount": "2",
-        "workerConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": str(count)}},
-        "region": "us-central1", "runtimeVersion": "2.11", "pythonVersion": "3.7",
-        "pythonModule": "trainer.task", "packageUris": ["gs://my-staging/trainer-abc.tar.gz"],
-        "jobDir": "gs://my-job-dir/jobs/resnet",
-    }}
-    if labels:
-        job["labels"] = labels
-    return job
-
-
-IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
-
-
-def as_container(job: dict[str, Any]) -> dict[str, Any]:
-    """The same job with its code in a container image: on Vertex AI the prebuilt training containers of the
-    seeds' runtimes have reached their end of availability, and these tests are about the lifecycle."""
-    job = copy.deepcopy(job)
-    ti = job["trainingInput"]
-    for key in ("runtimeVersion", "pythonVersion", "pythonModule", "packageUris"):
-        ti.pop(key, None)
-    for role in ("masterConfig", "workerConfig"):
-        if role in ti:
-            ti[role]["imageUri"] = IMAGE
-    return job
-
-
-def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    job = job or t4_job()
-    if backend == "vertex":
-        job = as_container(job)
-    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": job,
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/dev/resnet", **extra}
-
-
-@pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return TrainingJobProvider()
-
-
-def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
-            ) -> dict[str, Any]:
-    result = provider.check(olds or {}, news)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
-    return dict(result.inputs)
 
 
 def created(provider: TrainingJobProvider, backend: str, job: dict[str, Any] | None = None) -> tuple[str, dict]:
@@ -262,7 +208,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.job_wire.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("components.resources.job_inputs.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
@@ -404,6 +350,7 @@ def test_endpoint_comes_from_stack_config_in_configure(emulator, monkeypatch) ->
 
 # -- the pickled provider ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_process(provider, emulator):
     created(provider, "ai-platform")  # a used provider: clients and credentials exist in this process
     blob = serialize_provider(provider)
@@ -430,26 +377,6 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
 
 
 # -- a job in Vertex AI's own vocabulary (jobs.NAME.jobSpec) ------------------------------------------
-
-def l4_spot(count: int = 1, machine: str = "g2-standard-8", **labels: str) -> dict[str, Any]:
-    """A CustomJobSpec as stack.py sends it: the spec (int64 as strings), its region and labels."""
-    job: dict[str, Any] = {"jobSpec": {
-        "workerPoolSpecs": [{"machineSpec": {"machineType": machine, "acceleratorType": "NVIDIA_L4",
-                                             "acceleratorCount": count},
-                             "replicaCount": "1",
-                             "containerSpec": {"imageUri": IMAGE, "args": ["--model-dir=gs://my-job-dir/jobs/l4"]}}],
-        "scheduling": {"strategy": "SPOT", "timeout": "7200s"},
-        "baseOutputDirectory": {"outputUriPrefix": "gs://my-job-dir/jobs/l4"},
-    }, "region": "us-central1"}
-    if labels:
-        job["labels"] = labels
-    return job
-
-
-def spec_props(job: dict[str, Any] | None = None, backend: str = "vertex", **extra: Any) -> dict[str, Any]:
-    return {"name": "l4", "project": "my-proj", "backend": backend, "job": job or l4_spot(),
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/staging/l4", **extra}
-
 
 def test_a_job_spec_is_created_as_given_on_spot_read_and_cancelled(provider, emulator) -> None:
     inputs = checked(provider, spec_props(l4_spot(team="vision")))
@@ -519,3 +446,11 @@ def test_diff_of_a_job_spec_ignores_int64_and_float_noise_and_replaces_on_a_chan
 def test_check_of_a_job_wholly_unknown_at_preview_waits_for_its_value(provider) -> None:
     """A secret job holding Outputs is one unknown value at preview: nothing to judge yet, nothing refused."""
     assert provider.check({}, {**props("vertex"), "job": UNKNOWN}).failures == []
+
+
+
+def test_the_pickled_provider_names_only_the_module_of_its_class() -> None:
+    """The state holds the provider as Pulumi's SDK pickles it (by reference): the only module it names is
+    job_provider's, so other modules can be renamed without breaking existing states."""
+    data = base64.b64decode(serialize_provider(TrainingJobProvider()))
+    assert set(re.findall(rb"components(?:\.\w+)+", data)) == {b"components.resources.job_provider"}

@@ -20,8 +20,7 @@ from components.emulator.discovery import validate_body
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
 from tests.conftest_emulator import HeldDelays
-from tests.helpers import FakeClock
-from tests.test_vertex_tuning import tuning_training_input
+from tests.helpers import FakeClock, tuning_training_input
 
 PROJECT, REGION = "demo-project", "us-central1"
 PARENT = f"projects/{PROJECT}/locations/{REGION}"

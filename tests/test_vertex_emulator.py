@@ -14,8 +14,7 @@ from googleapiclient.errors import HttpError
 from components.emulator import Emulator
 from components.jobspec.load import load_custom_job
 from components.jobspec.render.bodies import render_body
-from tests.helpers import container_pool, custom_job_spec
-from tests.test_vertex_render import FULL
+from tests.helpers import FULL, container_pool, custom_job_spec
 
 PARENT = "projects/demo-project/locations/us-central1"
 

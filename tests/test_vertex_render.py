@@ -10,48 +10,7 @@ import pytest
 from components.jobspec.load import load_custom_job
 from components.jobspec.render.bodies import render_body
 from components.jobspec.vocab.training_input import _integral
-from tests.helpers import assert_vertex_body_valid, container_pool, custom_job_spec, leaves
-
-#: Every field of a CustomJobSpec a user may write, with values Vertex AI accepts together.
-FULL = custom_job_spec(
-    {
-        "machineSpec": {
-            "machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
-            "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
-                                    "key": "compute.googleapis.com/reservation-name",
-                                    "values": ["projects/my-proj/zones/us-central1-a/reservations/h100s"]},
-        },
-        "replicaCount": 1,
-        "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 500},
-        "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/llm:1.0", "command": ["python", "-m"],
-                          "args": ["trainer.task", "--epochs=3"], "env": [{"name": "NCCL_DEBUG", "value": "INFO"}]},
-        "nfsMounts": [{"server": "10.0.0.2", "path": "/exports/data", "mountPoint": "data"}],
-        "lustreMounts": [{"instanceIp": "10.0.0.3", "volumeHandle": "vol-1", "filesystem": "lfs",
-                          "mountPoint": "scratch"}],
-    },
-    {},
-    {
-        "machineSpec": {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB",
-                        "acceleratorCount": 8},
-        "replicaCount": "3",
-        "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/llm:1.0", "args": []},
-    },
-    scheduling={"strategy": "STANDARD", "timeout": "86400s", "maxWaitDuration": "0s",
-                "restartJobOnWorkerRestart": True, "disableRetries": False},
-    serviceAccount="trainer@my-proj.iam.gserviceaccount.com",
-    network="projects/123456789012/global/networks/ml-vpc",
-    reservedIpRanges=["vertex-ai-ip-range"],
-    baseOutputDirectory={"outputUriPrefix": "gs://my-bucket/out"},
-    tensorboard="projects/my-proj/locations/us-central1/tensorboards/42",
-    enableWebAccess=True,
-    enableDashboardAccess=False,
-    experiment="projects/my-proj/locations/us-central1/metadataStores/default/contexts/llm",
-    experimentRun="projects/my-proj/locations/us-central1/metadataStores/default/contexts/llm-run-1",
-    models=["projects/my-proj/locations/us-central1/models/7"],
-    protectedArtifactLocationId="us-central1",
-    pscInterfaceConfig={"networkAttachment": "projects/my-proj/regions/us-central1/networkAttachments/na",
-                        "dnsPeeringConfigs": [{"domain": "corp.", "targetProject": "p", "targetNetwork": "n"}]},
-)
+from tests.helpers import FULL, assert_vertex_body_valid, container_pool, custom_job_spec, leaves
 
 EXAMPLES: dict[str, tuple[dict[str, Any], str]] = {
     "every field": (FULL, "us-central1"),

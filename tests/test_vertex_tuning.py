@@ -25,6 +25,7 @@ from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_
 from components.jobspec.render.custom_job import custom_job_body
 from components.jobspec.vocab import tuning as tuning_models
 from components.jobspec.vocab.tuning import TuningConfig
+from tests.helpers import tuning_training_input
 
 SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
@@ -75,19 +76,7 @@ def changed(change: Any) -> dict[str, Any]:
     return data
 
 
-def tuning_training_input(**hp: Any) -> dict[str, Any]:
-    """A container job with a T4 and a hyperparameters block (what a seed's tuning config becomes)."""
-    return {"trainingInput": {
-        "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
-        "masterConfig": {"imageUri": IMAGE, "acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1}},
-        "jobDir": "gs://my-job-dir/jobs/tune",
-        "hyperparameters": {"goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy", "maxTrials": 6,
-                            "maxParallelTrials": 2, "params": [
-                                {"parameterName": "lr", "type": "DOUBLE", "minValue": 0.0001, "maxValue": 0.1,
-                                 "scaleType": "UNIT_LOG_SCALE"},
-                                {"parameterName": "layers", "type": "INTEGER", "minValue": 1, "maxValue": 8}],
-                            **hp},
-    }}
+
 
 
 # --- the models follow the discovery document -----------------------------------------------------------------

@@ -78,6 +78,7 @@ def _vertex_models_imported(path: Path) -> dict[str, bool]:
     return dict(json.loads(done.stdout.splitlines()[-1]))
 
 
+@pytest.mark.slow
 def test_a_training_input_file_imports_no_vertex_model(tmp_path: Path) -> None:
     assert _vertex_models_imported(SEEDS / "gpu_compute_engine.yaml") == dict.fromkeys(VERTEX_MODELS, False)
     spec = tmp_path / "custom.yaml"

@@ -57,7 +57,8 @@ VERTEX_GPUS: Final = {"NVIDIA H100 80GB": "NVIDIA_H100_80GB", "NVIDIA H100 Mega 
                       "NVIDIA Tesla P100": "NVIDIA_TESLA_P100"}
 
 #: Vertex AI's SKUs name N1 two ways: "on N1 Predefined Instance Core running in", "Management fee on N1 Instance
-#: Core in" (the price_check script quoting them, code-index file id 69083071661).
+#: Core in" (both in the Cloud Billing Catalog's Vertex AI SKUs, https://cloud.google.com/skus/sku-groups/
+#: vertex-training).
 VERTEX_FAMILY_ALIASES: Final = {"N1 Instance": "n1"}
 _FAMILY = "|".join(re.escape(v) for v in sorted(FAMILY_SKUS.values(), key=len, reverse=True))
 _VFAMILY = "|".join(re.escape(v) for v in sorted([*FAMILY_SKUS.values(), *VERTEX_FAMILY_ALIASES], key=len,

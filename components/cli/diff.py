@@ -34,9 +34,9 @@ from components.cli.diff_text import render_markdown, render_text, render_unread
 from components.cli.plan import Planned
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
+from components.resources.job_inputs import spec_of
 from components.resources.job_provider import changes_of
 from components.resources.job_review import Protection
-from components.resources.job_wire import spec_of
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"
@@ -173,7 +173,7 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
 
 
 def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
-    """The paths where two jobs' specs (job_wire.spec_of: what identifies a job's work) differ, in order."""
+    """The paths where two jobs' specs (job_inputs.spec_of: what identifies a job's work) differ, in order."""
     if isinstance(old, dict) and isinstance(new, dict):
         return [p for key in dict.fromkeys([*old, *new])
                 for p in changed_paths(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))]

@@ -9,7 +9,8 @@ Two vocabularies, as gcloud has two commands:
 - a Vertex AI CustomJobSpec, as `gcloud ai custom-jobs create --config` reads it: the repeatable
   --worker-pool-spec (and --python-package-uris for its Python-package pools), and --labels on a CustomJob.
 
-How gcloud treats them, from its source (googlecloudsdk, read 2026-11-22 through the code search corpus):
+How gcloud treats them, from its source (lib/googlecloudsdk in the Google Cloud CLI,
+https://cloud.google.com/sdk/docs/install, read 2026-11-22):
 - command_lib/ml_engine/flags.py: each --*-accelerator is an ArgDict with required keys `type` and `count`;
   the type is an AcceleratorConfig.type enum name in lowercase with hyphens (nvidia-tesla-t4; gcloud's
   ChoiceToEnum also takes NVIDIA_TESLA_T4), the count "must be greater than 0"; --worker-machine-type and

@@ -150,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: Commands that hold nothing open once they return (no thread, event loop, client or file of their own): their
-#: process ends as soon as its output is flushed, without the interpreter's teardown, which frees every model,
-#: schema and module one by one (about 20 ms, a tenth of a `validate` of one file).
+#: process ends as soon as its output is flushed, skipping the interpreter's teardown (freeing every model,
+#: schema and module one by one is a noticeable part of a short command; benchmarks/validate_bench.py).
 ENDS_AT_ONCE = (cmd_validate, cmd_render)
 #: Python's own exit status when the output cannot be flushed at exit.
 EXIT_FLUSH_FAILED = 120

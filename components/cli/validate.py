@@ -80,7 +80,7 @@ def _stack_problems(doc: Document) -> tuple[list[Problem], list[Problem]]:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class FileReport:
     """What validate says of one file: lines for stdout, lines for stderr, and how it ended."""
 
     out: tuple[str, ...]
@@ -89,34 +89,34 @@ class Verdict:
     unreadable: bool = False
 
 
-def unreadable(error: UnreadableError) -> Verdict:
-    return Verdict((), (printable(str(error)),), unreadable=True)
+def unreadable(error: UnreadableError) -> FileReport:
+    return FileReport((), (printable(str(error)),), unreadable=True)
 
 
-def judge_document(doc: Document, args: argparse.Namespace) -> Verdict:
+def judge_document(doc: Document, args: argparse.Namespace) -> FileReport:
     problems, warnings = _stack_problems(doc) if doc.kind == "stack" else _job_problems(doc, args)
     err = tuple(w.warning() for w in warnings)  # on stderr: stdout keeps one problem (or ok) a line
     if problems:
-        return Verdict(tuple(str(p) for p in problems), err, invalid=True)
-    return Verdict(() if args.quiet else (printable(f"{doc.path}: ok ({doc.kind})"),), err)
+        return FileReport(tuple(str(p) for p in problems), err, invalid=True)
+    return FileReport(() if args.quiet else (printable(f"{doc.path}: ok ({doc.kind})"),), err)
 
 
 #: Below this many files one process is faster than starting workers.
 PARALLEL_FROM = 200
 
 
-#: Files are read a batch at a time, then judged: reading and judging in turn evict each other's code and data
-#: from the CPU caches (batches save about 13% of a 1,000-file run). A batch holds at most BATCH_FILES files and
+#: Files are read a batch at a time, then judged, so that reading and judging do not in turn evict each other's
+#: code and data from the CPU caches (benchmarks/validate_bench.py). A batch holds at most BATCH_FILES files and
 #: BATCH_BYTES of text; a bigger file, or one with YAML aliases (its values may be many times its text), is read
 #: and judged on its own, so a batch's memory stays a small multiple of BATCH_BYTES.
 BATCH_FILES = 32
 BATCH_BYTES = 64 * 1024
 
 
-def _judge_all(paths: list[Path], args: argparse.Namespace) -> list[Verdict]:
-    """Each file's verdict, in order, the files read a batch at a time."""
-    verdicts: list[Verdict] = []
-    batch: list[Document | Verdict] = []  # read, not yet judged (a Verdict: the file could not be read)
+def _judge_all(paths: list[Path], args: argparse.Namespace) -> list[FileReport]:
+    """Each file's report, in order, the files read a batch at a time."""
+    reports: list[FileReport] = []
+    batch: list[Document | FileReport] = []  # read, not yet judged (a FileReport: the file could not be read)
     size = 0
     for path in paths:
         try:
@@ -126,32 +126,32 @@ def _judge_all(paths: list[Path], args: argparse.Namespace) -> list[Verdict]:
             continue
         alone = "*" in text or len(text) > BATCH_BYTES
         if alone or len(batch) == BATCH_FILES or size + len(text) > BATCH_BYTES:
-            verdicts += _judged(batch, args)
+            reports += _judged(batch, args)
             batch, size = [], 0
         if alone:
-            verdicts.append(_judge_text(path, text, args))
+            reports.append(_judge_text(path, text, args))
             continue
         size += len(text)
         try:
             batch.append(load_text(path, text))
         except UnreadableError as error:
             batch.append(unreadable(error))
-    return verdicts + _judged(batch, args)
+    return reports + _judged(batch, args)
 
 
-def _judged(batch: list[Document | Verdict], args: argparse.Namespace) -> list[Verdict]:
-    return [d if isinstance(d, Verdict) else judge_document(d, args) for d in batch]
+def _judged(batch: list[Document | FileReport], args: argparse.Namespace) -> list[FileReport]:
+    return [d if isinstance(d, FileReport) else judge_document(d, args) for d in batch]
 
 
-def _judge_text(path: Path, text: str, args: argparse.Namespace) -> Verdict:
+def _judge_text(path: Path, text: str, args: argparse.Namespace) -> FileReport:
     try:
         return judge_document(load_text(path, text), args)
     except UnreadableError as error:
         return unreadable(error)
 
 
-def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
-    """Each file's verdict, in order. With many files, one contiguous slice per core: this process judges the
+def _reports(files: list[Path], args: argparse.Namespace) -> Iterator[FileReport]:
+    """Each file's report, in order. With many files, one contiguous slice per core: this process judges the
     first while forked workers (nothing re-imported) judge the others."""
     workers = min(os.cpu_count() or 1, len(files) // (PARALLEL_FROM // 2))
     if workers < 2 or not hasattr(os, "fork"):
@@ -166,9 +166,8 @@ def _verdicts(files: list[Path], args: argparse.Namespace) -> Iterator[Verdict]:
 
 
 def _fork(part: list[Path], args: argparse.Namespace) -> tuple[int, int]:
-    """A forked worker judging `part`: it writes its verdicts (pickled) to a pipe and exits. os.fork rather than
-    a ProcessPoolExecutor: one slice per worker needs no queue, thread or import of multiprocessing (about
-    15 ms, 4% of a 1,000-file run). validate runs no thread, so forking is safe."""
+    """A forked worker judging `part`: it writes its reports (pickled) to a pipe and exits. os.fork, as one slice
+    per worker needs no queue, thread or import of multiprocessing; validate runs no thread, so forking is safe."""
     read, write = os.pipe()
     pid = os.fork()
     if pid:
@@ -184,18 +183,18 @@ def _fork(part: list[Path], args: argparse.Namespace) -> tuple[int, int]:
         os._exit(code)  # never the parent's exit handlers, never its buffered output
 
 
-def _collect(pid: int, pipe: int) -> list[Verdict] | None:
-    """A worker's verdicts, or None when it failed (died, or wrote no whole answer)."""
+def _collect(pid: int, pipe: int) -> list[FileReport] | None:
+    """A worker's reports, or None when it failed (died, or wrote no whole answer)."""
     with os.fdopen(pipe, "rb") as answer:
         data = answer.read()
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         return None
     try:
-        verdicts = pickle.loads(data)
+        reports = pickle.loads(data)
     except (pickle.UnpicklingError, EOFError, ValueError):
         return None
-    return verdicts if isinstance(verdicts, list) else None
+    return reports if isinstance(reports, list) else None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -208,13 +207,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not files:
         print(f"no YAML files found in {', '.join(paths)}", file=sys.stderr)
         return EXIT_UNREADABLE
-    for verdict in _verdicts(files, args):
-        for line in verdict.out:
+    for report in _reports(files, args):
+        for line in report.out:
             print(line)
-        for line in verdict.err:
+        for line in report.err:
             print(line, file=sys.stderr)
-        invalid |= verdict.invalid
-        unreadable |= verdict.unreadable
+        invalid |= report.invalid
+        unreadable |= report.unreadable
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_INVALID if invalid else EXIT_OK

@@ -16,7 +16,8 @@ DESCRIPTION = ("Loopback HTTP emulator of AI Platform Training (ml v1) and Verte
                "tuning jobs (aiplatform v1).")
 
 
-def _seconds(text: str) -> float:
+def _duration_arg(text: str) -> float:
+    """An option's number of seconds, 0 or more (argparse's type)."""
     try:
         value = float(text)
     except ValueError:
@@ -29,9 +30,9 @@ def _seconds(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The emulator's options (every setting of `Emulator`), on `parser`."""
     parser.add_argument("--port", type=int, default=8085, help="TCP port on 127.0.0.1 (0: any free port; default 8085)")
-    parser.add_argument("--phase-seconds", type=_seconds, default=2.0,
+    parser.add_argument("--phase-seconds", type=_duration_arg, default=2.0,
                         help="how long a job stays in each state (QUEUED, PREPARING/PENDING, RUNNING); default 2")
-    parser.add_argument("--cancel-seconds", type=_seconds, default=0.0,
+    parser.add_argument("--cancel-seconds", type=_duration_arg, default=0.0,
                         help="how long a cancelled job stays CANCELLING before CANCELLED (default 0)")
     parser.add_argument("--strict-int64", action="store_true",
                         help="refuse int64 fields sent as JSON numbers (the real APIs take numbers and strings)")

@@ -59,9 +59,9 @@ def invalid(message: str, field_name: str | None = None) -> ApiError:
 def found_errors(violations: list[tuple[str, str]]) -> ApiError:
     """Vertex AI's 400 for the field checks of a create: every problem at once, numbered, as the real service
     words it ("List of found errors:\t1.Field: job_spec.worker_pool_specs[0].machine_spec.accelerator_type;
-    Message: Both `accelerator_type` and `accelerator_count` should be specified or none.\t", prefect-gcp#175;
-    persistentResources.create in a notebook on GitHub, code corpus id 33677621252), with one google.rpc.BadRequest
-    field violation (snake_case path, the message alone as description) per problem."""
+    Message: Both `accelerator_type` and `accelerator_count` should be specified or none.\t", quoted in
+    https://github.com/PrefectHQ/prefect-gcp/issues/175), with one google.rpc.BadRequest field violation (snake_case
+    path, the message alone as description) per problem."""
     listed = "".join(f"{n}.Field: {field}; Message: {text}\t" for n, (field, text) in enumerate(violations, 1))
     return ApiError(400, f"List of found errors:\t{listed}", "INVALID_ARGUMENT", list(violations))
 

@@ -68,7 +68,8 @@ def _exited(api: str, message: str, tasks: list[str]) -> str | None:
     return task if task in tasks else tasks[0]
 
 
-def _seconds(text: Any) -> float | None:
+def _epoch_seconds(text: Any) -> float | None:
+    """An RFC 3339 time as POSIX seconds; None when unset."""
     if not isinstance(text, str) or not text:
         return None
     return datetime.fromisoformat(text).timestamp()
@@ -126,7 +127,7 @@ def job_entries(api: str, name: str, job: dict[str, Any], now: float) -> list[di
     project = name.split("/")[1]
     job_id = str(job.get("jobId") or name.rsplit("/", 1)[-1])
     state = str(job.get("state") or "").removeprefix("JOB_STATE_")
-    created, start, end = _seconds(job.get("createTime")), _seconds(job.get("startTime")), _seconds(job.get("endTime"))
+    created, start, end = (_epoch_seconds(job.get(k)) for k in ("createTime", "startTime", "endTime"))
     found: list[dict[str, Any]] = []
 
     def add(task: str, when: float, severity: str, message: str, *, text: bool = False) -> None:

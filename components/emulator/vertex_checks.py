@@ -97,7 +97,8 @@ def check_job_spec(spec: Any, at: str, found: Found) -> None:
     _check_scheduling(spec.get("scheduling"), f"{at}.scheduling", found)
     resource = spec.get("persistentResourceId")
     if resource is not None and not _RESOURCE_ID.fullmatch(str(resource)):
-        # REAL: persistentResources.create's words for its id (code corpus id 33677621252, 2024-07-02).
+        # REAL: the id rule of persistentResources.create (https://cloud.google.com/vertex-ai/docs/reference/rest/
+        # v1/projects.locations.persistentResources/create, persistentResourceId), in the words of its 400.
         found.add(f"{at}.persistent_resource_id", "persistent_resource_id can only contain numbers, lower case "
                   "letters and hyphens. The first character must be a letter, and the last character must be a "
                   "letter or number.")
@@ -196,8 +197,8 @@ def _check_hardware(machine: dict[str, Any], where: str) -> None:
     machine_type = str(machine.get("machineType"))
     accelerator, count = machine.get("acceleratorType"), int_value(machine.get("acceleratorCount"))
     if machine_type not in limits.MACHINE_TYPES:
-        # REAL, weakly sourced: 'Machine type "g2-standard-4" is not supported', a Vertex job's refusal as a
-        # third-party log parser quotes it (code corpus id 8872041642); the real list also differs by region.
+        # GOOGLE-STYLE: 'Machine type "X" is not supported', Vertex's refusal as users quote it (no Google page
+        # states the words); the real list also differs by region.
         raise refused(f'Machine type "{machine_type}" is not supported.', f"{where}.machine_type")
     if accelerator is not None and accelerator not in limits.accelerators(machine_type):
         # REAL: vertex-ai-samples#213 (2022-01-14) and python-docs-samples#13233 (2025-03-14).

@@ -5,14 +5,9 @@ It is kept apart from the client's catalog (components/jobspec/catalog/vertex_ma
 emulator plays Google and must not share the code paths of the client it tests. `tests/test_emulator_sdk_tables.py`
 compares the two transcriptions, so that a change to either that the other does not make fails a test.
 
-Source: "Configure compute resources for Gemini Enterprise Agent Platform serverless training" (the page that
-was "Configure compute resources for custom training" under cloud.google.com/vertex-ai), read whole on
-2026-11-23 in the code search corpus, file id 55061815695 (a markdown copy of docs.cloud.google.com). The page's
-"Valid numbers of GPUs for each machine type" table is flattened in that copy (empty cells dropped): rows with one
-value are the accelerator-optimized types (the GPU model named by the page's GPUDirect section, or by Compute
-Engine's GPU page for A2 / A3 High / G2 / G4); N1 rows with four values are P4, P100, T4, V100 in column order;
-N1 rows with three values are read as P4, T4, V100 (no P100), because the page says four P100 provide at most 64
-vCPUs and 208 GB, which those types (64 and 96 vCPUs, highmem-64) exceed, while n1-highcpu-64 keeps four values.
+Source: SOURCE, the configure-compute page, read 2026-11-23. Its "Valid numbers of GPUs for each machine type"
+table: an accelerator-optimized type takes its own GPUs; N1 columns are P4, P100, T4, V100, and the N1 types past
+four P100's bound (64 vCPUs, 208 GB) take no P100.
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ SOURCE: Final = MappingProxyType({
     "title": "Configure compute resources for Gemini Enterprise Agent Platform serverless training",
     "url": "https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute",
     "read": "2026-11-23",
-    "via": "code search corpus, file id 55061815695 (docs.cloud.google.com markdown copy), read whole",
+    "note": "read whole",
 })
 
 #: "Machine types": the entries without the asterisk ("must be used with certain GPUs or TPUs"), page order.

@@ -10,7 +10,7 @@ and resource name, given as the `identity` input) and `pulumi-spec` (a hash of w
 create first adopts a live job carrying both (one left by a run that died), so a resource never has two
 live jobs; the job id's random suffix is drawn at create and read back from the job adopted.
 
-The `job` input is either vocabulary (components.resources.job_wire); `guardrails` and `protect` carry the
+The `job` input is either vocabulary (components.resources.job_inputs); `guardrails` and `protect` carry the
 stack's rules, which check enforces per job and diff / delete enforce on active jobs (job_review).
 """
 
@@ -43,18 +43,7 @@ from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources import job_runs
 from components.resources.fallbacks import placement_of
-from components.resources.job_review import (
-    ProtectedJobError,
-    Protection,
-    Standing,
-    cost_line,
-    guardrails_of,
-    job_rule_problems,
-    verdict,
-)
-from components.resources.job_runs import rerun_of
-from components.resources.job_watch import WaitReport, cost_usd
-from components.resources.job_wire import (
+from components.resources.job_inputs import (
     canonical,
     judge_wire,
     known_only,
@@ -63,8 +52,19 @@ from components.resources.job_wire import (
     region_of,
     spec_of,
 )
+from components.resources.job_review import (
+    ProtectedJobError,
+    Protection,
+    Standing,
+    cost_line,
+    guardrails_of,
+    job_rule_problems,
+    replacing_active_job,
+)
+from components.resources.job_runs import rerun_of
+from components.resources.job_watch import WaitReport, cost_usd
 from components.resources.provider_base import EndpointProvider, environment_failures
-from components.resources.provider_runs import check_runs, create_runs, remake
+from components.resources.provider_runs import check_runs, create_runs, run_again_if_failed
 
 #: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
 #: for a fresh run of the same spec (job_runs).
@@ -276,7 +276,7 @@ class TrainingJobProvider(EndpointProvider):
         replaces, labels_changed, others = list(found.replaces), found.labels_changed, found.in_place
         if replaces:
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
-        elif remake(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
+        elif run_again_if_failed(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
             replaces.append("state")
         changed = bool(replaces or labels_changed or others)
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
@@ -294,7 +294,7 @@ class TrainingJobProvider(EndpointProvider):
                 pulumi.log.debug(f"could not read job {id_} again ({error}); judging its last known state")
             else:
                 standing = Standing.of(self._outputs(jobs, resource, old.job_id)) if resource else Standing(None, None)
-        warning, failure = verdict(old.name or id_, standing, protection, replacing=replacing)
+        warning, failure = replacing_active_job(old.name or id_, standing, protection, replacing=replacing)
         if failure is not None:
             raise ProtectedJobError(failure)
         if warning is not None:

@@ -118,7 +118,8 @@ class Protection:
         return self.now or self.before
 
 
-def verdict(name: str, standing: Standing, protection: Protection, *, replacing: bool) -> tuple[str | None, str | None]:
+def replacing_active_job(name: str, standing: Standing, protection: Protection, *,
+                         replacing: bool) -> tuple[str | None, str | None]:
     """(warning, failure) for a change that replaces (or deletes) a job: a warning in words for an active job,
     a failure instead when it is protected; (None, None) for a job at rest."""
     warning = running_job_warning(name, standing.state, standing.since, replacing)

@@ -26,7 +26,7 @@ from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.fallbacks import alternative_job
-from components.resources.job_wire import canonical, region_of, spec_of
+from components.resources.job_inputs import canonical, region_of, spec_of
 
 DEFAULT_RETRIES = 2
 MAX_RETRIES = 10
@@ -126,31 +126,31 @@ def next_try(previous: Mapping[str, Any] | None, failure: Failure | None, count:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What a `pulumi preview` says of a job whose inputs did not change: `remake` (replace it), and a line to log
+class Decision:
+    """What a `pulumi preview` says of a job whose inputs did not change: `run_again` (replace it), and a line to log
     (`level` info or warn)."""
 
-    remake: bool
+    run_again: bool
     line: str = ""
     level: str = "info"
 
 
-def verdict(name: str, resource: Mapping[str, Any] | None, state: str, retries: int) -> Verdict:
+def decide_finished_job(name: str, resource: Mapping[str, Any] | None, state: str, retries: int) -> Decision:
     """The run semantics applied to the job as the API just answered it (`state` in the common vocabulary)."""
     if resource is None or state not in ("FAILED", "CANCELLED"):
-        return Verdict(False)
+        return Decision(False)
     if state == "CANCELLED":
-        return Verdict(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change jobs.{name}.rerun to "
+        return Decision(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change jobs.{name}.rerun to "
                               "run it again", "warn")
     failure = failure_of_job(dict(resource))
     if not failure.googles:
-        return Verdict(False, f"job {name} FAILED because {failure.describe()}: kept and not made again (change its "
+        return Decision(False, f"job {name} FAILED because {failure.describe()}: kept and not made again (change its "
                               f"spec, or jobs.{name}.rerun, to run it again)", "warn")
     used = retry_number(resource)
     if used >= retries:
-        return Verdict(False, f"job {name} FAILED because {failure.describe()}, and was made again {used} time(s), "
+        return Decision(False, f"job {name} FAILED because {failure.describe()}, and was made again {used} time(s), "
                               f"the most jobs.{name}.retries ({retries}) allows: kept", "warn")
-    return Verdict(True, f"job {name} FAILED because {failure.describe()}: it will be made again (retry {used + 1} "
+    return Decision(True, f"job {name} FAILED because {failure.describe()}: it will be made again (retry {used + 1} "
                          f"of {retries})")
 
 

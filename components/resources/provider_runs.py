@@ -1,7 +1,7 @@
 """The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
 guardrailed and priced like the job, `retries` and `rerun` checked, the quota check), what `diff` adds (a job whose
-inputs did not change is kept, reported or made again, by job_runs.verdict on its state read from the API), and
-`create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
+inputs did not change is kept, reported or made again, by job_runs.decide_finished_job on its state read from the API),
+and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
 this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
 failed for Google's reasons made again in the same `up`).
 
@@ -28,8 +28,8 @@ from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
 from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
+from components.resources.job_inputs import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
 from components.resources.job_review import cost_line, job_rule_problems
-from components.resources.job_wire import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
 
 
 class QuotaRefused(TrainingJobsError):
@@ -116,7 +116,7 @@ def _new_job(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
 # -- diff ------------------------------------------------------------------------------------------------------
 
 
-def remake(provider: Any, id_: str, old: Any, news: Mapping[str, Any]) -> bool:
+def run_again_if_failed(provider: Any, id_: str, old: Any, news: Mapping[str, Any]) -> bool:
     """For a job whose inputs did not change (`old`: its inputs and last outputs, job_provider._Inputs): read its
     state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
     reasons, retries left). A read that fails keeps the job."""
@@ -129,11 +129,11 @@ def remake(provider: Any, id_: str, old: Any, news: Mapping[str, Any]) -> bool:
     except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
         pulumi.log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
-    found = job_runs.verdict(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
+    found = job_runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
                              job_runs.retries_of(news.get("retries")))
     if found.line:
         (pulumi.log.warn if found.level == "warn" else pulumi.log.info)(found.line)
-    return found.remake
+    return found.run_again
 
 
 # -- create ----------------------------------------------------------------------------------------------------
@@ -179,26 +179,26 @@ def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
             resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
                                    looked_up=looked_up)
         except QuotaExceeded as error:
-            refused.append(f"{_where(place)}: {error.message}")
+            refused.append(f"{_placement_words(place)}: {error.message}")
             if len(refused) >= len(tries):
                 raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
                                    f"{'; '.join(refused)}") from None
-            pulumi.log.warn(f"job {inputs.name}: {_where(place)} refused for quota ({error.message}); trying "
-                            f"{_where(tries[(step.index + 1) % len(tries)])}")
+            pulumi.log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
+                            f"{_placement_words(tries[(step.index + 1) % len(tries)])}")
             step = job_runs.NextTry((step.index + 1) % len(tries), step.retry)
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
-        again = _again(jobs, retries)
+        again = _retryable_failure(jobs, retries)
         resource = provider._maybe_wait(jobs, inputs, job_id, resource, again=again)
         if inputs.wait and again(resource):
             step = job_runs.next_try(resource, failure_of_job(resource), len(tries), retries)
-            pulumi.log.info(f"job {inputs.name}: {step.why}; making it again at {_where(tries[step.index])}")
+            pulumi.log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
             refused, looked_up = [], False
             continue
         return jobs, resource, job_id
 
 
-def _again(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
+def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
     """Whether a waited job is made again in the same `up`: FAILED for Google's reasons, with retries left."""
     def again(resource: dict[str, Any]) -> bool:
         if jobs.backend.state(resource) != "FAILED":
@@ -208,7 +208,8 @@ def _again(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
     return again
 
 
-def _where(place: job_runs.Placement) -> str:
+def _placement_words(place: job_runs.Placement) -> str:
+    """How a log line names where a try runs."""
     return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
         f"the job as written ({place.region or 'its region'})"
 

@@ -19,8 +19,8 @@ import pulumi
 
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.jobspec.vocab.jobs import VertexJob
+from components.resources.job_inputs import wire_of
 from components.resources.job_quota import stack_quota
-from components.resources.job_wire import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
@@ -167,7 +167,7 @@ def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path
 
 def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
               buckets: TrainingBuckets) -> dict[str, Any]:
-    """The job as TrainingJob takes it (job_wire: API names, int64 as strings), with the package's URI and the
+    """The job as TrainingJob takes it (job_inputs: API names, int64 as strings), with the package's URI and the
     job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's name is
     not known yet, the provider still sees (and judges) the rest of the job."""
     body = wire_of(job.job)

@@ -1,6 +1,6 @@
 """TrainingJob: a training job as a Pulumi resource, driven by a Python dynamic provider (job_provider.py).
 
-The job is given in either vocabulary (components.resources.job_wire): the seeds' `trainingInput`, or a Vertex AI
+The job is given in either vocabulary (components.resources.job_inputs): the seeds' `trainingInput`, or a Vertex AI
 CustomJobSpec (`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from
 the Pulumi organization, project, stack and resource name, since a dynamic provider is never given the URN at
 create; its job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
@@ -16,6 +16,7 @@ from pulumi.dynamic import Resource
 
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
+from components.resources.job_inputs import canonical, new_job_id, spec_of
 from components.resources.job_provider import (
     OUTPUT_KEYS,
     REPLACING,
@@ -23,7 +24,6 @@ from components.resources.job_provider import (
     TrainingJobProvider,
     identity_labels,
 )
-from components.resources.job_wire import canonical, new_job_id, spec_of
 
 
 def resource_identity(resource_name: str) -> str:

@@ -24,7 +24,7 @@ from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.resources import job_provider
-from components.resources.job_wire import wire_of
+from components.resources.job_inputs import wire_of
 from components.resources.settings import load_stack_file
 from components.resources.training_job import TrainingJobProvider
 

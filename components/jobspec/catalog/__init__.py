@@ -1,4 +1,4 @@
-"""The catalog: facts about Google Cloud training hardware, regions, runtimes and containers, as data.
+"""Stage 2, catalog: facts about Google Cloud training hardware, regions, runtimes and containers, as data.
 
 No rules live here (they are in components.jobspec.rules). Each table names its source (the page and the
 date it was read). One module per kind of fact:

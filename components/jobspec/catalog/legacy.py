@@ -102,7 +102,7 @@ TIER_MACHINES: Final[Mapping[str, tuple[tuple[str, str, tuple[str, int] | None],
 #: `604800s` (seven days). If the training job is still running after this duration, AI Platform Training
 #: cancels it." The same words in Google's .NET client reference, https://googleapis.dev/dotnet/
 #: Google.Apis.CloudMachineLearningEngine.v1/latest/api/Google.Apis.CloudMachineLearningEngine.v1.Data.
-#: GoogleCloudMlV1Scheduling.html (docs corpus, read 2026-11-23). The worst case of an ml v1 job's cost.
+#: GoogleCloudMlV1Scheduling.html (read 2026-11-23). The worst case of an ml v1 job's cost.
 DEFAULT_MAX_RUNNING_SECONDS: Final = 604800
 
 # --- Task roles -----------------------------------------------------------------------------------

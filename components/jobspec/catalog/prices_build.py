@@ -32,12 +32,12 @@ PAGE_FIGURES: Final = (
 )
 T4_QUOTE: Final = (
     "'NVidia Tesla T4 costs $0.4025 / hr' next to a link to https://cloud.google.com/vertex-ai/pricing#training "
-    "in a gcloud ai custom-jobs script (code-index file id 1593967798; the index does not name the repository). "
-    "0.4025 is us-central1's T4 (0.35) x 1.15; the script's own region, europe-west4, lists T4 at 0.3675"
+    "in a third-party gcloud ai custom-jobs script. 0.4025 is us-central1's T4 (0.35) x 1.15; the script's own "
+    "region, europe-west4, lists T4 at 0.3675"
 )
 SKU_ARTICLE: Final = (
     "Vertex AI Training SKUs in Iowa, August 2025, copied from a billing report in a Zenn draft by "
-    "google_cloud_jp (code-index file id 13115385303; Google's SKU group page for them: "
+    "google_cloud_jp (Google's SKU group page for them: "
     "https://cloud.google.com/skus/sku-groups/vertex-training): 'Training/Pipelines on NVIDIA H100 80GB' "
     "11.2660332 = 9.79655057 x 1.15, 'on A3 Instance Core' "
     "0.0293227 = 0.0254980 x 1.15; 'management fee on NVIDIA H100 80GB' 1.4694826 = 9.79655057 x 0.15, "
@@ -101,7 +101,7 @@ VERTEX_RULES: Final = (
     ),
     VertexRule(
         "tpu", 1.15, "inferred", "Cloud TPU on Vertex: TPU_V2 / TPU_V3 (cloud-tpu), TPU v5e (ct5lp-*), v6e (ct6e-*)",
-        ("no Vertex TPU figure was found in any stored source; Cloud TPU list prices from the SkyPilot catalog",),
+        ("no Vertex TPU figure was found; Cloud TPU list prices from the SkyPilot catalog",),
         "Vertex bills accelerators with its training markup (rule attachable-gpu); +15% keeps a TPU estimate "
         "from being low. Marked inferred.",
     ),
@@ -147,8 +147,8 @@ STRATEGIES: Final = {
                "is this bound.",
         "sources": [
             "https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
-            "schedule-jobs-dws (code-index file id 55171270514, section Billing)",
-            "https://cloud.google.com/compute/docs/instances/about-flex-start-vms (pages corpus)",
+            "schedule-jobs-dws (section Billing)",
+            "https://cloud.google.com/compute/docs/instances/about-flex-start-vms",
         ],
     },
 }

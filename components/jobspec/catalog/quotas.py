@@ -12,8 +12,8 @@ Data only (read 2026-11-24).
 - PREEMPTIBLE_PREFIX / preemptible(): Spot (`SPOT`) and Dynamic Workload Scheduler (`FLEX_START`) jobs count
   against the preemptible twin of each metric. Derived rule: `custom_model_training_` becomes
   `custom_model_training_preemptible_`. Evidence: H100 (the DWS page: `custom_model_training_nvidia_h100_gpus` ->
-  `custom_model_training_preemptible_nvidia_h100_gpus`), H100 Mega (the A3 Mega recipe names both), CPUs (a 429
-  naming `custom_model_training_preemptible_cpus`, quoted in a public repository).
+  `custom_model_training_preemptible_nvidia_h100_gpus`) and H100 Mega (the A3 Mega recipe names both); the CPUs'
+  twin, `custom_model_training_preemptible_cpus`, follows the same rule.
 - QUOTA_EXCEEDED_PREFIX: how Vertex AI's create answers a job over quota: HTTP 429 RESOURCE_EXHAUSTED, "The following
   quota metrics exceed quota limits: aiplatform.googleapis.com/<metric>" (several metrics joined by ","), at once.
 - REQUEST_MORE: where to ask for more.
@@ -39,8 +39,8 @@ SOURCE_COMMON_UTIL: Final = Source(
     url="https://github.com/GoogleCloudPlatform/vertex-ai-samples/blob/1ab9e4b6e3845ab6d58a4d4ce797288af1f6972b/"
         "community-content/vertex_model_garden/model_oss/notebook_util/common_util.py",
     read=_READ,
-    via="GoogleCloudPlatform/vertex-ai-samples community-content/vertex_model_garden/model_oss/notebook_util/"
-        "common_util.py @ 1ab9e4b6e3845ab6d58a4d4ce797288af1f6972b; whole file read",
+    repository="GoogleCloudPlatform/vertex-ai-samples",
+    commit="1ab9e4b6e3845ab6d58a4d4ce797288af1f6972b",
     note="Google's own map from MachineSpec.acceleratorType to the custom training quota metric (V100, L4, A100, "
          "A100 80GB, H100 80GB, T4, TPU v5e, TPU v3); it reads the limits with `gcloud alpha services quota list`, "
          "quotaBuckets[].dimensions.region and effectiveLimit",
@@ -50,8 +50,8 @@ SOURCE_A3_MEGA_RECIPE: Final = Source(
     url="https://github.com/GoogleCloudPlatform/vertex-ai-samples/blob/66ce2fa5b76e45cd40ac0394da8e7072f7ac36c2/"
         "community-content/vertex-distributed-training/a3mega/llama-3-8b-nemo-pretraining/README.md",
     read=_READ,
-    via="GoogleCloudPlatform/vertex-ai-samples community-content/vertex-distributed-training/a3mega/"
-        "llama-3-8b-nemo-pretraining/README.md @ 66ce2fa5b76e45cd40ac0394da8e7072f7ac36c2; whole file read",
+    repository="GoogleCloudPlatform/vertex-ai-samples",
+    commit="66ce2fa5b76e45cd40ac0394da8e7072f7ac36c2",
     note="`custom_model_training_nvidia_h100_mega_gpus`; with Spot VMs `custom_model_training_preemptible_nvidia_h100_"
          "mega_gpus`",
 )
@@ -59,8 +59,8 @@ SOURCE_DWS_QUOTA: Final = Source(
     title="Schedule training jobs based on resource availability, 'Quota'",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/schedule-jobs-dws",
     read=_READ,
-    via="code search corpus, file id 55171270514 (docs.cloud.google.com markdown dump); whole page read",
-    note="FLEX_START consumes preemptible quota: custom_model_training_preemptible_nvidia_h100_gpus instead of "
+    note="Whole page read. FLEX_START consumes preemptible quota: "
+         "custom_model_training_preemptible_nvidia_h100_gpus instead of "
          "custom_model_training_nvidia_h100_gpus ('preemptible quota is used only in name')",
 )
 SOURCE_NAS_SETUP: Final = Source(
@@ -68,8 +68,8 @@ SOURCE_NAS_SETUP: Final = Source(
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
         "neural-architecture-search/environment-setup",
     read=_READ,
-    via="code search corpus, file id 55137739453 (same dump); whole page read",
-    note="the 429 a job over quota gets ({'code': 429, 'message': 'The following quota metrics exceed quota limits: "
+    note="Whole page read. The 429 a job over quota gets ({'code': 429, 'message': 'The following quota metrics "
+         "exceed quota limits: "
          "aiplatform.googleapis.com/custom_model_training_cpus,aiplatform.googleapis.com/custom_model_training_"
          "nvidia_v100_gpus,...', 'status': 'RESOURCE_EXHAUSTED'}); CPUs 'for N1/E2 machine types per region', in "
          "vCPU units; quotas are per region",
@@ -78,7 +78,6 @@ SOURCE_QUOTA_429: Final = Source(
     title="Get error \"status\": \"RESOURCE_EXHAUSTED\" (GoogleCloudPlatform/stable-diffusion-on-gcp#12)",
     url="https://github.com/GoogleCloudPlatform/stable-diffusion-on-gcp/issues/12",
     read=_READ,
-    via="issues search corpus",
     note="customJobs.create answered {'code': 429, 'message': 'The following quota metrics exceed quota limits: "
          "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus', 'status': 'RESOURCE_EXHAUSTED'}",
 )
@@ -86,20 +85,11 @@ SOURCE_TPU_V2_429: Final = Source(
     title="ResourceExhausted: 429 The following quota metrics exceed quota limits (google-deepmind/xmanager#29)",
     url="https://github.com/google-deepmind/xmanager/issues/29",
     read=_READ,
-    via="issues search corpus",
     note="a cloud-tpu pool with acceleratorType TPU_V2 and acceleratorCount 8 refused for "
          "aiplatform.googleapis.com/custom_model_training_tpu_v2",
 )
-SOURCE_PREEMPTIBLE_CPUS: Final = Source(
-    title="A public note quoting Vertex's 429 for preemptible CPUs",
-    url="",
-    read=_READ,
-    via="code search corpus, file id 70919566436 (its repository is not named by the corpus)",
-    note="'The following quota metrics exceed quota limits: aiplatform.googleapis.com/custom_model_training_"
-         "preemptible_cpus' for Spot T4 jobs on n1-standard-4",
-)
 SOURCES: Final = (SOURCE_COMMON_UTIL, SOURCE_A3_MEGA_RECIPE, SOURCE_DWS_QUOTA, SOURCE_NAS_SETUP, SOURCE_QUOTA_429,
-                  SOURCE_TPU_V2_429, SOURCE_PREEMPTIBLE_CPUS)
+                  SOURCE_TPU_V2_429)
 
 SERVICE: Final = "aiplatform.googleapis.com"
 
@@ -131,7 +121,7 @@ CPU_MACHINE: Final = re.compile(r"(?P<family>n1|e2)-(?:standard|highmem|highcpu)
 PREEMPTIBLE_STRATEGIES: Final = frozenset({"SPOT", "FLEX_START"})
 METRIC_PREFIX: Final = "custom_model_training_"
 PREEMPTIBLE_PREFIX: Final = "custom_model_training_preemptible_"
-PREEMPTIBLE_SOURCES: Final = (SOURCE_DWS_QUOTA, SOURCE_A3_MEGA_RECIPE, SOURCE_PREEMPTIBLE_CPUS)
+PREEMPTIBLE_SOURCES: Final = (SOURCE_DWS_QUOTA, SOURCE_A3_MEGA_RECIPE)
 
 #: The start of the message of a create refused for quota (SOURCE_QUOTA_429, SOURCE_NAS_SETUP).
 QUOTA_EXCEEDED_PREFIX: Final = "The following quota metrics exceed quota limits:"

@@ -8,15 +8,18 @@ from datetime import date
 
 @dataclass(frozen=True)
 class Source:
-    """A page a table was read from: its title, address, the day it was read, how it was reached."""
+    """A public page a table was read from: its title, https address and the day it was read; for a file of a
+    public repository, the repository and commit too."""
 
     title: str
     """The page's title."""
     url: str
-    """The page's address (cloud.google.com/...)."""
+    """The page's https address, which anyone can open."""
     read: date
     """The day the page was read."""
-    via: str = ""
-    """Where the copy was read in the search corpus (a repository path or file id), or ""."""
     note: str = ""
-    """What the page does not say, or what was not found in the search corpus."""
+    """What the page says that the table rests on, how it was checked, and what it does not say."""
+    repository: str = ""
+    """owner/name of the public repository the file is in, or "" for a web page."""
+    commit: str = ""
+    """The commit of `repository` the file was read at (40 hex digits), or ""."""

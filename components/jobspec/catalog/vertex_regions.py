@@ -18,16 +18,9 @@ SOURCE_LOCATIONS: Final = Source(
     title="Locations for machine learning services",
     url="https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/general/locations",
     read=date(2026, 11, 22),
-    via=(
-        "search corpus (code): stored copy of the docs.cloud.google.com page in a documentation dump, "
-        "file id 55044848065, front matter 'name: documents/docs.cloud.google.com/gemini-enterprise-agent-"
-        "platform/machine-learning/general/locations' (the index does not name the repository); read whole "
-        "(61,595 characters)"
-    ),
     note=(
         "Successor of cloud.google.com/vertex-ai/docs/general/locations; the other pages still link the old "
-        "address. The stored copy carries no 'last updated' date. The docs corpus holds only the opening of "
-        "the old vertex-ai address (no tables), so this copy is the only full text used."
+        "address. Read whole; the page shows no 'last updated' date."
     ),
 )
 

@@ -114,7 +114,7 @@ ENV_VAR_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # --- Today ---------------------------------------------------------------------------------------------
 
 #: The prefix of every environment variable the library reads (each one typed, bounded and documented in
-#: core/env.py, and read through its pydantic-settings BaseSettings).
+#: core/env.py, and read into its EnvSettings model).
 ENV_PREFIX: Final = "GCP_TRAINING_JOBS_"
 #: Date rules (end of support of a GPU, end of availability of a prebuilt container) judge against today's
 #: date; this variable (YYYY-MM-DD) sets another "today" for a whole process (tests, or checking a spec

@@ -33,6 +33,24 @@ TRIAL: Final = "trialJobSpec"
 TUNING_FIELDS: Final = ("studySpec", TRIAL)
 
 
+def pool_path(index: int, single_pool: bool) -> str:
+    """Where pool `index` of a CustomJobSpec was written (`workerPoolSpecs` when the pools were one mapping)."""
+    return "workerPoolSpecs" if single_pool else f"workerPoolSpecs[{index}]"
+
+
+def as_written(path: str, single_pool: bool) -> str:
+    """`workerPoolSpecs[0].x` as the user wrote it: `workerPoolSpecs.x` when the pools were one mapping."""
+    if single_pool and path.startswith("workerPoolSpecs[0]"):
+        return "workerPoolSpecs" + path[len("workerPoolSpecs[0]"):]
+    return path
+
+
+def trial_path(path: str, single_pool: bool) -> str:
+    """A path inside a tuning config's trial spec (`workerPoolSpecs[0].x`) as written in the file
+    (`trialJobSpec....`)."""
+    return f"{TRIAL}.{as_written(path, single_pool)}" if path else TRIAL
+
+
 def snake_case(name: str) -> str:
     """`workerPoolSpecs` -> `worker_pool_specs`."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

@@ -82,7 +82,7 @@ def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dic
     if isinstance(job, TuningJob):
         from components.jobspec.vocab.tuning import config_body  # imported already: job.config is its model
 
-        return config_body(job, display_name, labels)
+        return config_body(job.config, display_name, labels)
     hp = None if isinstance(job, VertexJob) else job.training_input.hyperparameters
     if isinstance(job, VertexJob) or hp is None:
         field = "workerPoolSpecs" if isinstance(job, VertexJob) else "trainingInput.hyperparameters"

@@ -1,2 +1,2 @@
-"""Stage 6, review: what a rendered job costs and whether it obeys the stack's guardrails, read from the
+"""Stage 8, review: what a rendered job costs and whether it obeys the stack's guardrails, read from the
 request body (`body_pools`), so every vocabulary and backend is reviewed alike."""

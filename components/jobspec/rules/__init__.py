@@ -1,8 +1,9 @@
-"""The rules a training job must obey before anything is sent, judged against the catalog.
+"""Stage 6, rules: what a training job must obey before anything is sent, judged against the catalog.
 
-Each rule is a small function that yields Problems; `check_job` runs them all so a spec's every problem
-is reported at once. One module per concern: identity (ids, labels, URIs), cluster (tier, region, machine
-types, code), hardware (accelerators, zones, TPUs); `tasks` holds what they share.
+Each rule is a small function that yields Problems; `check_job`, `check_custom_job` and `check_tuning_job` run
+them all, so a job's every problem is reported at once. One module per concern: `tasks` (what the rules share),
+`identity` (ids, labels, URIs), `cluster` (tier, region, machine types, code), `hardware` (AI Platform's
+accelerators, zones, TPUs), `tuning` (an ml v1 job's hyperparameters), and the Vertex AI modules below.
 
 Vertex AI is judged on worker pools in one form (`pools`), whichever vocabulary the job is written in: a
 CustomJobSpec's pools as written, a trainingInput's as translated. Pool rules: vertex_hardware (machine
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.io.vocabulary import TRIAL
 from components.jobspec.rules.cluster import (
     rule_cluster_shape,
     rule_code,
@@ -43,7 +45,7 @@ from components.jobspec.rules.vertex_pools import (
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
 from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
-from components.jobspec.vocab.jobs import TRIAL, TuningJob, VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",

@@ -23,8 +23,9 @@ from components.jobspec.core.names import (
     TENSORBOARD,
 )
 from components.jobspec.core.problems import Problem, allowed, suggestion
+from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.rules.tasks import Options
-from components.jobspec.vocab.jobs import VertexJob, pool_path
+from components.jobspec.vocab.jobs import VertexJob
 
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import EnvVar
@@ -35,7 +36,8 @@ MAX_PACKAGE_URIS = 100
 MAX_ENV = 100
 
 
-def _seconds(text: str) -> float:
+def _duration_seconds(text: str) -> float:
+    """A protobuf Duration as the API writes it ("3600s") in seconds."""
     return float(text[:-1])
 
 
@@ -61,11 +63,11 @@ def rule_scheduling(job: VertexJob, opts: Options) -> Iterator[Problem]:
         if not DURATION.fullmatch(value):
             yield Problem(f"scheduling.{name}", f"{value!r} is not a duration; allowed: seconds with an s suffix, "
                           "e.g. 3600s (a protobuf Duration)")
-        elif name == "timeout" and _seconds(value) <= 0:
+        elif name == "timeout" and _duration_seconds(value) <= 0:
             yield Problem("scheduling.timeout", f"{value}; allowed: more than 0s (unset: "
                           f"{catalog.DEFAULT_TIMEOUT_SECONDS}s, 7 days)")
         elif name == "timeout" and strategy == "FLEX_START" and \
-                _seconds(value) > catalog.FLEX_START_MAX_TIMEOUT_SECONDS:
+                _duration_seconds(value) > catalog.FLEX_START_MAX_TIMEOUT_SECONDS:
             yield Problem("scheduling.timeout", f"{value} with FLEX_START; allowed: at most "
                           f"{catalog.FLEX_START_MAX_TIMEOUT_SECONDS}s (7 days) ({catalog.SOURCE_DWS.url})")
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from components.jobspec import catalog
 from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.vocab.jobs import VertexJob, pool_path
+from components.jobspec.io.vocabulary import pool_path
+from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
 
 if TYPE_CHECKING:

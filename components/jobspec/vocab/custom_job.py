@@ -4,8 +4,8 @@ A file for `gcloud ai custom-jobs create --config FILE --region R` is a CustomJo
 YAML document containing a CustomJobSpec ... Note that keys with underscore are invalid."), so the models here
 take camelCase keys only (no snake_case aliases, unlike the ml v1 models), and `workerPoolSpecs` may be one
 mapping instead of a list, as gcloud's own --config example writes it. Field for field they follow the
-discovery document's schemas (tests/test_vertex_models.py holds them to it); like models.py they check shape
-and types only, and the rules in components.jobspec.rules judge the values against the catalog.
+discovery document's schemas (tests/test_catalog_vertex.py holds them to it); like the ml v1 models
+(vocab.training_input) they check shape and types only, and components.jobspec.rules judges the values.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import JOB_SPEC
 from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.vocab.jobs import as_written
+from components.jobspec.io.vocabulary import as_written
 from components.jobspec.vocab.training_input import Int32, Int64
 
 

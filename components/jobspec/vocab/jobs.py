@@ -1,6 +1,7 @@
 """A parsed Vertex AI document with what gcloud's flags or a stack add to it: light wrappers, no model built
 here, so that the rules and the renderers can name them while a trainingInput file never imports (or builds)
-the Vertex AI models (vocab.custom_job, vocab.tuning).
+the Vertex AI models (vocab.custom_job, vocab.tuning). The models never import this module: the imports go one
+way (the paths as written live in io.vocabulary).
 """
 
 from __future__ import annotations
@@ -8,13 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from components.jobspec.io.vocabulary import TRIAL
-
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import CustomJobSpec
     from components.jobspec.vocab.tuning import TuningConfig
 
-__all__ = ["TRIAL", "TuningJob", "VertexJob", "as_written", "pool_path", "trial_path"]
+__all__ = ["TuningJob", "VertexJob"]
 
 
 @dataclass(frozen=True)
@@ -50,19 +49,3 @@ class TuningJob:
         return VertexJob(self.config.trial_job_spec or CustomJobSpec(), region=self.region,
                          single_pool=self.single_pool)
 
-
-def pool_path(index: int, single_pool: bool) -> str:
-    """Where pool `index` was written."""
-    return "workerPoolSpecs" if single_pool else f"workerPoolSpecs[{index}]"
-
-
-def as_written(path: str, single_pool: bool) -> str:
-    """`workerPoolSpecs[0].x` as the user wrote it: `workerPoolSpecs.x` when the pools were one mapping."""
-    if single_pool and path.startswith("workerPoolSpecs[0]"):
-        return "workerPoolSpecs" + path[len("workerPoolSpecs[0]"):]
-    return path
-
-
-def trial_path(path: str, single_pool: bool) -> str:
-    """A path inside the trial spec (`workerPoolSpecs[0].x`) as written in the file (`trialJobSpec....`)."""
-    return f"{TRIAL}.{as_written(path, single_pool)}" if path else TRIAL

@@ -1,7 +1,8 @@
 """Typed models of a Vertex AI hyperparameter tuning job in its own vocabulary: the file that `gcloud ai
 hp-tuning-jobs create --config FILE --display-name NAME --region R` reads.
 
-Source: gcloud's own code (googlecloudsdk, read 2026-11-22 through the code search corpus):
+Source: gcloud's own code (lib/googlecloudsdk in the Google Cloud CLI, https://cloud.google.com/sdk/docs/install,
+read 2026-11-22):
 - command_lib/ai/hp_tuning_jobs/flags.py, --config: "This file should be a YAML document containing a
   HyperparameterTuningSpec. If an option is specified both in the configuration file **and** via command line
   arguments, the command line arguments override the configuration file", with the example `displayName`,
@@ -27,8 +28,8 @@ from pydantic import StrictBool, ValidationError
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.io.vocabulary import TRIAL, trial_path
 from components.jobspec.vocab.custom_job import CamelModel, CustomJobSpec
-from components.jobspec.vocab.jobs import TRIAL, TuningJob, trial_path
 from components.jobspec.vocab.training_input import Double, Int32, Int64
 
 #: gcloud's value of maxTrialCount and parallelTrialCount when neither the file nor a flag sets them.
@@ -198,11 +199,11 @@ def parse_tuning_config(data: Any) -> tuple[TuningConfig, bool]:
         raise SpecError(problems) from None
 
 
-def config_body(job: TuningJob, display_name: str, labels: dict[str, str] | None) -> dict[str, Any]:
+def config_body(config: TuningConfig, display_name: str, labels: dict[str, str] | None) -> dict[str, Any]:
     """The HyperparameterTuningJob create body of a judged tuning config: the file's fields as given (camelCase,
     int64 as decimal strings), the display name and labels in force, and gcloud's default of 1 for the trial
     counts the file leaves unset."""
-    given: dict[str, Any] = job.config.model_dump(mode="json", by_alias=True, exclude_none=True)
+    given: dict[str, Any] = config.model_dump(mode="json", by_alias=True, exclude_none=True)
     body: dict[str, Any] = {
         "displayName": display_name,
         "studySpec": given.get("studySpec", {}),

@@ -25,10 +25,11 @@ from components.jobspec.core.names import (
     VOCABULARIES,
 )
 from components.jobspec.core.problems import Problem, allowed, from_validation_error
+from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.load import judge_custom_job, judge_job
 from components.jobspec.rules import Options, rule_labels
 from components.jobspec.vocab.custom_job import parse_custom_job_spec
-from components.jobspec.vocab.jobs import VertexJob, pool_path
+from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
 from components.resources.fallbacks import KEYS as FALLBACK_KEYS
 from components.resources.fallbacks import alternative_job

@@ -84,7 +84,7 @@ def _tls_or_loopback(value: str) -> str:
     return value
 
 
-def _seconds(value: Any) -> Any:
+def _finite_seconds(value: Any) -> Any:
     """A finite number of seconds: `true` is not 1 s (as pydantic's lax mode would take it), nor is 1e400
     infinity."""
     allowed = "allowed: a finite number of seconds > 0, e.g. 3600"
@@ -101,7 +101,7 @@ def _seconds(value: Any) -> Any:
 
 Endpoint = Annotated[str, _pattern(ENDPOINT, "an http(s) URL, e.g. http://127.0.0.1:8085/"),
                      AfterValidator(_tls_or_loopback)]
-Seconds = Annotated[float, BeforeValidator(_seconds), Field(gt=0, allow_inf_nan=False)]
+Seconds = Annotated[float, BeforeValidator(_finite_seconds), Field(gt=0, allow_inf_nan=False)]
 Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-CENTRAL1 or US")]
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 

@@ -1,0 +1,47 @@
+"""The README's hardware table is the catalog's: scripts/hardware_table.py writes it from the Vertex AI tables, and
+the README must hold exactly that output (run `venv/bin/python scripts/hardware_table.py --write` after a catalog
+change)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("hardware_table", ROOT / "scripts" / "hardware_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SCRIPT = _script()
+
+
+def test_the_readme_holds_the_table_the_catalog_writes() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert SCRIPT.readme_table(readme) == SCRIPT.table(), \
+        "README.md's hardware table is not the catalog's: run venv/bin/python scripts/hardware_table.py --write"
+
+
+def test_a_table_that_drifts_from_the_catalog_is_caught() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    drifted = readme.replace("| 8 `NVIDIA_B200` | 9 |", "| 8 `NVIDIA_B200` | 10 |")
+    assert drifted != readme
+    assert SCRIPT.readme_table(drifted) != SCRIPT.table()
+    extra = readme.replace(SCRIPT.table(), SCRIPT.table() + "| `a9-made-up` | 1 `NVIDIA_X` | 1 |\n")
+    assert SCRIPT.readme_table(extra) != SCRIPT.table()
+
+
+def test_the_table_names_every_machine_type_of_the_catalog() -> None:
+    from components.jobspec.catalog import vertex_machines
+
+    table = SCRIPT.table()
+    families = {name.rsplit("-", 1)[0] for name in (*vertex_machines.FIXED_ACCELERATOR_MACHINES,
+                                                     *vertex_machines.TPU_HOSTS)}
+    assert all(f"`{family}-" in table for family in families)
+    assert all(f"`{name.split('-')[0]}-*`" in table for name in vertex_machines.CPU_MACHINE_TYPES)
