@@ -101,3 +101,39 @@ def test_logging_client_gets_a_400_naming_what_the_emulator_does_not_serve(
     with pytest.raises(exceptions.BadRequest) as caught:
         list(logging_client.list_entries(filter_=flt))
     assert named in str(caught.value) and "not served by the emulator" in str(caught.value)
+
+
+# ------------------------------------------------------------------------------------- Cloud Billing Catalog
+
+
+@pytest.fixture
+def catalog_client(emulator: Emulator) -> Any:
+    billing = google_client("google.cloud.billing_v1", "google-cloud-billing>=1.21,<2")
+    return billing.CloudCatalogClient(transport="rest", credentials=AnonymousCredentials(),
+                                      client_options={"api_endpoint": emulator.url.rstrip("/")})
+
+
+def test_catalog_client_finds_the_services_by_their_display_names(emulator: Emulator, catalog_client: Any) -> None:
+    listed = {s.display_name: s.service_id for s in catalog_client.list_services()}
+    assert listed == {"Compute Engine": "6F81-5844-456A", "Vertex AI": "C7E2-9256-1C43", "Cloud TPU": "E000-3F24-B8AA"}
+    paged = list(catalog_client.list_services(request={"page_size": 2}))
+    assert [s.name for s in paged] == [f"services/{i}" for i in listed.values()]
+    assert len(emulator.state.requests("services.list")) == 3  # 2 + 1, then no token
+
+
+def test_catalog_client_reads_geo_taxonomy_on_every_sku(catalog_client: Any) -> None:
+    billing = google_client("google.cloud.billing_v1", "google-cloud-billing>=1.21,<2")
+    kinds = billing.GeoTaxonomy.Type
+    skus = list(catalog_client.list_skus(parent="services/6F81-5844-456A"))
+    assert skus and all(s.geo_taxonomy.type_ != kinds.TYPE_UNSPECIFIED for s in skus)
+    for sku in skus:
+        regions = list(sku.geo_taxonomy.regions)
+        if sku.geo_taxonomy.type_ == kinds.GLOBAL:
+            assert regions == [] and list(sku.service_regions) == ["global"]
+        else:
+            assert regions == list(sku.service_regions)
+            assert (len(regions) == 1) == (sku.geo_taxonomy.type_ == kinds.REGIONAL)
+    assert {s.geo_taxonomy.type_ for s in skus} == {kinds.GLOBAL, kinds.REGIONAL, kinds.MULTI_REGIONAL}
+    assert list(catalog_client.list_skus(parent="services/E000-3F24-B8AA")) == []
+    vertex = list(catalog_client.list_skus(parent="services/C7E2-9256-1C43"))
+    assert vertex and all(s.category.service_display_name == "Vertex AI" for s in vertex)
