@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import urllib.error
 import urllib.request
 from types import ModuleType
 from typing import Any
@@ -137,3 +138,69 @@ def test_catalog_client_reads_geo_taxonomy_on_every_sku(catalog_client: Any) -> 
     assert list(catalog_client.list_skus(parent="services/E000-3F24-B8AA")) == []
     vertex = list(catalog_client.list_skus(parent="services/C7E2-9256-1C43"))
     assert vertex and all(s.category.service_display_name == "Vertex AI" for s in vertex)
+
+
+# ---------------------------------------------------------------------------------------------------- Cloud Quotas
+
+L4 = "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"
+PARENT = f"projects/{PROJECT}/locations/global/services/aiplatform.googleapis.com"
+
+
+@pytest.fixture
+def quotas_client(emulator: Emulator) -> Any:
+    cloudquotas = google_client("google.cloud.cloudquotas_v1", "google-cloud-quotas>=0.6,<1")
+    return cloudquotas.CloudQuotasClient(transport="rest", credentials=AnonymousCredentials(),
+                                         client_options={"api_endpoint": emulator.url.rstrip("/")})
+
+
+def test_quotas_client_lists_and_gets_the_limits_set_on_the_emulator(emulator: Emulator, quotas_client: Any) -> None:
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 8})
+    control(emulator, "quotas", {"metric": L4, "region": "europe-west4", "limit": -1})  # unlimited
+    control(emulator, "quotas", {"metric": "custom_model_training_cpus", "region": "us-central1", "limit": 64})
+    infos = {i.metric: i for i in quotas_client.list_quota_infos(parent=PARENT)}
+    assert set(infos) == {L4, "aiplatform.googleapis.com/custom_model_training_cpus"}
+    l4 = infos[L4]
+    assert {d.dimensions["region"]: d.details.value for d in l4.dimensions_infos} == {"us-central1": 8,
+                                                                                      "europe-west4": -1}
+    assert l4.service == "aiplatform.googleapis.com" and list(l4.dimensions) == ["region"]
+    assert quotas_client.get_quota_info(name=l4.name) == l4
+    paged = list(quotas_client.list_quota_infos(request={"parent": PARENT, "page_size": 1}))
+    assert [i.metric for i in paged] == list(infos)
+    assert list(quotas_client.list_quota_infos(parent=PARENT.replace("aiplatform", "compute"))) == []
+
+
+def test_quotas_client_gets_google_errors(emulator: Emulator, quotas_client: Any) -> None:
+    from google.api_core import exceptions
+
+    with pytest.raises(exceptions.NotFound):
+        quotas_client.get_quota_info(name=f"{PARENT}/quotaInfos/NoSuchQuotaPerProjectPerRegion")
+    with pytest.raises(exceptions.BadRequest):
+        list(quotas_client.list_quota_infos(parent=PARENT.replace("global", "us-central1")))
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission 'cloudquotas.quotas.get' denied")
+    with pytest.raises(exceptions.Forbidden):
+        list(quotas_client.list_quota_infos(parent=PARENT))
+
+
+def test_service_usage_get_and_its_views(emulator: Emulator) -> None:
+    """consumerQuotaMetrics.get answers one metric; BASIC (the default) shows only buckets with overrides (the
+    emulator's limits are defaults: none), FULL every region's bucket; another view is a 400."""
+    from googleapiclient.errors import HttpError
+
+    from tests.conftest_emulator import build_client
+
+    control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 8})
+    metrics = build_client("serviceusage", emulator.url, "v1beta1").services().consumerQuotaMetrics()
+    name = f"projects/{PROJECT}/services/aiplatform.googleapis.com/consumerQuotaMetrics/{L4.replace('/', '%2F')}"
+    full = metrics.get(name=name, view="FULL").execute()
+    assert full["metric"] == L4 and full["consumerQuotaLimits"][0]["quotaBuckets"] == [
+        {"effectiveLimit": "8", "defaultLimit": "8", "dimensions": {"region": "us-central1"}}]
+    for basic in (metrics.get(name=name).execute(), metrics.get(name=name, view="BASIC").execute()):
+        assert basic["metric"] == L4 and "quotaBuckets" not in basic["consumerQuotaLimits"][0]
+    parent = f"projects/{PROJECT}/services/aiplatform.googleapis.com"
+    assert "quotaBuckets" not in metrics.list(parent=parent).execute()["metrics"][0]["consumerQuotaLimits"][0]
+    with pytest.raises(HttpError) as missing:
+        metrics.get(name=name.replace("l4", "t4")).execute()
+    assert missing.value.resp.status == 404
+    with pytest.raises(urllib.error.HTTPError) as bad:  # the discovery client refuses it before sending
+        urllib.request.urlopen(f"{emulator.url}v1beta1/{parent}/consumerQuotaMetrics?view=EVERYTHING", timeout=30)
+    assert bad.value.code == 400 and "allowed: QUOTA_VIEW_UNSPECIFIED, BASIC, FULL" in bad.value.read().decode()

@@ -210,7 +210,7 @@ def test_diff_label_change_updates_in_place_on_ml_and_replaces_on_vertex(provide
 def test_create_sends_one_request_and_records_the_outputs(provider, emulator, backend) -> None:
     id_, outs = created(provider, backend)
     listing = CREATE[backend].replace("create", "list")  # the lookup of a live job left by a dead run
-    quota = ["consumerQuotaMetrics.list"] if backend == "vertex" else []  # check's quota read (Vertex AI's quotas)
+    quota = ["quotaInfos.list"] if backend == "vertex" else []  # check's quota read (Vertex AI's quotas)
     assert [r["method"] for r in emulator.state.requests()] == [*quota, listing, CREATE[backend]]
     assert outs["state"] == "QUEUED"
     assert outs["resourceName"] == id_

@@ -53,7 +53,7 @@ class Request:
         if raw in (None, ""):
             return None
         try:
-            return int(raw)
+            return int(str(raw))
         except (TypeError, ValueError):
             raise invalid(f"Invalid value at 'page_size' (TYPE_INT32), \"{raw}\"", "page_size") from None
 

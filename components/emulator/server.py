@@ -13,14 +13,23 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from components.emulator import billing, logging_v2, ml_v1, proto_json, serviceusage, vertex, vertex_tuning
+from components.emulator import (
+    billing,
+    cloudquotas,
+    logging_v2,
+    ml_v1,
+    proto_json,
+    serviceusage,
+    vertex,
+    vertex_tuning,
+)
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
 ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES, *serviceusage.ROUTES,
-                       *logging_v2.ROUTES]
+                       *cloudquotas.ROUTES, *logging_v2.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",
@@ -179,7 +188,9 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
         state.set_phase_seconds(float(body["seconds"]))
         return {"seconds": state.phase_seconds}
     if path == "/_emulator/quotas":  # {"metric", "region", "limit"}: a custom training quota limit
-        return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body.get("limit", -1)))
+        if "limit" not in body:
+            raise ValueError('"limit" is required: units, or -1 for unlimited')
+        return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body["limit"]))
     if path == "/_emulator/stockouts":  # {"region", "machineType"}: no capacity left for it there
         return state.add_stockout(str(body.get("region") or ""), str(body.get("machineType") or ""))
     job = body.get("job")
