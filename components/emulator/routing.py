@@ -64,7 +64,8 @@ Handler = Callable[[EmulatorState, Request], Any]
 @dataclass(frozen=True)
 class Route:
     """HTTP verb + anchored path pattern -> the API method name (request log, faults) and its handler; and the
-    (API, discovery schema) of its answer when the answer may carry enums as numbers (see `proto_json`)."""
+    (API, discovery schema) of its answer, whose int64 fields are sent as strings and enums as numbers when asked
+    (see `proto_json`)."""
 
     verb: str
     pattern: re.Pattern[str]

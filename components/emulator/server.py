@@ -127,8 +127,10 @@ class _Handler(BaseHTTPRequestHandler):
             # Executed, answer lost: close without a status line (client: RemoteDisconnected).
             self.close_connection = True
             return
-        if served.response is not None and proto_json.wants_int_enums(query):
-            result = proto_json.enum_numbers(*served.response, result)
+        if served.response is not None:
+            result = proto_json.int64_strings(*served.response, result)
+            if proto_json.wants_int_enums(query):
+                result = proto_json.enum_numbers(*served.response, result)
         self._send(200, result)
 
     def _control(self, path: str, query: dict[str, Any], raw: bytes) -> Any:
