@@ -121,3 +121,28 @@ def test_int64_fields_are_answered_as_text_whichever_way_they_came(emulator: Emu
         assert pool["diskSpec"]["bootDiskSizeGb"] == 100
     for listed in customjobs(vertex_client).list(parent=PARENT).execute()["customJobs"]:
         assert listed["jobSpec"]["workerPoolSpecs"][1]["replicaCount"] == "2"
+
+
+def test_the_emulator_pauses_a_vertex_job_until_it_is_cancelled(emulator: Emulator, vertex_client: Any) -> None:
+    import urllib.error
+    import urllib.request
+
+    def pause(job: str) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(f"{emulator.url}_emulator/pause", data=json.dumps({"job": job}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    created = customjobs(vertex_client).create(parent=PARENT, body=body(custom_job_spec(
+        container_pool({"machineType": "n1-standard-4"})))).execute()
+    status, paused = pause(created["name"])
+    assert status == 200 and paused["state"] == "JOB_STATE_PAUSED"
+    emulator.state.advance(1e10)  # it stays paused, whatever the clock
+    assert customjobs(vertex_client).get(name=created["name"]).execute()["state"] == "JOB_STATE_PAUSED"
+    assert pause(created["name"])[0] == 400  # only a queued, pending or running job
+    customjobs(vertex_client).cancel(name=created["name"], body={}).execute()
+    assert customjobs(vertex_client).get(name=created["name"]).execute()["state"] == "JOB_STATE_CANCELLED"
+    assert pause("no-such-job")[0] == 404

@@ -33,7 +33,7 @@ ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *bi
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",
-     "/_emulator/quotas", "/_emulator/stockouts"}
+     "/_emulator/quotas", "/_emulator/stockouts", "/_emulator/pause"}
 )
 
 
@@ -170,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
-    """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts}."""
+    """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts,pause}."""
     if path == "/_emulator/reset":
         state.reset()
         return {}
@@ -198,6 +198,8 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
     job = body.get("job")
     if not isinstance(job, str) or not job:
         raise ValueError('"job" (a jobId, a Vertex id or a full name) is required')
+    if path == "/_emulator/pause":  # {"job"}: a Vertex AI job paused (JOB_STATE_PAUSED) until cancelled
+        return state.pause_job(job)
     replica = str(body.get("replica") or "workerpool0-0")
     if body.get("preempted"):  # {"job", "preempted": true}: a running Spot job's VM reclaimed
         return state.preempt(job, replica)

@@ -129,6 +129,18 @@ class EmulatorState(FaultInjection):
             self._finish(found, found.vocab.state("FAILED"), now, message, code)
             return found.vocab.render(found)
 
+    def pause_job(self, job: str) -> dict[str, Any]:
+        """Pause a Vertex AI job that has not finished (JOB_STATE_PAUSED: it stays there, holding its quota, until
+        cancelled). ml v1 has no paused state: ValueError, as for a finished job."""
+        with self.lock:
+            found = self._resolve(job)
+            self._settle(found, self.now())
+            if found.vocab.prefix != "JOB_STATE_" or found.state not in found.vocab.running_phases:
+                raise ValueError(f"job {found.name} is {found.state}: only a Vertex AI job that is queued, pending or "
+                                 "running can be paused")
+            self._transition(found, found.vocab.state("PAUSED"), self.now())
+            return found.vocab.render(found)
+
     def exit_replica(self, job: str, status: int, replica: str = "workerpool0-0") -> dict[str, Any]:
         """A replica of a job exits with a non-zero `status`: the user's code failed (Vertex's message and code 3)."""
         if status == 0:
