@@ -1,6 +1,6 @@
 """Quotas and capacity over real HTTP against the emulator, with Google's own discovery clients: the emulator's quota
-limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Service Usage (serviceusage
-v1beta1 consumerQuotaMetrics.list); stockouts, preemption and a replica's exit; the transport telling a quota 429
+limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Cloud Quotas (quotaInfos.list)
+and Service Usage (serviceusage v1beta1 consumerQuotaMetrics.list, the fallback); stockouts, preemption and a replica's exit; the transport telling a quota 429
 from a rate limit; the quota review (limits + what live jobs hold) of components.backends.quotas; and whose fault a
 failed job is (components.backends.failures)."""
 
