@@ -1,8 +1,8 @@
 """Quotas and capacity over real HTTP against the emulator, with Google's own discovery clients: the emulator's quota
 limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Cloud Quotas (quotaInfos.list)
-and Service Usage (serviceusage v1beta1 consumerQuotaMetrics.list, the fallback); stockouts, preemption and a replica's exit; the transport telling a quota 429
-from a rate limit; the quota review (limits + what live jobs hold) of components.backends.quotas; and whose fault a
-failed job is (components.backends.failures)."""
+and Service Usage (serviceusage v1beta1 consumerQuotaMetrics.list, the fallback); stockouts, preemption and a
+replica's exit; the transport telling a quota 429 from a rate limit; the quota review (limits + what live jobs hold)
+of components.backends.quotas; and whose fault a failed job is (components.backends.failures)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,12 @@ def test_service_usage_serves_the_limits_per_region(emulator) -> None:
 def test_an_unlimited_quota_is_served_as_minus_one_and_never_enforced(emulator, vertex_client) -> None:
     assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": -1})[0] == 200
     control(emulator, "quotas", {"metric": L4, "region": "us-east1", "limit": 1})
-    assert quotas.read_limits("my-proj", emulator.url) == {(L4, "us-east1"): 1}  # -1: no limit to hold against
+    limits = quotas.read_limits("my-proj", emulator.url)
+    assert limits == {(L4, "us-central1"): -1, (L4, "us-east1"): 1}
+    assert quotas.limit_of(limits, L4, "us-central1") is None  # nothing to hold a need against
+    assert quotas.limit_of({**limits, (L4, quotas.ANY_REGION): 4}, L4, "us-central1") is None  # its own -1 wins
+    found = quotas.review("my-proj", [quotas.Candidate("big", "us-central1", Needs({L4: 24}))], endpoint=emulator.url)
+    assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in us-central1: unlimited, not checked"]
     assert create(vertex_client, l4_body(count=4, replicas=3))["state"] == "JOB_STATE_QUEUED"
     assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": -2})[0] == 400
 

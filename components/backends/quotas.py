@@ -41,6 +41,8 @@ SERVICE_USAGE_PERMISSION = "serviceusage.quotas.get"
 FALL_BACK_ON = frozenset({403, 404})
 MAX_PAGES = 50
 CLOUD_QUOTAS_PAGE = 1000
+#: Google's effective limit of an unlimited quota.
+UNLIMITED = -1
 #: The region key of a bucket without dimensions: the limit of every region without a bucket of its own.
 ANY_REGION = "*"
 
@@ -60,8 +62,9 @@ Limits = dict[tuple[str, str], int]
 def read_limits(project: str, endpoint: str | None = None, *, call: Callable[..., Any] | None = None,
                 warn: Callable[[str], None] | None = None) -> Limits:
     """(metric short name, region or ANY_REGION) -> effective limit of every custom training metric of the project,
-    from Cloud Quotas, else (403, 404) from Service Usage with a warning through `warn`. An effective limit of -1
-    (unlimited) is left out; two limits of one metric in one region: the lower binds."""
+    from Cloud Quotas, else (403, 404) from Service Usage with a warning through `warn`. -1 is unlimited (kept, so
+    that a region's own -1 is not taken for the limit of every region); two limits of one metric in one region: the
+    lower binds."""
     send = call or transport.call
     try:
         return _cloud_quotas(project, endpoint or CLOUD_QUOTAS_ENDPOINT, send)
@@ -122,7 +125,9 @@ def _put(limits: Limits, name: str, dimensions: Any, value: Any) -> None:
     except (TypeError, ValueError):
         return
     key = (name, str(dimensions.get("region") or ANY_REGION))
-    if number >= 0 and (key not in limits or number < limits[key]):
+    if number < 0:
+        limits.setdefault(key, UNLIMITED)
+    elif key not in limits or limits[key] == UNLIMITED or number < limits[key]:
         limits[key] = number
 
 
@@ -146,9 +151,16 @@ def _add_metric(limits: Limits, metric: Any) -> None:
 
 
 def limit_of(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> int | None:
-    """A metric's limit in a region: its own bucket, else the bucket of every region, else None (unknown)."""
+    """A metric's limit in a region: its own bucket, else the bucket of every region; None when unknown or
+    unlimited (nothing to hold a need against)."""
     found = limits.get((metric, region))
-    return found if found is not None else limits.get((metric, ANY_REGION))
+    found = found if found is not None else limits.get((metric, ANY_REGION))
+    return None if found is None or found == UNLIMITED else found
+
+
+def _unlimited(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> bool:
+    found = limits.get((metric, region))
+    return (found if found is not None else limits.get((metric, ANY_REGION))) == UNLIMITED
 
 
 def _read(send: Callable[[], Any], what: str, *, keep: tuple[type[Exception], ...] = ()) -> Any:
@@ -247,7 +259,8 @@ def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | Non
         here = [c for c in chosen if c.region == region and c.needs]
         metrics = sorted(total(c.needs.units for c in here))
         region_limits = {m: limit_of(known, m, region) for m in metrics}
-        found.notes += [f"{table.full_name(m)} in {region}: no limit found, not checked"
+        found.notes += [f"{table.full_name(m)} in {region}: "
+                        f"{'unlimited' if _unlimited(known, m, region) else 'no limit found'}, not checked"
                         for m, v in region_limits.items() if v is None]
         if all(v is None for v in region_limits.values()):
             continue
