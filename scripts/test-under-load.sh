@@ -32,7 +32,7 @@ TESTS=(
   tests/frozen_clock/test_stack_commands.py      # status, logs, spend against the emulator
   tests/frozen_clock/test_logging_emulator.py    # the emulator's Cloud Logging surface
   tests/test_fallbacks.py           # fallbacks, retries, rerun and the quota check through the provider
-  tests/test_quotas.py              # quota reading and review against the emulator's Service Usage
+  tests/test_quotas.py              # quota reading (Cloud Quotas, else Service Usage) and review against the emulator
 )
 
 main() {

@@ -334,7 +334,7 @@ def test_ml_create_rejects_invalid_bodies(emulator: Emulator, ml_client: Any, bo
 
 def test_ml_strict_int64_mode(emulator: Emulator, ml_client: Any) -> None:
     loose = create_ml(ml_client, "loose", workerCount=2)
-    assert loose["trainingInput"]["workerCount"] == 2  # echoed as received
+    assert loose["trainingInput"]["workerCount"] == "2"  # accepted as a number, answered as Google does: text
     emulator.state.strict_int64 = True
     strict = ml_body("strict", workerCount=2)
     status, error = api_error(ml_client.projects().jobs().create(parent=PARENT, body=strict))

@@ -254,3 +254,18 @@ def test_an_injected_429_is_resource_exhausted(vertex_emulator: VertexEmulator) 
     vertex_emulator.state.inject_faults(429, method="customJobs.list")
     with pytest.raises(exceptions.TooManyRequests, match="Quota exceeded"):
         list(vertex_emulator.job_client().list_custom_jobs(parent=vertex_emulator.parent))
+
+
+def test_a_paused_job_reads_paused_and_its_replicas_as_int64_text(vertex_emulator: VertexEmulator) -> None:
+    """The SDK reads JOB_STATE_PAUSED (a job paused with POST /_emulator/pause), and its replica counts, answered as
+    int64 text like Google's, as numbers."""
+    vertex_emulator.state.set_phase_seconds(FROZEN)
+    client = vertex_emulator.job_client()
+    workers = pool(replicas=3, machine_type="n1-standard-4")
+    created = client.create_custom_job(parent=vertex_emulator.parent, custom_job=custom_job(l4(), workers))
+    assert [p.replica_count for p in created.job_spec.worker_pool_specs] == [1, 3]
+    assert raw_get(vertex_emulator, created.name)["jobSpec"]["workerPoolSpecs"][1]["replicaCount"] == "3"
+    vertex_emulator.state.pause_job(created.name)
+    assert client.get_custom_job(name=created.name).state == types.JobState.JOB_STATE_PAUSED
+    client.cancel_custom_job(name=created.name)
+    assert client.get_custom_job(name=created.name).state == types.JobState.JOB_STATE_CANCELLED

@@ -184,9 +184,10 @@ def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(pr
 
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:
     news = checked(provider, props())
-    reads = len(emulator.state.requests("consumerQuotaMetrics.list"))
+    reads = len(emulator.state.requests("quotaInfos.list"))
     checked(provider, copy.deepcopy(news), olds=news)  # no change: nothing is made, nothing to check
-    assert len(emulator.state.requests("consumerQuotaMetrics.list")) == reads
+    assert len(emulator.state.requests("quotaInfos.list")) == reads
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission denied on resource")
     emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied on resource")
     checked(provider, props())
     assert any("quota check skipped" in w and "permission denied" in w for w in logged["warn"])

@@ -174,6 +174,16 @@ def test_deleting_a_protected_active_job_is_refused_and_the_job_keeps_running(pr
     assert emulator.state.jobs() == []
 
 
+def test_a_paused_job_is_protected_like_a_running_one(provider, emulator) -> None:
+    """A paused job waits to be resumed: replacing or deleting it cancels it, so protection holds it too."""
+    id_, outs = deployed(provider, protect=True)
+    emulator.state.pause_job(id_)
+    with pytest.raises(ProtectedJobError, match="replacing job l4 .PAUSED since .*: the paused job will be "
+                       "cancelled, and job l4 is protected"):
+        provider.diff(id_, outs, replacing(outs, protect=True))  # its last known state (QUEUED) is read again
+    assert emulator.state.jobs()[0]["job"]["state"] == "JOB_STATE_PAUSED"
+
+
 def test_deleting_an_unprotected_active_job_cancels_it(provider, emulator) -> None:
     id_, outs = deployed(provider)
     provider.delete(id_, outs)

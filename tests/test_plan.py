@@ -61,7 +61,7 @@ def test_dev_plan_shows_buckets_and_the_tpu_job_on_vertex_with_its_warning(
         "image: us-central1-docker.pkg.dev/my-ml-dev/trainers/example:0.1",
         "jobDir: gs://dev-job-dir/jobs/resnet",
         "after: apis, dev",
-        "7 resources to create (5 custom resources, 2 components)",
+        "8 resources to create (6 custom resources, 2 components)",  # cloudquotas enabled for Vertex's quota reads
         "        8 x TPU_V2 (TPU core): ",
     ):
         assert line in out, f"{line!r} not in:\n{out}"
@@ -150,13 +150,13 @@ def test_staging_plan_shows_the_l4_vm_on_spot(plans: dict[str, subprocess.Comple
 
 def test_json_plan_is_the_same_plan_as_data(plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
     document = json.loads(plans["prod-json"].stdout)
-    assert document["stack"] == "prod" and document["summary"] == {"resources": 7, "custom": 5, "components": 2}
+    assert document["stack"] == "prod" and document["summary"] == {"resources": 8, "custom": 6, "components": 2}
 
     def flat(nodes: list[dict]) -> list[dict]:
         return [n for node in nodes for n in (node, *flat(node.get("children", [])))]
 
     resources = flat(document["resources"])
-    assert len(resources) == 7
+    assert len(resources) == 8
     job = next(r for r in resources if r["type"].endswith("training:TrainingJob"))
     assert job["details"]["worker"] == "a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB"
     assert job["inputs"]["job"]["trainingInput"]["workerCount"] == "3"

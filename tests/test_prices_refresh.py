@@ -17,7 +17,7 @@ from components.cli import prices as prices_cli
 from components.cli.main import main
 from components.emulator import Emulator
 from components.emulator import billing as billing_emulator
-from components.jobspec.catalog import prices
+from components.jobspec.catalog import prices, prices_build, prices_refresh
 from components.jobspec.core.env import VARIABLES
 from components.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
 from tests.conftest_emulator import build_client
@@ -73,8 +73,10 @@ def _serve_page_two(emulator: Emulator, broken: Any) -> None:
           {"unitPrice": {"currencyCode": "USD", "units": "abc", "nanos": 5}}]}}]},
      "SKU BAD0-0000-0001 (N1 Predefined Instance Core running in Americas): unitPrice units 'abc'"),
     ("not a SKU", "page 2: `skus` must be a list of SKU objects"),
-    ({**billing_emulator.default_catalog()[billing_emulator.COMPUTE_ENGINE][1], "serviceRegions": []},
-     "`serviceRegions` must be a non-empty list"),
+    ({k: v for k, v in billing_emulator.default_catalog()[billing_emulator.COMPUTE_ENGINE][1].items()
+      if k != "geoTaxonomy"} | {"serviceRegions": []}, "`serviceRegions` must be a non-empty list"),
+    ({**billing_emulator.default_catalog()[billing_emulator.COMPUTE_ENGINE][1], "geoTaxonomy": {"type": "ZONAL"}},
+     "`geoTaxonomy` must be {type: REGIONAL | MULTI_REGIONAL | GLOBAL, regions}"),
 ])
 def test_a_malformed_page_leaves_the_table_untouched_and_exits_2(
         table_file: Path, emulator: Emulator, capsys: pytest.CaptureFixture[str], broken: Any, says: str) -> None:
@@ -163,3 +165,33 @@ def test_the_emulator_answers_paging_and_bad_requests_as_google_does(emulator: E
         with pytest.raises(HttpError) as caught:
             request.execute()
         assert caught.value.resp.status == status
+
+
+def test_geo_taxonomy_tells_a_regions_own_price_from_a_wider_one(
+        table_file: Path, emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> None:
+    """A REGIONAL SKU's price wins over the MULTI_REGIONAL one for its region, whatever their order; a GLOBAL
+    SKU (no region listed) prices a part every region lacks."""
+    catalog = billing_emulator.default_catalog()
+    ce = catalog[billing_emulator.COMPUTE_ENGINE]
+    iowa_t4 = billing_emulator.sku(billing_emulator.COMPUTE_ENGINE, "9F1C-1B21-0001", "Nvidia Tesla T4 GPU running "
+                                   "in Iowa", "GPU", "OnDemand", ("us-central1",), 0.30)
+    global_l4_spot = billing_emulator.sku(billing_emulator.COMPUTE_ENGINE, "9A5B-44E1-0002", "Nvidia L4 GPU attached "
+                                          "to Spot Preemptible VMs running in Americas", "GPU", "Preemptible",
+                                          billing_emulator.GLOBAL, 0.2)
+    assert iowa_t4["geoTaxonomy"] == {"type": "REGIONAL", "regions": ["us-central1"]}
+    assert global_l4_spot["geoTaxonomy"] == {"type": "GLOBAL"}
+    billing_emulator.serve_skus(emulator.state, billing_emulator.COMPUTE_ENGINE, [iowa_t4, *ce, global_l4_spot])
+    code, _, err = _refresh(capsys)
+    assert code == EXIT_OK, err
+    iowa = prices.accelerator_price("NVIDIA_TESLA_T4", "us-central1", 1)
+    east = prices.accelerator_price("NVIDIA_TESLA_T4", "us-east1", 1)
+    assert iowa.on_demand == pytest.approx(0.30 * 1.15) and east.on_demand == pytest.approx(0.35 * 1.15)
+    rates = billing.rates([global_l4_spot], billing.COMPUTE_ENGINE)
+    assert [(r.region, r.scope) for r in rates] == [("global", "GLOBAL")]
+    americas_l4_spot = billing_emulator.sku(billing_emulator.COMPUTE_ENGINE, "9A5B-44E1-0003", "Nvidia L4 GPU "
+                                            "attached to Spot Preemptible VMs running in Americas", "GPU",
+                                            "Preemptible", ("us-east1", "us-west1"), 0.15)
+    book = prices_refresh._book(billing.rates([global_l4_spot, americas_l4_spot], billing.COMPUTE_ENGINE))
+    assert book[("ce", "gpu:NVIDIA_L4", "spot", "europe-west4")] == pytest.approx(0.2)  # the global price
+    assert book[("ce", "gpu:NVIDIA_L4", "spot", "us-east1")] == pytest.approx(0.15)  # cheaper, but more specific
+    assert len({region for *_, region in book}) == len(prices_build.training_regions())

@@ -1,8 +1,8 @@
 """Quotas and capacity over real HTTP against the emulator, with Google's own discovery clients: the emulator's quota
-limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Service Usage (serviceusage
-v1beta1 consumerQuotaMetrics.list); stockouts, preemption and a replica's exit; the transport telling a quota 429
-from a rate limit; the quota review (limits + what live jobs hold) of components.backends.quotas; and whose fault a
-failed job is (components.backends.failures)."""
+limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Cloud Quotas (quotaInfos.list)
+and Service Usage (serviceusage v1beta1 consumerQuotaMetrics.list, the fallback); stockouts, preemption and a
+replica's exit; the transport telling a quota 429 from a rate limit; the quota review (limits + what live jobs hold)
+of components.backends.quotas; and whose fault a failed job is (components.backends.failures)."""
 
 from __future__ import annotations
 
@@ -85,9 +85,30 @@ def test_service_usage_serves_the_limits_per_region(emulator) -> None:
     limits = quotas.read_limits("my-proj", emulator.url)
     assert limits == {(L4, "us-central1"): 8, (L4, "us-east1"): 4, ("custom_model_training_cpus", "us-central1"): 64}
     assert quotas.limit_of(limits, L4, "us-east1") == 4 and quotas.limit_of(limits, L4, "europe-west4") is None
-    (call,) = emulator.state.requests("consumerQuotaMetrics.list")
-    assert call["path"] == "/v1beta1/projects/my-proj/services/aiplatform.googleapis.com/consumerQuotaMetrics"
-    assert call["query"]["view"] == "FULL"
+    (call,) = emulator.state.requests()  # one request: Cloud Quotas answered
+    assert call["path"] == "/v1/projects/my-proj/locations/global/services/aiplatform.googleapis.com/quotaInfos"
+    warned: list[str] = []
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Cloud Quotas API has not been used in project "
+                                 "my-proj before or it is disabled.")
+    assert quotas.read_limits("my-proj", emulator.url, warn=warned.append) == limits  # the same, from Service Usage
+    assert [r["method"] for r in emulator.state.requests()[1:]] == ["quotaInfos.list", "consumerQuotaMetrics.list"]
+    assert emulator.state.requests("consumerQuotaMetrics.list")[0]["query"]["view"] == "FULL"
+    (warning,) = warned
+    assert warning.startswith("quota limits read from Service Usage (serviceusage v1beta1): Cloud Quotas answered "
+                              "HTTP 403") and "cloudquotas.quotas.get" in warning
+
+
+def test_an_unlimited_quota_is_served_as_minus_one_and_never_enforced(emulator, vertex_client) -> None:
+    assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": -1})[0] == 200
+    control(emulator, "quotas", {"metric": L4, "region": "us-east1", "limit": 1})
+    limits = quotas.read_limits("my-proj", emulator.url)
+    assert limits == {(L4, "us-central1"): -1, (L4, "us-east1"): 1}
+    assert quotas.limit_of(limits, L4, "us-central1") is None  # nothing to hold a need against
+    assert quotas.limit_of({**limits, (L4, quotas.ANY_REGION): 4}, L4, "us-central1") is None  # its own -1 wins
+    found = quotas.review("my-proj", [quotas.Candidate("big", "us-central1", Needs({L4: 24}))], endpoint=emulator.url)
+    assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in us-central1: unlimited, not checked"]
+    assert create(vertex_client, l4_body(count=4, replicas=3))["state"] == "JOB_STATE_QUEUED"
+    assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": -2})[0] == 400
 
 
 def test_the_limits_are_read_page_by_page(emulator) -> None:
@@ -99,7 +120,7 @@ def test_the_limits_are_read_page_by_page(emulator) -> None:
     usage = build("serviceusage", "v1beta1", static_discovery=True, client_options={"api_endpoint": emulator.url},
                   credentials=AnonymousCredentials())
     first = usage.services().consumerQuotaMetrics().list(
-        parent="projects/my-proj/services/aiplatform.googleapis.com", pageSize=2).execute()
+        parent="projects/my-proj/services/aiplatform.googleapis.com", pageSize=2, view="FULL").execute()
     assert len(first["metrics"]) == 2 and first["nextPageToken"]
     assert first["metrics"][0]["consumerQuotaLimits"][0]["quotaBuckets"] == [
         {"effectiveLimit": "1", "defaultLimit": "1", "dimensions": {"region": "us-central1"}}]
@@ -260,6 +281,7 @@ def test_the_review_adds_what_live_jobs_hold_and_a_stack_stands_for_its_live_job
 
 
 def test_quotas_that_cannot_be_read_are_said_so_and_never_raise_anything_else(emulator) -> None:
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission 'cloudquotas.quotas.get' denied")
     emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission 'serviceusage.quotas.get' "
                                  "denied on resource")
     with pytest.raises(quotas.QuotaUnreadable, match="permission denied: Permission 'serviceusage.quotas.get'"):
@@ -287,7 +309,7 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 2})
     create(vertex_client, l4_body(count=1, **{"team": "other"}))  # someone else's live job holds 1
     offline = plan_online(tmp_path, emulator, jobs)
-    assert offline.returncode == 0 and not emulator.state.requests("consumerQuotaMetrics.list")
+    assert offline.returncode == 0 and not emulator.state.requests("quotaInfos.list")
     over = plan_online(tmp_path, emulator, jobs, "--online")
     assert over.returncode == 1, over.stdout + over.stderr
     assert f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b) need 2, live jobs hold 1, " \
@@ -296,6 +318,11 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     fits = plan_online(tmp_path, emulator, jobs, "--online")
     assert fits.returncode == 0 and "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold" \
         in fits.stdout
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Cloud Quotas API is disabled")
+    fell_back = plan_online(tmp_path, emulator, jobs, "--online")
+    assert fell_back.returncode == 0 and "warning: quota limits read from Service Usage" in fell_back.stdout
+    assert "all hold" in fell_back.stdout
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission denied")
     emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied")
     denied = plan_online(tmp_path, emulator, jobs, "--online")
     assert denied.returncode == 0 and "warning: quota check skipped" in denied.stdout

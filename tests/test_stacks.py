@@ -180,8 +180,8 @@ def test_only_the_apis_each_stack_needs_and_never_disabled(recordings: dict[str,
     services = {name: {r.inputs["service"] for r in rec.of_type(SERVICE)} for name, rec in recordings.items()}
     assert services["dev-ai-platform"] == {"storage.googleapis.com", "ml.googleapis.com",
                                            "cloudresourcemanager.googleapis.com"}
-    assert services["dev"] == services["staging"] == services["prod"] == {"storage.googleapis.com",
-                                                                          "aiplatform.googleapis.com"}
+    assert services["dev"] == services["staging"] == services["prod"] == {
+        "storage.googleapis.com", "aiplatform.googleapis.com", "cloudquotas.googleapis.com"}
     for recording in recordings.values():
         for service in recording.of_type(SERVICE):
             assert service.inputs["disableOnDestroy"] is False

@@ -156,7 +156,7 @@ def test_diff_label_change_updates_in_place_on_ml_and_replaces_on_vertex(provide
 def test_create_sends_one_request_and_records_the_outputs(provider, emulator, backend) -> None:
     id_, outs = created(provider, backend)
     listing = CREATE[backend].replace("create", "list")  # the lookup of a live job left by a dead run
-    quota = ["consumerQuotaMetrics.list"] if backend == "vertex" else []  # check's quota read (Vertex AI's quotas)
+    quota = ["quotaInfos.list"] if backend == "vertex" else []  # check's quota read (Vertex AI's quotas)
     assert [r["method"] for r in emulator.state.requests()] == [*quota, listing, CREATE[backend]]
     assert outs["state"] == "QUEUED"
     assert outs["resourceName"] == id_
@@ -268,6 +268,42 @@ def test_wait_for_completion_gives_up_at_its_timeout_by_the_providers_clock(prov
     assert fake.sleeps == [1, 2, 4, 8, 16, 30, 30, 9] and fake.now == 100  # the last sleep ends at the deadline
     (warning,) = [line for line in warned if "after 100s" in line]  # one, about the wait
     assert f"training job {outs['jobId']} still QUEUED after 100s" in warning
+
+
+def test_a_waiting_up_stops_at_a_paused_job_and_says_so(provider, emulator, monkeypatch) -> None:
+    """Vertex AI's JOB_STATE_PAUSED waits for someone to resume it: the wait ends there (as the Vertex SDK's does),
+    the job is recorded PAUSED with a warning, and it is still the resource's job (adopted, not made again)."""
+    warned: list[str] = []
+    monkeypatch.setattr("components.resources.training_job.pulumi.log.warn", warned.append)
+
+    def pause_once_started(seconds: float) -> None:
+        emulator.state.advance(seconds)
+        (job,) = emulator.state.jobs()
+        if job["job"]["state"] in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING"):
+            control_pause(emulator, job["name"])
+
+    fake = FakeClock(then=pause_once_started)
+    fake.drive(provider)
+    emulator.state.set_phase_seconds(10)
+    outs = provider.create(checked(provider, props("vertex", waitForCompletion=True, waitTimeoutSeconds=3600))).outs
+    assert outs["state"] == "PAUSED" and sum(fake.sleeps) < 60  # not the hour of its timeout
+    (warning,) = [line for line in warned if "PAUSED" in line]
+    assert f"training job {outs['jobId']} is PAUSED: stopped waiting" in warning
+    again = provider.create(checked(provider, props("vertex"))).outs  # a second up: the paused job is adopted
+    assert again["resourceName"] == outs["resourceName"] and len(emulator.state.jobs()) == 1
+    provider.delete(outs["resourceName"], outs)  # destroy cancels it
+    assert emulator.state.jobs()[0]["job"]["state"] == "JOB_STATE_CANCELLED"
+
+
+def control_pause(emulator: Emulator, job: str) -> Any:
+    """POST /_emulator/pause over HTTP, as a test outside the emulator's process would."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{emulator.url}_emulator/pause", data=json.dumps({"job": job}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

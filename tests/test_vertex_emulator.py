@@ -48,9 +48,12 @@ def test_new_fields_are_accepted_and_returned_as_sent(emulator: Emulator, vertex
                                                       spec: dict[str, Any]) -> None:
     sent = body(copy.deepcopy(spec))
     created = customjobs(vertex_client).create(parent=PARENT, body=sent).execute()
-    assert created["jobSpec"] == sent["jobSpec"]
+    expected = copy.deepcopy(sent["jobSpec"])
+    for pool in expected["workerPoolSpecs"]:  # replicaCount is an int64: sent either way, answered as text
+        pool.update({"replicaCount": str(pool["replicaCount"])} if "replicaCount" in pool else {})
+    assert created["jobSpec"] == expected
     got = customjobs(vertex_client).get(name=created["name"]).execute()
-    assert got["jobSpec"] == sent["jobSpec"] and got["state"] == "JOB_STATE_QUEUED"
+    assert got["jobSpec"] == expected and got["state"] == "JOB_STATE_QUEUED"
 
 
 def test_a_body_rendered_by_the_project_is_created(emulator: Emulator, vertex_client: Any) -> None:
@@ -101,3 +104,44 @@ def test_vertex_s_machine_checks(emulator: Emulator, vertex_client: Any, machine
 ], ids=["strategy", "negative-timeout", "duration", "disk-type", "disk-size", "persistent-resource"])
 def test_vertex_s_spec_checks(emulator: Emulator, vertex_client: Any, spec: dict[str, Any], words: str) -> None:
     assert words in rejected(vertex_client, spec)["message"]
+
+
+def test_int64_fields_are_answered_as_text_whichever_way_they_came(emulator: Emulator, vertex_client: Any) -> None:
+    """Google's JSON mapping writes int64 as strings (the discovery document's format: replicaCount); int32 fields
+    (acceleratorCount, bootDiskSizeGb) stay numbers. A request may send either."""
+    for replicas in (2, "2"):
+        spec = custom_job_spec(container_pool({"machineType": "n1-standard-4"}),
+                               container_pool({"machineType": "n1-standard-4", "acceleratorType": "NVIDIA_TESLA_T4",
+                                               "acceleratorCount": 1}, replicaCount=replicas,
+                                              diskSpec={"bootDiskSizeGb": 100}))
+        created = customjobs(vertex_client).create(parent=PARENT, body=body(spec)).execute()
+        pool = created["jobSpec"]["workerPoolSpecs"][1]
+        assert pool["replicaCount"] == "2" and pool["machineSpec"]["acceleratorCount"] == 1
+        assert pool["diskSpec"]["bootDiskSizeGb"] == 100
+    for listed in customjobs(vertex_client).list(parent=PARENT).execute()["customJobs"]:
+        assert listed["jobSpec"]["workerPoolSpecs"][1]["replicaCount"] == "2"
+
+
+def test_the_emulator_pauses_a_vertex_job_until_it_is_cancelled(emulator: Emulator, vertex_client: Any) -> None:
+    import urllib.error
+    import urllib.request
+
+    def pause(job: str) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(f"{emulator.url}_emulator/pause", data=json.dumps({"job": job}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    created = customjobs(vertex_client).create(parent=PARENT, body=body(custom_job_spec(
+        container_pool({"machineType": "n1-standard-4"})))).execute()
+    status, paused = pause(created["name"])
+    assert status == 200 and paused["state"] == "JOB_STATE_PAUSED"
+    emulator.state.advance(1e10)  # it stays paused, whatever the clock
+    assert customjobs(vertex_client).get(name=created["name"]).execute()["state"] == "JOB_STATE_PAUSED"
+    assert pause(created["name"])[0] == 400  # only a queued, pending or running job
+    customjobs(vertex_client).cancel(name=created["name"], body={}).execute()
+    assert customjobs(vertex_client).get(name=created["name"]).execute()["state"] == "JOB_STATE_CANCELLED"
+    assert pause("no-such-job")[0] == 404

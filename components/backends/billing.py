@@ -11,8 +11,12 @@ behind the bundled table's machine prices) matches them: "N1 Predefined Instance
 "Spot Preemptible A2 Instance Ram running in ...", "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs
 running in ...", "SSD backed Local Storage ...". Vertex AI's own training SKUs read as "Vertex AI:
 Training/Pipelines on A3 Instance Core in Iowa" and "Vertex AI: Training/Pipelines management fee on NVIDIA H100
-80GB in Iowa" (their August 2025 figures are quoted in prices_build.SKU_ARTICLE). The region of a
-SKU is its `serviceRegions`.
+80GB in Iowa" (their August 2025 figures are quoted in prices_build.SKU_ARTICLE).
+
+The regions of a SKU and how wide its price reaches are its `geoTaxonomy` (cloudbilling.v1.json, GeoTaxonomy):
+REGIONAL (one region's own price), MULTI_REGIONAL (one price for several regions) or GLOBAL (every region, no
+region listed); a SKU without one is read from `serviceRegions` (scope unknown). `prices_refresh` prefers a
+region's own price to a multi-regional one, and either to a global one.
 """
 
 from __future__ import annotations
@@ -94,6 +98,8 @@ class SkuRate:
     region: str
     usd: float
     sku: str
+    scope: str = ""
+    """geoTaxonomy's type: "REGIONAL", "MULTI_REGIONAL", "GLOBAL" (region "global"), or "" when not given."""
 
 
 def list_skus(service_id: str, endpoint: str | None = None, *, page_size: int = PAGE_SIZE,
@@ -147,11 +153,31 @@ def sku_rates(sku: Mapping[str, Any], service_id: str, index: int = 0) -> list[S
         return []
     source, key, spot = part
     usd = unit_price(sku, f"SKU {name} ({description})")
+    scope, regions = _regions(sku, f"SKU {name} ({description})")
+    usage = _usage(sku, spot, f"SKU {name} ({description})")
+    return [SkuRate(source, key, usage, region, usd, name, scope) for region in regions]
+
+
+GEO_TYPES: Final = ("REGIONAL", "MULTI_REGIONAL", "GLOBAL")
+
+
+def _regions(sku: Mapping[str, Any], where: str) -> tuple[str, list[str]]:
+    """(geoTaxonomy type or "", the regions the price holds in; ["global"] for a GLOBAL SKU)."""
+    geo = sku.get("geoTaxonomy")
+    if geo is not None:
+        kind = geo.get("type") if isinstance(geo, dict) else None
+        listed = geo.get("regions") or [] if isinstance(geo, dict) else None
+        if kind not in GEO_TYPES or not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+            raise BillingAnswerError(f"{where}: `geoTaxonomy` must be {{type: {' | '.join(GEO_TYPES)}, regions}}; "
+                                     f"got {geo!r}")
+        if kind == "GLOBAL":
+            return kind, ["global"]
+        if listed:
+            return kind, list(listed)
     regions = sku.get("serviceRegions")
     if not isinstance(regions, list) or not regions or not all(isinstance(r, str) for r in regions):
-        raise BillingAnswerError(f"SKU {name} ({description}): `serviceRegions` must be a non-empty list of regions")
-    usage = _usage(sku, spot, f"SKU {name} ({description})")
-    return [SkuRate(source, key, usage, region, usd, name) for region in regions]
+        raise BillingAnswerError(f"{where}: `serviceRegions` must be a non-empty list of regions")
+    return (geo or {}).get("type") or "", list(regions)
 
 
 def classify(description: str, service_id: str) -> tuple[str, str, bool] | None:

@@ -23,7 +23,7 @@ from components.backends.base import Backend, Target
 from components.backends.transport import ApiError, RetryPolicy, TransportError
 from components.jobspec.core.env import VARIABLES, env_settings
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, FINISHED_STATES
+from components.jobspec.core.names import FINISHED_STATES, LIVE_STATES, PAUSED_STATES
 
 Log = Callable[[str], None]
 
@@ -90,8 +90,8 @@ class Jobs:
         return found
 
     def find_live(self, labels: dict[str, str]) -> list[dict[str, Any]]:
-        """The live (queued, preparing, running) jobs carrying every one of `labels`, oldest first."""
-        return [job for job in self.find_all(labels) if self.backend.state(job) in ACTIVE_STATES]
+        """The live (queued, preparing, running; paused) jobs carrying every one of `labels`, oldest first."""
+        return [job for job in self.find_all(labels) if self.backend.state(job) in LIVE_STATES]
 
     def find_all(self, labels: dict[str, str]) -> list[dict[str, Any]]:
         """The jobs in any state carrying every one of `labels` (the API's label filter, all pages up to MAX_PAGES,
@@ -142,7 +142,7 @@ class Jobs:
             except (ApiError, TransportError) as error:
                 raise LookupFailed(f"cannot look for a live job of this resource before creating {before} "
                                    f"({error}); nothing was created: run `pulumi up` again") from None
-        live = [job for job in found if self.backend.state(job) in ACTIVE_STATES]
+        live = [job for job in found if self.backend.state(job) in LIVE_STATES]
         return self._adopt_live(live, "left by an earlier run") if live else None
 
     def create(self, job_id: str, body: dict[str, Any], identity: dict[str, str], *,
@@ -220,8 +220,9 @@ class Jobs:
 
     def wait(self, name: str, timeout: float, *, first_poll: float = 1.0, cap: float = 30.0,
              on_poll: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
-        """Poll with capped backoff until the job finishes or `timeout` passes by `self.clock`, sleeping with
-        `self.sleep`; log each state change; `on_poll` sees the job at each poll (e.g. to report its log)."""
+        """Poll with capped backoff until the job finishes, is paused (it waits for someone to resume it) or `timeout`
+        passes by `self.clock`, sleeping with `self.sleep`; log each state change; `on_poll` sees the job at each poll
+        (e.g. to report its log)."""
         clock = self.clock
         deadline, delay, seen = clock() + timeout, first_poll, ""
         while True:
@@ -234,7 +235,7 @@ class Jobs:
                 seen = state
             if on_poll is not None:
                 on_poll(job)
-            if state in FINISHED_STATES or clock() >= deadline:
+            if state in FINISHED_STATES or state in PAUSED_STATES or clock() >= deadline:
                 return job
             self.sleep(min(delay, max(0.0, deadline - clock())))
             delay = min(cap, delay * 2)
@@ -255,7 +256,7 @@ class Jobs:
         if job is None:
             return "gone"
         state = self.backend.state(job)
-        if state in ACTIVE_STATES:
+        if state in LIVE_STATES:
             try:
                 self._call("cancel", lambda s: self.backend.cancel_request(s, name))
             except ApiError as error:

@@ -193,6 +193,19 @@ def collection(svc: Any, *path: str) -> Any:
         return found
 
 
+def rest_get(endpoint: str, path: str, query: dict[str, Any] | None = None) -> Any:
+    """A GET of `path` under `endpoint` for an API googleapiclient ships no discovery document for (Cloud Quotas v1),
+    as a request `execute_once` sends like any other (this thread's authorized HTTP, the same errors)."""
+    from urllib.parse import urlencode
+
+    from googleapiclient.http import HttpRequest
+    from googleapiclient.model import JsonModel
+
+    given = {k: v for k, v in (query or {}).items() if v is not None}
+    uri = f"{endpoint.rstrip('/')}/{path.lstrip('/')}" + (f"?{urlencode(given)}" if given else "")
+    return HttpRequest(None, JsonModel(False).response, uri, method="GET", headers={"accept": "application/json"})
+
+
 def _http(endpoint: str) -> Any:
     """This thread's authorized HTTP object for an endpoint (credentials resolved lazily, per thread)."""
     cache: dict[tuple[str, float], Any] = _local.__dict__.setdefault("http", {})

@@ -2,9 +2,10 @@
 
 Every Vertex AI job of the stack counts as new (the plan shows the stack as `up` would make it from nothing): its
 needs (components.jobspec.review.quotas, from the body judged once) are added region by region and metric by metric
-to what the project's live jobs hold, and compared with Service Usage's limits (components.backends.quotas). An
-excess of jobs that all have fallbacks is a warning (`up` tries them); any other excess fails the plan. Quotas that
-cannot be read (no credentials, permission denied, no answer) are a warning: the plan goes on.
+to what the project's live jobs hold, and compared with the limits (Cloud Quotas, else Service Usage:
+components.backends.quotas). An excess of jobs that all have fallbacks is a warning (`up` tries them); any other
+excess fails the plan. Quotas that cannot be read (no credentials, permission denied, no answer) are a warning: the
+plan goes on.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def online_review(settings: StackSettings) -> OnlineReview:
     except quotas.QuotaUnreadable as error:
         found.lines.append(f"{'' if error.offline else 'warning: '}quota check skipped: {error}")
         return found
+    found.lines += [f"warning: {warning}" for warning in review.warnings]
     found.lines += [f"    {note}" for note in review.notes]
     with_fallbacks = {name for name, job in settings.jobs.items() if job.alternatives}
     for excess in review.excesses:

@@ -6,7 +6,8 @@ which run of the same spec it is (attempt N, where there were earlier ones) and 
 it (its `pulumi-placement` and `pulumi-retry` labels, job_runs); what it has cost so far (run time x
 the rate it runs at: review.run_cost); its console URL. `--json` prints the same as one document.
 
-Exit 0 when no job FAILED, 1 when one did (or a stack file is invalid), 2 when a stack cannot be read (an unknown
+Exit 0 when no job FAILED (a PAUSED job, stopped until someone resumes it, is shown as such and fails nothing), 1
+when one did (or a stack file is invalid), 2 when a stack cannot be read (an unknown
 stack, an unreadable file, an API that answers an error).
 """
 
@@ -31,7 +32,7 @@ from components.cli.stack_jobs import (
 )
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
 from components.jobspec.review.body_pools import accelerator_totals, pools
 from components.jobspec.review.cost import usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
@@ -106,6 +107,7 @@ def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime) -> dict[str
         "stack": stack.name, "file": str(stack.path), "backend": stack.settings.backend,
         "project": stack.settings.project, "asOf": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "jobs": shown,
         "notFound": missing, "failed": [j["name"] or j["jobId"] for j in shown if j["state"] == "FAILED"],
+        "paused": [j["name"] or j["jobId"] for j in shown if j["state"] in PAUSED_STATES],
         "costUsd": round(total, 2), "costComplete": all(j["cost"]["complete"] for j in shown),
     }
 
@@ -132,6 +134,7 @@ def status_lines(document: dict[str, Any]) -> list[str]:
     if not jobs and not document["notFound"]:
         return [f"{head}: no jobs (its stack file declares none, and the API holds none of its)"]
     failed = f", {len(document['failed'])} FAILED" if document["failed"] else ""
+    failed += f", {len(document['paused'])} PAUSED" if document["paused"] else ""
     total = usd_total(document["costUsd"]) + ("" if document["costComplete"] else " known (some prices unknown)")
     lines = [f"{head}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}{failed}; cost so far {total}, as of "
              f"{document['asOf']}"]

@@ -38,7 +38,9 @@ Modules, one concern each:
     routing     path routes and the create/list/get/cancel routes of a job collection
     ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
     vertex_tuning  the Vertex hyperparameterTuningJobs surface (trials on the emulator's clock)
-    billing     the Cloud Billing Catalog surface (services.skus.list, a small paged SKU catalog)
+    billing     the Cloud Billing Catalog surface (services.list; services.skus.list, a small paged SKU catalog)
+    serviceusage  Service Usage's consumerQuotaMetrics (list, get; views BASIC and FULL)
+    cloudquotas   Cloud Quotas' quotaInfos (list, get)
     logging_v2  the Cloud Logging surface (entries.list over the log entries the jobs write as they run)
     logging_filter  Cloud Logging's query language (what entries.list filters with)
     server      the HTTP handler, the /_emulator/ control endpoints, Emulator

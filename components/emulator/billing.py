@@ -1,10 +1,18 @@
-"""The Cloud Billing Catalog surface (cloudbilling v1): services.skus.list over a small catalog of Compute Engine
-and Vertex AI SKUs, paged, in Google's shapes, so `prices refresh` runs over real HTTP with Google's client.
+"""The Cloud Billing Catalog surface (cloudbilling v1): services.list (Compute Engine, Vertex AI, Cloud TPU) and
+services.skus.list over a small catalog of Compute Engine and Vertex AI SKUs, paged, in Google's shapes, so
+`prices refresh` runs over real HTTP with Google's client.
+
+Services (cloudbilling.v1.json, schema Service: name, serviceId, displayName, businessEntityName): Compute Engine
+6F81-5844-456A and Vertex AI C7E2-9256-1C43 as the bundled price table's sources name them; Cloud TPU E000-3F24-B8AA,
+the id skypilot-org/skypilot's sky/catalog/data_fetchers/fetch_gcp.py @ a2f08cfd1e81 reads its TPU v2/v3/v4 SKUs
+under ("Service IDs found in https://cloud.google.com/skus", read 2026-11-25), where Google's SKU explorer names the
+service "Cloud TPU". The emulator serves no Cloud TPU SKU (an empty list): the project prices TPUs from its table.
 
 Shape (cloudbilling.v1.json, schema Sku, and the SKU Cyclenerd's build/notes/api/v1/skus.json @ fd66b26ff84f
 shows): name "services/SERVICE/skus/ID", skuId, description ("N1 Predefined Instance Core running in
 Americas"), category {serviceDisplayName, resourceFamily, resourceGroup, usageType "OnDemand" | "Preemptible"},
-serviceRegions, pricingInfo [{summary, pricingExpression {usageUnit, usageUnitDescription, baseUnit,
+serviceRegions, geoTaxonomy {type GLOBAL | REGIONAL | MULTI_REGIONAL, regions (empty for GLOBAL)}, pricingInfo
+[{summary, pricingExpression {usageUnit, usageUnitDescription, baseUnit,
 baseUnitDescription, baseUnitConversionFactor, displayQuantity, tieredRates [{startUsageAmount, unitPrice
 {currencyCode, units (int64 as text), nanos}}]}, currencyConversionRate, effectiveTime}], serviceProviderName.
 
@@ -30,7 +38,10 @@ from components.emulator.state import EmulatorState
 
 COMPUTE_ENGINE = "6F81-5844-456A"
 VERTEX_AI = "C7E2-9256-1C43"
-SERVICE_NAMES = {COMPUTE_ENGINE: "Compute Engine", VERTEX_AI: "Vertex AI"}
+CLOUD_TPU = "E000-3F24-B8AA"
+SERVICE_NAMES = {COMPUTE_ENGINE: "Compute Engine", VERTEX_AI: "Vertex AI", CLOUD_TPU: "Cloud TPU"}
+#: A SKU's serviceRegions when it is global (a license): geoTaxonomy GLOBAL, no regions.
+GLOBAL = ("global",)
 PAGE_LIMIT = 4
 MAX_PAGE_SIZE = 5000
 AMERICAS = ("us-central1", "us-east1", "us-west1")
@@ -50,6 +61,7 @@ def sku(service: str, sku_id: str, description: str, group: str, usage: str, reg
         "category": {"serviceDisplayName": SERVICE_NAMES[service], "resourceFamily": family,
                      "resourceGroup": group, "usageType": usage},
         "serviceRegions": list(regions),
+        "geoTaxonomy": geo_taxonomy(regions),
         "pricingInfo": [{
             "summary": "", "effectiveTime": _EFFECTIVE, "currencyConversionRate": 1,
             "pricingExpression": {
@@ -61,6 +73,14 @@ def sku(service: str, sku_id: str, description: str, group: str, usage: str, reg
         }],
         "serviceProviderName": "Google",
     }
+
+
+def geo_taxonomy(regions: tuple[str, ...]) -> dict[str, Any]:
+    """A SKU's geoTaxonomy, as Google's answers carry it: GLOBAL without regions, REGIONAL with its one region,
+    MULTI_REGIONAL with its regions."""
+    if regions == GLOBAL:
+        return {"type": "GLOBAL"}
+    return {"type": "REGIONAL" if len(regions) == 1 else "MULTI_REGIONAL", "regions": list(regions)}
 
 
 def _ce(sku_id: str, description: str, group: str, usage: str, regions: tuple[str, ...], usd: float,
@@ -99,6 +119,8 @@ def default_catalog() -> dict[str, list[dict[str, Any]]]:
         _ce("9F1C-1B21-3D4E", "Nvidia Tesla T4 GPU running in Americas", "GPU", "OnDemand", AMERICAS, 0.35),
         _ce("9F1C-1B21-3D4F", "Nvidia Tesla T4 GPU attached to Spot Preemptible VMs running in Americas", "GPU",
             "Preemptible", AMERICAS, 0.175),
+        _ce("3C9E-11D7-82B4", "Licensing Fee for Ubuntu Pro on VM with 4 VCPU", "Ubuntu", "OnDemand", GLOBAL, 0.0063,
+            family="License"),
         _ce("4E2F-6A8B-51C0", "SSD backed Local Storage in Americas", "LocalSSD", "OnDemand", AMERICAS, 0.08,
             "GiBy.mo", "Storage"),
     ]
@@ -114,7 +136,7 @@ def default_catalog() -> dict[str, list[dict[str, Any]]]:
         _vx("8E7F-0A1B-2C33", "Vertex AI: Online/Batch Prediction N1 Predefined Instance Core running in Americas",
             AMERICAS, 0.0363527),
     ]
-    return {COMPUTE_ENGINE: ce, VERTEX_AI: vertex}
+    return {COMPUTE_ENGINE: ce, VERTEX_AI: vertex, CLOUD_TPU: []}
 
 
 def serve_skus(state: EmulatorState, service: str, skus: list[Any]) -> None:
@@ -132,6 +154,19 @@ def _catalog(state: EmulatorState, service: str) -> list[Any]:
     if found is None:
         raise ApiError(404, f"Service services/{service} not found.", "NOT_FOUND")
     return found
+
+
+def list_services(state: EmulatorState, r: Request) -> dict[str, Any]:
+    """GET /v1/services: the public services, paged like the SKUs (pageSize, an opaque pageToken)."""
+    services = [{"name": f"services/{sid}", "serviceId": sid, "displayName": name,
+                 "businessEntityName": "businessEntities/GCP"} for sid, name in SERVICE_NAMES.items()]
+    size = r.page_size()
+    if size is not None and size < 0:
+        raise invalid("Field: page_size Error: The page size must not be negative.", "page_size")
+    token = r.query.get("pageToken") or None
+    start = _offset("services", token) if token else 0
+    end = start + min(size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+    return {"services": services[start:end], "nextPageToken": _token("services", end) if end < len(services) else ""}
 
 
 def _token(service: str, offset: int) -> str:
@@ -168,5 +203,6 @@ def list_skus(state: EmulatorState, r: Request) -> dict[str, Any]:
 
 
 ROUTES: list[Route] = [
+    Route("GET", re.compile(r"^/v1/services$"), "services.list", list_services),
     Route("GET", re.compile(r"^/v1/services/(?P<s>[^/:]+)/skus$"), "services.skus.list", list_skus),
 ]

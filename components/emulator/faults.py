@@ -29,9 +29,13 @@ API_METHODS: frozenset[str] = frozenset(
         "hyperparameterTuningJobs.cancel",
         "hyperparameterTuningJobs.delete",
         "operations.get",
+        "services.list",
         "services.skus.list",
         "entries.list",
         "consumerQuotaMetrics.list",
+        "consumerQuotaMetrics.get",
+        "quotaInfos.list",
+        "quotaInfos.get",
     }
 )
 

@@ -48,6 +48,7 @@ ML = Vocabulary(
     messages=("The replica master 0 exited with a non-zero status of 1.", "Job cancelled by the user."),
     not_found="Field: name Error: Job {name} not found.",
     filter_fields={"jobId": _job_id, "job_id": _job_id}, render=_render,
+    schema="GoogleCloudMlV1__Job", list_schema="GoogleCloudMlV1__ListJobsResponse",
 )
 
 
@@ -134,6 +135,7 @@ ROUTES: list[Route] = [
         re.compile(collection_path(ML) + ITEM + "$"),
         "jobs.patch",
         lambda s, r: patch(s, r.project, r.job, r.query.get("updateMask"), r.body),
+        ("ml", "GoogleCloudMlV1__Job"),
     ),
 ]
 

@@ -4,7 +4,8 @@
 - scalars with their default value ("" / 0 / "0" / false / the enum's number-0 name) and empty lists and maps
   are unset, exactly like absent fields (the SDK's `CustomJob.to_json()` writes `"tpuTopology": ""` and
   `"persistentResourceId": ""`); messages ({}) and the wrapper fields of `enums.PRESENCE_FIELDS` stay set;
-- answers carry enum numbers when the request asks `$alt=json;enum-encoding=int` (what the SDK always asks).
+- answers carry enum numbers when the request asks `$alt=json;enum-encoding=int` (what the SDK always asks);
+- int64 fields are answered as JSON strings, as Google sends them (a request may send either).
 
 A created job keeps the user's fields as received (enum numbers turned into names): the real service would
 re-serialise them and drop default values, the emulator echoes them, a documented simplification. Its checks
@@ -54,6 +55,19 @@ def enum_numbers(api: str, schema: str, body: Any) -> Any:
     def leaf(owner: str, field: str | None, spec: dict[str, Any], value: Any) -> Any:
         known = enums.numbers(owner, field) if field else None
         return known.get(value, value) if known is not None and isinstance(value, str) else value
+
+    return _walk(api, schema, body, leaf, prune=False)
+
+
+def int64_strings(api: str, schema: str, body: Any) -> Any:
+    """A copy of an answer with every int64 / uint64 field (the discovery document's `format`) written as a JSON
+    string, as Google's JSON mapping sends them (`"replicaCount": "1"`), whether it was received as a number or as
+    text."""
+
+    def leaf(owner: str, field: str | None, spec: dict[str, Any], value: Any) -> Any:
+        if spec.get("type") == "string" and spec.get("format") in ("int64", "uint64") and _is_int(value):
+            return str(value)
+        return value
 
     return _walk(api, schema, body, leaf, prune=False)
 

@@ -53,7 +53,7 @@ class Request:
         if raw is None or raw == "":
             return None
         try:
-            return int(raw)
+            return int(str(raw))
         except (TypeError, ValueError):
             raise invalid(f"Invalid value at 'page_size' (TYPE_INT32), \"{raw}\"", "page_size") from None
 
@@ -64,7 +64,8 @@ Handler = Callable[[EmulatorState, Request], Any]
 @dataclass(frozen=True)
 class Route:
     """HTTP verb + anchored path pattern -> the API method name (request log, faults) and its handler; and the
-    (API, discovery schema) of its answer when the answer may carry enums as numbers (see `proto_json`)."""
+    (API, discovery schema) of its answer, whose int64 fields are sent as strings and enums as numbers when asked
+    (see `proto_json`)."""
 
     verb: str
     pattern: re.Pattern[str]

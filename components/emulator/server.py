@@ -13,18 +13,27 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from components.emulator import billing, logging_v2, ml_v1, proto_json, serviceusage, vertex, vertex_tuning
+from components.emulator import (
+    billing,
+    cloudquotas,
+    logging_v2,
+    ml_v1,
+    proto_json,
+    serviceusage,
+    vertex,
+    vertex_tuning,
+)
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
 ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES, *serviceusage.ROUTES,
-                       *logging_v2.ROUTES]
+                       *cloudquotas.ROUTES, *logging_v2.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",
-     "/_emulator/quotas", "/_emulator/stockouts"}
+     "/_emulator/quotas", "/_emulator/stockouts", "/_emulator/pause"}
 )
 
 
@@ -118,8 +127,10 @@ class _Handler(BaseHTTPRequestHandler):
             # Executed, answer lost: close without a status line (client: RemoteDisconnected).
             self.close_connection = True
             return
-        if served.response is not None and proto_json.wants_int_enums(query):
-            result = proto_json.enum_numbers(*served.response, result)
+        if served.response is not None:
+            result = proto_json.int64_strings(*served.response, result)
+            if proto_json.wants_int_enums(query):
+                result = proto_json.enum_numbers(*served.response, result)
         self._send(200, result)
 
     def _control(self, path: str, query: dict[str, Any], raw: bytes) -> Any:
@@ -159,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
-    """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts}."""
+    """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts,pause}."""
     if path == "/_emulator/reset":
         state.reset()
         return {}
@@ -179,12 +190,16 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
         state.set_phase_seconds(float(body["seconds"]))
         return {"seconds": state.phase_seconds}
     if path == "/_emulator/quotas":  # {"metric", "region", "limit"}: a custom training quota limit
-        return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body.get("limit", -1)))
+        if "limit" not in body:
+            raise ValueError('"limit" is required: units, or -1 for unlimited')
+        return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body["limit"]))
     if path == "/_emulator/stockouts":  # {"region", "machineType"}: no capacity left for it there
         return state.add_stockout(str(body.get("region") or ""), str(body.get("machineType") or ""))
     job = body.get("job")
     if not isinstance(job, str) or not job:
         raise ValueError('"job" (a jobId, a Vertex id or a full name) is required')
+    if path == "/_emulator/pause":  # {"job"}: a Vertex AI job paused (JOB_STATE_PAUSED) until cancelled
+        return state.pause_job(job)
     replica = str(body.get("replica") or "workerpool0-0")
     if body.get("preempted"):  # {"job", "preempted": true}: a running Spot job's VM reclaimed
         return state.preempt(job, replica)

@@ -129,6 +129,18 @@ class EmulatorState(FaultInjection):
             self._finish(found, found.vocab.state("FAILED"), now, message, code)
             return found.vocab.render(found)
 
+    def pause_job(self, job: str) -> dict[str, Any]:
+        """Pause a Vertex AI job that has not finished (JOB_STATE_PAUSED: it stays there, holding its quota, until
+        cancelled). ml v1 has no paused state: ValueError, as for a finished job."""
+        with self.lock:
+            found = self._resolve(job)
+            self._settle(found, self.now())
+            if found.vocab.prefix != "JOB_STATE_" or found.state not in found.vocab.running_phases:
+                raise ValueError(f"job {found.name} is {found.state}: only a Vertex AI job that is queued, pending or "
+                                 "running can be paused")
+            self._transition(found, found.vocab.state("PAUSED"), self.now())
+            return found.vocab.render(found)
+
     def exit_replica(self, job: str, status: int, replica: str = "workerpool0-0") -> dict[str, Any]:
         """A replica of a job exits with a non-zero `status`: the user's code failed (Vertex's message and code 3)."""
         if status == 0:
@@ -146,12 +158,23 @@ class EmulatorState(FaultInjection):
             return self.fail_job(job, capacity.PREEMPTED.format(replica=replica), capacity.PREEMPTED_CODE)
 
     def set_quota(self, metric: str, region: str, limit: int) -> dict[str, Any]:
-        """The limit of a custom training quota metric in a region (for every project), enforced on create."""
-        if limit < 0 or not metric or not region:
-            raise ValueError('"metric", "region" and a "limit" of 0 or more are required')
+        """The limit of a custom training quota metric in a region (for every project), enforced on create; -1 is
+        unlimited, as Google reports it (served, never enforced)."""
+        if limit < -1 or not metric or not region:
+            raise ValueError('"metric", "region" and a "limit" of 0 or more (-1: unlimited) are required')
         with self.lock:
             self.quota_limits[(capacity.full_name(metric), region)] = int(limit)
             return {"metric": capacity.full_name(metric), "region": region, "limit": int(limit)}
+
+    def quota_table(self) -> dict[str, list[tuple[str, int]]]:
+        """Metric (full name) -> [(region, limit)] of every limit set, by metric then region (what the quota APIs
+        serve: Service Usage's buckets, Cloud Quotas' dimensions)."""
+        with self.lock:
+            limits = sorted(self.quota_limits.items())
+        table: dict[str, list[tuple[str, int]]] = {}
+        for (metric, region), limit in limits:
+            table.setdefault(metric, []).append((region, limit))
+        return table
 
     def add_stockout(self, region: str, machine_type: str) -> list[dict[str, str]]:
         """Vertex has no `machine_type` left in `region`: its jobs there fail before they run."""
@@ -166,7 +189,8 @@ class EmulatorState(FaultInjection):
         pass a limit (None: it fits). Called under the lock, before the job is stored."""
         with self.lock:
             need = capacity.needs(body)
-            if not any((metric, location) in self.quota_limits for metric in need):
+            limited = {m: limit for (m, where), limit in self.quota_limits.items() if where == location and limit >= 0}
+            if not any(metric in limited for metric in need):
                 return None
             held: dict[str, int] = {}
             now = self.now()
@@ -178,8 +202,7 @@ class EmulatorState(FaultInjection):
                 if job.state not in job.vocab.finished:
                     for metric, units in capacity.needs(job.body).items():
                         held[metric] = held.get(metric, 0) + units
-            over = [m for m, units in need.items() if (m, location) in self.quota_limits
-                    and units + held.get(m, 0) > self.quota_limits[(m, location)]]
+            over = [m for m, units in need.items() if m in limited and units + held.get(m, 0) > limited[m]]
             return capacity.quota_message(over) if over else None
 
     def requests(self, method: str | None = None) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, BACKENDS, VERTEX
-from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.core.problems import Problem, collapse_repeated, notices
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
 from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
@@ -75,7 +75,8 @@ class Judged:
 
 def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequence[Problem],
             job_id: str | None, warnings: Sequence[Problem] = ()) -> Judged:
-    problems = collapse_repeated(list(problems))
+    problems, noticed = notices(collapse_repeated(list(problems)))  # what the catalog cannot know: warnings
+    warnings = [*warnings, *noticed]
     body = None
     if not problems:
         try:

@@ -36,7 +36,7 @@ from components.backends.cloud_logging import Reader
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import BACKENDS
+from components.jobspec.core.names import BACKENDS, PAUSED_STATES
 from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.render.bodies import AnyJob, job_labels
@@ -329,6 +329,9 @@ class TrainingJobProvider(EndpointProvider):
             # Recorded, not raised: a raised create would leave the job out of state (orphaned).
             (pulumi.log.warn if again is not None and again(finished) else pulumi.log.error)(
                 report.failure(finished, message))
+        elif state in PAUSED_STATES:  # it waits for someone to resume it: waiting on would only run out the timeout
+            pulumi.log.warn(f"training job {job_id} is PAUSED: stopped waiting; resume it in Vertex AI, or cancel it "
+                            "(`pulumi destroy`, or replace it); recorded as it is")
         elif state not in ("SUCCEEDED", "CANCELLED"):
             pulumi.log.warn(f"training job {job_id} still {state} after {inputs.wait_timeout:.0f}s; "
                             "recorded as it is (run `pulumi refresh` later)")

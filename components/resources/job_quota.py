@@ -3,8 +3,8 @@
 For a job the preview creates or replaces, on Vertex AI: what it needs (components.jobspec.review.quotas, from the
 body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
 region and metric, computed by stack.py from the settings; it stands for what the stack's live jobs, found by their
-`pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against Service
-Usage's limits. Over a limit at every placement (the job as written,
+`pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against the limits
+(Cloud Quotas, else Service Usage). Over a limit at every placement (the job as written,
 then each of `fallbacks`): the check fails, naming the metric, the region, the need, the usage, the limit and how to
 ask for more. Over at the first placement only: a warning says which fallback `up` will use. Quotas that cannot be
 read (no credentials, permission denied): a warning, never a failure.
@@ -78,7 +78,7 @@ def check(project: str, name: str, resource: str, tries: Sequence[tuple[int, str
             candidates = [own]
         try:
             if limits is None and any(c.needs for c in candidates):
-                limits = quotas.read_limits(project, endpoint)
+                limits = quotas.read_limits(project, endpoint, warn=out.warnings.append)
             found = quotas.review(project, candidates, endpoint=endpoint, limits=limits or {})
         except quotas.QuotaUnreadable as error:
             (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")

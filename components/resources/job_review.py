@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, NAMESPACE
+from components.jobspec.core.names import LIVE_STATES, NAMESPACE, PAUSED_STATES
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.review.cost import estimate, hours_text
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
@@ -86,7 +86,7 @@ class Standing:
 
     @property
     def active(self) -> bool:
-        return self.state in ACTIVE_STATES
+        return self.state in LIVE_STATES  # a paused job too: cancelling it loses what it would resume
 
     @classmethod
     def of(cls, outputs: Mapping[str, Any]) -> Standing:
@@ -146,11 +146,12 @@ def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect:
 
 def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
     """`replacing job X (RUNNING since T): the running job will be cancelled`, or None for a job at rest."""
-    if state not in ACTIVE_STATES:
+    if state not in LIVE_STATES:
         return None
     action = "replacing" if replacing else "deleting"
     when = f" since {since}" if since else ""
-    return f"{action} job {name} ({state}{when}): the running job will be cancelled"
+    which = "paused" if state in PAUSED_STATES else "running"
+    return f"{action} job {name} ({state}{when}): the {which} job will be cancelled"
 
 
 def protected_job_problem(name: str, state: str | None, since: str | None, replacing: bool,

@@ -1,7 +1,8 @@
 """ProjectServices: the Google APIs a stack needs, enabled in its project.
 
 Only what the stack uses: Cloud Storage always (the buckets); AI Platform Training (ml) or Vertex AI
-(aiplatform) for the backend, ml also for the TPU service account lookup (projects.getConfig); Cloud
+(aiplatform) for the backend, ml also for the TPU service account lookup (projects.getConfig); Cloud Quotas on
+Vertex AI (the quota check reads the limits there, else from Service Usage with a warning); Cloud
 Resource Manager when the stack grants a role on the project (IAM policy reads and writes go through
 it). Service Usage itself must already be on (nothing can enable it through itself).
 
@@ -25,12 +26,15 @@ STORAGE = "storage.googleapis.com"
 ML = "ml.googleapis.com"
 AIPLATFORM = "aiplatform.googleapis.com"
 RESOURCE_MANAGER = "cloudresourcemanager.googleapis.com"
+CLOUD_QUOTAS = "cloudquotas.googleapis.com"
 BACKEND_APIS = {"ai-platform": ML, "vertex": AIPLATFORM}
 
 
 def required_apis(backend: str, *, grants_role: bool, looks_up_tpu_account: bool) -> list[str]:
     """The APIs a stack with this backend needs, in a stable order."""
     apis = [STORAGE, BACKEND_APIS[backend]]
+    if backend == "vertex":
+        apis.append(CLOUD_QUOTAS)
     if looks_up_tpu_account:
         apis.append(ML)
     if grants_role:

@@ -125,7 +125,10 @@ def test_order_paging_and_time_bounds(emulator: Emulator, vertex_client: Any, lo
 @pytest.mark.parametrize(("body", "field", "says"), [
     ({"filter": "x"}, "resource_names", "resource_names is required"),
     ({"resourceNames": ["projects/p"], "filter": 'resource.type="ml_job" AND ('}, "filter", "Unparseable filter"),
-    ({"resourceNames": ["projects/p"], "filter": "severe"}, "filter", "a global restriction"),
+    ({"resourceNames": ["projects/p"], "filter": "sample(insertId, 0.25)"}, "filter", "the function sample()"),
+    ({"resourceNames": ["projects/p"], "filter": 'a:* SEARCH("x")'}, "filter", "the function SEARCH()"),
+    ({"resourceNames": ["projects/p"], "filter": "severity=(ERROR OR INFO)"}, "filter", "a list of values"),
+    ({"resourceNames": ["projects/p"], "filter": "jsonPayload.message=*"}, "filter", "jsonPayload.message:*"),
     ({"resourceNames": ["projects/p"], "filter": 'timestamp>="yesterday"'}, "filter", "Invalid timestamp"),
     ({"resourceNames": ["projects/p"], "orderBy": "severity"}, "order_by", "allowed: timestamp asc, timestamp desc"),
     ({"resourceNames": ["projects/p"], "pageSize": -1}, "page_size", "must not be negative"),
@@ -170,10 +173,16 @@ def test_injected_faults_reach_entries_list(emulator: Emulator, logging_client: 
     ('timestamp>="2026-11-23T10:00:00Z" timestamp<"2026-11-23T10:00:01.5+00:00"', True),
     ('missing="x"', False), ('missing!="x"', True),
     ('nested.key:"VAL"', True), ('nested.key=~"^v.l$"', True), ('nested.key!~"^v"', False),
+    ("nested.key:*", True), ("-nested.key:*", False), ("NOT missing:*", True), ("missing:*", False),
+    ("nested:*", True), ('nested:"VA"', True),                      # presence; has on a message searches it
+    ('"ERR"', True), ("val", True), ('"no such text"', False), ('-"val"', False),  # global restrictions
+    ('labels."ml.googleapis.com/trial_id"="7"', True), ('labels."ml.googleapis.com/trial_id"="8"', False),
+    ("count>9", True), ("count<10", False), ("tags=b", True), ("tags!=c", True), ("tags!=a", False),
 ])
 def test_the_query_language(text: str, matches: bool) -> None:
     entry = {"a": "1", "b": "2", "c": "3", "severity": "ERROR", "timestamp": "2026-11-23T10:00:01.000000Z",
-             "nested": {"key": "val"}}
+             "nested": {"key": "val"}, "labels": {"ml.googleapis.com/trial_id": "7"}, "count": 12,
+             "tags": ["a", "b"]}
     assert compile_filter(text)(entry) is matches
 
 

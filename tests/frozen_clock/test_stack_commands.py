@@ -137,6 +137,19 @@ def test_status_exits_1_when_a_job_failed_and_json_says_which(project, emulator,
     assert document["costUsd"] == round(sum(job["cost"]["usd"] for job in jobs.values()), 2)
 
 
+def test_status_shows_a_paused_job_and_exits_0(project, emulator, run) -> None:
+    deploy(project, emulator, "l4")
+    cpu = deploy(project, emulator, "cpu")
+    emulator.state.advance(2 * PHASE + 60)
+    emulator.state.pause_job(cpu["resourceName"])
+    code, out, _ = run("status", "--stack", "team")
+    assert code == EXIT_OK and ": 2 jobs, 1 PAUSED; cost so far" in out.splitlines()[0]
+    assert out.split("  cpu: ")[1].startswith(f"PAUSED (job {cpu['jobId']}, us-central1)")
+    code, out, _ = run("status", "--stack", "team", "--json")
+    document = json.loads(out)
+    assert code == EXIT_OK and document["paused"] == ["cpu"] and document["failed"] == []
+
+
 def test_a_job_made_before_the_stack_label_is_found_by_its_identity(project, emulator, run, monkeypatch) -> None:
     with monkeypatch.context() as release:  # the release's labels: identity, spec and id, no stack label
         release.setattr(job_provider, "stack_label_of", lambda identity: {})

@@ -24,6 +24,7 @@ from components.jobspec.catalog.regions import *  # noqa: F403
 from components.jobspec.catalog.runtimes import *  # noqa: F403
 from components.jobspec.catalog.vertex_containers import (  # noqa: F401
     CPU_OR_GPU_IMAGES,
+    IMAGE_NAME,
     PREBUILT_CONTAINERS,
     REGISTRY_HOSTS,
     SOURCE_PREBUILT,

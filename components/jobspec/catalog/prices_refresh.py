@@ -42,6 +42,8 @@ class PartRate(Protocol):
     def region(self) -> str: ...
     @property
     def usd(self) -> float: ...
+    @property
+    def scope(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,7 @@ class Refreshed:
 
 def refresh_table(parts: Iterable[PartRate], snapshot: PriceTable, today: date, where: str) -> Refreshed:
     """The snapshot's table with every entry the parts can price rebuilt, dated `today`, from `where`."""
-    book: dict[tuple[str, str, str, str], float] = {}
-    for p in parts:
-        key = (p.source, p.part, p.usage, p.region)
-        book[key] = max(p.usd, book.get(key, 0.0))  # two SKUs for one part: the dearer (REGION_FALLBACK)
+    book = _book(parts)
     sources = [{"id": "cloudbilling", "title": "Cloud Billing Catalog API, services.skus.list (Compute Engine "
                 "6F81-5844-456A, Vertex AI C7E2-9256-1C43)", "url": where, "generated": today.isoformat(),
                 "used_for": "every entry whose basis names the SKU list"}]
@@ -72,6 +71,24 @@ def refresh_table(parts: Iterable[PartRate], snapshot: PriceTable, today: date, 
     for key, row in snapshot.data["accelerators"].items():
         _accelerator(builder, book, snapshot, key, row, today, counts)
     return Refreshed(builder.to_dict(), counts["machines"], counts["accelerators"], counts["kept"])
+
+
+#: How specific a SKU's price is to a region (its geoTaxonomy type): a region's own price wins.
+_SCOPE_RANK = {"REGIONAL": 3, "": 2, "MULTI_REGIONAL": 2, "GLOBAL": 1}
+
+
+def _book(parts: Iterable[PartRate]) -> dict[tuple[str, str, str, str], float]:
+    """(source, part, usage, region) -> USD per hour: a REGIONAL SKU's price before a MULTI_REGIONAL one's, either
+    before a GLOBAL one's (which holds in every training region); two SKUs as specific: the dearer
+    (REGION_FALLBACK)."""
+    ranked: dict[tuple[str, str, str, str], tuple[int, float]] = {}
+    for p in parts:
+        rank = _SCOPE_RANK.get(p.scope, 2)
+        for region in prices_build.training_regions() if p.scope == "GLOBAL" else [p.region]:
+            key = (p.source, p.part, p.usage, region)
+            if key not in ranked or (rank, p.usd) > ranked[key]:
+                ranked[key] = (rank, p.usd)
+    return {key: usd for key, (_, usd) in ranked.items()}
 
 
 def _recipe(book: Mapping[tuple[str, str, str, str], float], source: str, usage: str, region: str,

@@ -8,6 +8,7 @@ policy page (SOURCE_SUPPORT_POLICY) defines.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -273,3 +274,11 @@ CPU_OR_GPU_IMAGES: Final = frozenset({
     "vertex-ai/training/pytorch-gpu.1-12.py310:latest",
     "vertex-ai/training/pytorch-gpu.1-12:latest",
 })
+
+#: A prebuilt image's name, as every row of the page spells it: the repository (its framework and processor), the
+#: framework version with a dash, and an optional Python tag (.py310, .cp310; none on the oldest and the
+#: scikit-learn / XGBoost images). Google adds a row for each new framework version after any read of the page: an
+#: image of a known repository at a version newer than every one the catalog lists for its framework and processor
+#: is one the catalog cannot know (rules.containers: a warning naming SOURCE_PREBUILT.read, not a refusal).
+IMAGE_NAME: Final = re.compile(r"vertex-ai/training/(?P<repository>[a-z]+(?:-[a-z]+)*)\.(?P<major>[0-9]+)-"
+                               r"(?P<minor>[0-9]+)(?P<python>\.(?:py|cp)3(?:[7-9]|1[0-9]))?")

@@ -34,6 +34,13 @@ VOCABULARIES: Final = (TRAINING_INPUT, JOB_SPEC)
 #: whatever the backend: a job still holding (or about to hold) machines, and a job that is over.
 ACTIVE_STATES: Final = frozenset({"QUEUED", "PREPARING", "RUNNING"})
 FINISHED_STATES: Final = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+#: A job stopped before its end that can be resumed (Vertex AI's JOB_STATE_PAUSED; the Vertex SDK counts it among
+#: the states a wait ends on, google/cloud/aiplatform/jobs.py _JOB_COMPLETE_STATES): neither running nor over. A
+#: waiting `up` stops and reports it; `status` shows it and it fails nothing; it is still the resource's job
+#: (adopted, never made a second time; cancelled on destroy).
+PAUSED_STATES: Final = frozenset({"PAUSED"})
+#: The states of a job that is not over: it is the resource's job.
+LIVE_STATES: Final = ACTIVE_STATES | PAUSED_STATES
 
 # --- Job ids and the label that finds a job again ------------------------------------------------------
 

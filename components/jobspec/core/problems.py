@@ -6,6 +6,7 @@ and the Pulumi provider print the same lines.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import reprlib
@@ -32,7 +33,7 @@ class Problem:
     def within(self, prefix: str = "", file: str | None = None) -> Problem:
         """The same problem seen from an enclosing document (a stack file holding the job)."""
         path = ".".join(p for p in (prefix, self.path) if p)
-        return Problem(path, self.message, file if file is not None else self.file)
+        return dataclasses.replace(self, path=path, file=file if file is not None else self.file)
 
     def warning(self) -> str:
         """The problem as a warning line, which does not stop the job: `FILE: warning: PATH: message` (what
@@ -40,6 +41,20 @@ class Problem:
         where = f"{printable(self.file)}: " if self.file else ""
         text = f"{self.path}: {self.message}" if self.path else self.message
         return f"{where}warning: {printable(text)}"
+
+
+@dataclass(frozen=True)
+class Notice(Problem):
+    """What a rule cannot judge and says so, without stopping the job: a value newer than the catalog's dated list
+    (a prebuilt image of a framework version published after the page was read). A known fact that is wrong is a
+    Problem; what the catalog cannot know is a Notice naming the catalog's date. The rules return both; the one
+    pass (load.Judged) keeps the Notices as its `warnings`."""
+
+
+def notices(problems: Iterable[Problem]) -> tuple[list[Problem], list[Problem]]:
+    """(the problems that stop the job, the Notices), each in order."""
+    found = list(problems)
+    return [p for p in found if not isinstance(p, Notice)], [p for p in found if isinstance(p, Notice)]
 
 
 def join_path(*parts: str | int) -> str:
@@ -276,12 +291,12 @@ def collapse_repeated(problems: Iterable[Problem]) -> list[Problem]:
     the paths are merged, pool indices listed together (`workerPoolSpecs[0,1,2].x`), other paths joined with
     ", ". A message that names a pool's own value differs per pool and is kept per pool.
     """
-    groups: dict[tuple[str | None, str], list[str]] = {}
+    groups: dict[tuple[type[Problem], str | None, str], list[str]] = {}
     for problem in problems:
-        paths = groups.setdefault((problem.file, problem.message), [])
+        paths = groups.setdefault((type(problem), problem.file, problem.message), [])
         if problem.path not in paths:
             paths.append(problem.path)
-    return [Problem(_merge_paths(paths), message, file) for (file, message), paths in groups.items()]
+    return [kind(_merge_paths(paths), message, file) for (kind, file, message), paths in groups.items()]
 
 
 _INDEX = re.compile(r"\[(\d+)\]")

@@ -18,7 +18,7 @@ from typing import Any
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import VERTEX
-from components.jobspec.core.problems import Problem
+from components.jobspec.core.problems import Problem, notices
 from components.jobspec.rules import Options, judge_translation
 from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool, training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
@@ -72,7 +72,7 @@ def _training_input_spec(job: Job, pools: Sequence[Pool] | None, *, tuning: bool
     problems: list[Problem] = []
     if pools is None:
         pools = training_input_pools(ti, problems)
-        problems = judge_translation(job, pools, problems, Options(backend=VERTEX))
+        problems = notices(judge_translation(job, pools, problems, Options(backend=VERTEX)))[0]
     if ti.hyperparameters is not None and not tuning:
         problems.append(Problem(f"{TI}.hyperparameters", "makes the job a Vertex AI HyperparameterTuningJob, not a "
                                 "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: "

@@ -2,6 +2,13 @@
 no prebuilt image (executor, custom container or a runtime version's translation) may be past its end of
 availability. Judged against catalog.vertex_containers (the prebuilt-containers page and the framework
 support policy: "After this date, you can no longer use images for this framework version").
+
+The page grows: Google adds an image for each new framework version after any read of it. An image of a known
+repository (`pytorch-gpu`, `tf-gpu`, `sklearn-cpu`, ...) at a framework version newer than every one the catalog
+knows for that framework and processor is what the catalog cannot know: it is accepted, and a warning (a Notice)
+names the page's read date and says its end of availability is not checked. A version the catalog should know (not
+newer than its newest, yet not listed), a malformed name of a known version and a tag other than `latest` are
+still refused, as is a known image past its end of availability.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from datetime import date
 
 from components.jobspec import catalog
 from components.jobspec.catalog import PrebuiltContainer
-from components.jobspec.core.problems import Problem, allowed
+from components.jobspec.core.problems import Notice, Problem, allowed
 from components.jobspec.rules.vertex_hardware import Setting
 from components.jobspec.translate.pools import EXECUTOR, RUNTIME, Pool
 
@@ -26,6 +33,38 @@ def _version(text: str) -> tuple[int, ...]:
 
 def _short(container: PrebuiltContainer) -> str:
     return container.image.rsplit("/", 1)[-1].rsplit(":", 1)[0]
+
+
+def _newest_by_repository() -> dict[str, PrebuiltContainer]:
+    """Repository ("pytorch-gpu") -> the newest image the catalog knows of its framework and processor, for the
+    repository that newest image is published under (older namings, scikit-learn-cpu or pytorch-cpu, are not
+    where a new version appears)."""
+    newest: dict[tuple[str, str], PrebuiltContainer] = {}
+    for c in catalog.PREBUILT_CONTAINERS:
+        key = (c.framework, c.processor)
+        if key not in newest or (_version(c.version), _version(c.python)) > (_version(newest[key].version),
+                                                                             _version(newest[key].python)):
+            newest[key] = c
+    found: dict[str, PrebuiltContainer] = {}
+    for c in newest.values():
+        match = catalog.IMAGE_NAME.fullmatch(c.image.rsplit(":", 1)[0])
+        if match is not None:
+            found[match["repository"]] = c
+    return found
+
+
+_NEWEST = _newest_by_repository()
+
+
+def newer_than_known(name: str) -> tuple[str, PrebuiltContainer] | None:
+    """(the framework version, the newest image the catalog knows of its framework and processor) when `name`
+    (an image without host and tag) is a well-formed image of a known repository at a newer version; else None."""
+    match = catalog.IMAGE_NAME.fullmatch(name)
+    newest = _NEWEST.get(match["repository"]) if match is not None else None
+    if match is None or newest is None:
+        return None
+    version = f"{int(match['major'])}.{int(match['minor'])}"
+    return (version, newest) if _version(version) > _version(newest.version) else None
 
 
 def find(uri: str) -> tuple[PrebuiltContainer | None, str, str | None]:
@@ -66,11 +105,18 @@ def rule_prebuilt_images(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]
     for pool in pools:
         for at, uri, kind in pool.images:
             container, host, tag = find(uri)
+            newer = newer_than_known(uri.partition("/")[2].rsplit(":", 1)[0]) if container is None and \
+                host in _HOSTS and kind != RUNTIME else None
+            if newer is not None:
+                yield from _unknown_image(at, uri, host, tag, *newer)
+                continue
             if container is None:
                 if kind == EXECUTOR:
                     yield Problem(at, f"{uri!r} is not a prebuilt training container; allowed: an image of the "
                                   "prebuilt containers page (HOST/vertex-ai/training/NAME:latest, HOST one of "
-                                  f"{allowed(_HOSTS)}), or your own image in containerSpec.imageUri")
+                                  f"{allowed(_HOSTS)}; a framework version newer than the page's, read "
+                                  f"{catalog.SOURCE_PREBUILT.read.isoformat()}, with a warning), or your own image in "
+                                  "containerSpec.imageUri")
                 continue
             if tag != "latest" and kind != RUNTIME:
                 yield Problem(at, f"{uri!r}: prebuilt images are used on their latest tag only ('You must use an "
@@ -84,3 +130,18 @@ def rule_prebuilt_images(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]
             yield Problem(at, f"{what} reached its end of availability on {eoa} "
                           f"({catalog.SOURCE_SUPPORT_POLICY.url}); allowed: "
                           f"{_replacement(container, host, s.today, pool.custom_container_field)}")
+
+
+def _unknown_image(at: str, uri: str, host: str, tag: str | None, version: str,
+                   newest: PrebuiltContainer) -> Iterator[Problem]:
+    """A prebuilt image newer than the catalog's page: refused on another tag than `latest`, else a Notice."""
+    name = uri.partition("/")[2].rsplit(":", 1)[0]
+    if tag != "latest":
+        yield Problem(at, f"{uri!r}: prebuilt images are used on their latest tag only ('You must use an image with "
+                      f"the latest tag'); allowed: {host}/{name}:latest")
+        return
+    read = catalog.SOURCE_PREBUILT.read.isoformat()
+    yield Notice(at, f"{name.rsplit('/', 1)[-1]} ({newest.framework} {version}, {newest.processor}) is newer than "
+                 f"every {newest.framework} {newest.processor} image the catalog knows (up to {_short(newest)}, "
+                 f"from the prebuilt containers page read {read}, {catalog.SOURCE_PREBUILT.url}); accepted, its end "
+                 "of availability is not checked")
