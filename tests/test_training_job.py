@@ -20,6 +20,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from components.backends import transport
 from components.backends.lifecycle import JobConflict
+from components.emulator import Emulator
 from components.resources.training_job import UNKNOWN, TrainingJobProvider
 from tests.helpers import FakeClock, as_container, checked, l4_spot, props, spec_props, t4_job
 
