@@ -36,7 +36,7 @@ def online_review(settings: StackSettings) -> OnlineReview:
     candidates = []
     for name, job in settings.jobs.items():
         region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
-        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body)))
+        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body, job.pools)))
     endpoint = settings.api_endpoint or env_settings().api_endpoint
     try:
         review = quotas.review(settings.project, candidates, endpoint=endpoint)

@@ -25,7 +25,7 @@ from components.jobspec.core.problems import Problem, collapse_repeated, vertex_
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
-from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.translate.pools import Pool, ml_pools, spec_pools, training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
 
@@ -35,8 +35,10 @@ SAMPLE_ID = "job"
 
 @dataclass(frozen=True)
 class Judged:
-    """A job read once: its vocabulary model, its worker pools in one form, its problems, and the request body
-    of its backend (None while it has problems). `body_for` gives the body under the job's own id and labels,
+    """A job read once: its vocabulary model, its worker pools in one form (Vertex AI's, its translation for a
+    trainingInput on Vertex; on AI Platform the machines it runs as written, translate.pools.ml_pools: what cost,
+    quotas, guardrails and the plan read), its problems, and the request body of its backend (None while it has
+    problems). `body_for` gives the body under the job's own id and labels,
     drawn at create, without rendering again. `warnings` are what the translation changed that the user should
     know (a master a TPU job on Vertex AI leaves out), in the form of problems, which do not stop the job."""
 
@@ -111,12 +113,13 @@ def judge_job(
     vertex = backend == VERTEX
     untranslated: list[Problem] = []
     warnings: list[Problem] = []
-    pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else []
+    pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else \
+        ml_pools(job.training_input)
     problems = list(untranslated)
-    if judge:
+    if judge:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
-                             pools, untranslated)
+                             pools if vertex else None, untranslated)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 
 

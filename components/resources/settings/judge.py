@@ -26,6 +26,7 @@ from components.jobspec.core.names import (
 from components.jobspec.core.problems import Problem, allowed, from_validation_error
 from components.jobspec.load import enclosed_problem
 from components.jobspec.rules import Options, rule_labels
+from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.custom_job import parse_custom_job_spec
 from components.jobspec.vocab.jobs import VertexJob, pool_path
 from components.jobspec.vocab.training_input import Job, TrainingInput
@@ -171,8 +172,8 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
-    job, body, spec_problems, warnings = _judge_spec(raw, name=name, backend=backend, region=region,
-                                                     region_key=region_key, labels=merged)
+    job, body, pools, spec_problems, warnings = _judge_spec(raw, name=name, backend=backend, region=region,
+                                                            region_key=region_key, labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
@@ -185,7 +186,7 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
         problems += fallback_problems
     if settings is None or job is None or body is None or problems:
         return None, problems
-    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings))
+    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings), pools)
     return judged.with_alternatives(alternatives), problems
 
 
@@ -211,8 +212,8 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
                                     f"{allowed(_regions(backend))}"))
             continue
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
-        job, body, spec_problems, _ = _judge_spec(data, name=name, backend=backend, region=there,
-                                                  region_key=f"{where}.region", labels=labels)
+        job, body, _, spec_problems, _ = _judge_spec(data, name=name, backend=backend, region=there,
+                                                     region_key=f"{where}.region", labels=labels)
         problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems]
         if job is not None and body is not None and not spec_problems:
             judged.append((job, body, there))
@@ -225,13 +226,14 @@ TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
 
 def _judge_spec(
     raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
-) -> tuple[Job | VertexJob | None, Mapping[str, Any] | None, list[Problem], tuple[Problem, ...]]:
-    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): a
-    trainingInput by the limits of the stack's backend (and its Vertex AI translation), with its warnings; a
-    CustomJobSpec by Vertex AI's in the stack's region (vertex stacks only), carried over as written."""
+) -> tuple[Job | VertexJob | None, Mapping[str, Any] | None, tuple[Pool, ...], list[Problem], tuple[Problem, ...]]:
+    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): its
+    model, body and pools (load.Judged), its problems and warnings. A trainingInput is judged by the limits of the
+    stack's backend (and its Vertex AI translation); a CustomJobSpec by Vertex AI's in the stack's region (vertex
+    stacks only), carried over as written."""
     custom = JOB_SPEC in raw
     if custom and backend not in BACKENDS:
-        return None, None, [], ()  # the backend key is reported
+        return None, None, (), [], ()  # the backend key is reported
     written = raw[JOB_SPEC] if custom else raw[TRAINING_INPUT]
     data: dict[str, Any] = ({JOB_SPEC: _with_trainer_stand_in(written) if "trainer" in raw else written} if custom
                             else {TRAINING_INPUT: written})
@@ -246,11 +248,12 @@ def _judge_spec(
     if custom:
         if problems or judged is None:
             known_region = region in _regions(backend)  # else reported once, at the stack's region key
-            return None, None, [p for p in problems if known_region or p.path != region_key], ()
+            return None, None, (), [p for p in problems if known_region or p.path != region_key], ()
         assert isinstance(judged.job, VertexJob)
         parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
                           else (judged.job.spec, judged.job.single_pool))
-        return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), judged.body, [], ()
+        return (VertexJob(parsed, region=region, labels=labels or None, single_pool=single), judged.body,
+                judged.pools, [], ())
     job: Job | None = None
     if judged is not None and judged.ok and isinstance(judged.job, Job):
         job = judged.job
@@ -265,7 +268,9 @@ def _judge_spec(
                 problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
             inherited.append(problem)
         problems = inherited
-    return job, judged.body if job is not None and judged is not None else None, problems, warnings
+    if job is None or judged is None:
+        return None, None, (), problems, warnings
+    return job, judged.body, judged.pools, problems, warnings
 
 
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:
