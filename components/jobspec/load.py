@@ -84,7 +84,8 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
     body = None
     if not problems:
         try:
-            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)
+            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID,
+                               pools=pools if backend == VERTEX else None)  # ml v1 bodies are the model's own
         except SpecError as error:  # what the backend cannot express
             problems = collapse_repeated(list(error.problems))
     return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings))
