@@ -104,7 +104,8 @@ def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
         return None
     if judged.body is None:
         return None
-    return RenderedJob(str(name), dict(judged.body), region_of(known) or None, dict(judged.job.labels or {}))
+    return RenderedJob(str(name), dict(judged.body), region_of(known) or None, dict(judged.job.labels or {}),
+                       judged.pools)
 
 
 # --- The stack's guardrails, from its config file ------------------------------------------------------
@@ -146,7 +147,7 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
     rails, problems = stack_guardrails(stack_of(args.urn))
     job = rendered_job(args.name, plain(args.props))
     if job is not None:
-        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails, job.region))
+        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails, job.region, pools=job.pools))
     _report(problems, report)
 
 
@@ -155,7 +156,7 @@ def validate_end_of_life(args: ResourceValidationArgs, report: Report) -> None:
         return
     job = rendered_job(args.name, plain(args.props))
     if job is not None:
-        _report(end_of_life_problems(job.body, job.name), report)
+        _report(end_of_life_problems(job.body, job.name, pools=job.pools), report)
 
 
 def validate_private_buckets(args: ResourceValidationArgs, report: Report) -> None:

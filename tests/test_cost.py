@@ -14,14 +14,19 @@ import pytest
 from components.jobspec.catalog import prices
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
-from components.jobspec.review.body_pools import accelerators, parallel_runs, pools, strategy, timeout_of, trial_count
 from components.jobspec.review.cost import (
     Amount,
+    accelerators,
     estimate,
     estimate_stack,
+    parallel_runs,
     part_text,
+    running_pools,
     source_lines,
     stale_warning,
+    strategy,
+    timeout_of,
+    trial_count,
 )
 
 TABLE = prices.bundled_table()
@@ -60,24 +65,41 @@ def custom(*pools_: dict[str, Any], **scheduling: str) -> dict[str, Any]:
     return {"jobSpec": spec}
 
 
-# --- The body reader ------------------------------------------------------------------------------
+# --- A body's pools, by the same translation as a job's own -----------------------------------------------
 
 
 def test_vertex_pools_skip_empty_ones_and_read_int64_text() -> None:
     body = custom(pool("n1-standard-4", "NVIDIA_H100_80GB", 2), {}, pool("n1-highmem-8", replicas=3.0))
-    found = pools(body)
-    assert [(p.path, p.machine_type, p.replicas, p.accelerators) for p in found] == [
+    found = running_pools(body)
+    assert [(p.path_in(body), p.machine_type, p.replica_count, p.accelerators) for p in found] == [
         ("jobSpec.workerPoolSpecs[0]", "n1-standard-4", 1, 2), ("jobSpec.workerPoolSpecs[2]", "n1-highmem-8", 3, 0)]
     assert accelerators(body) == 2 and strategy(body) is None and timeout_of(body) is None
 
 
 def test_a_tpu_slice_counts_its_chips_and_vms_from_its_topology() -> None:
     """ct6e-standard-4t 4x4 is 16 chips on 4 VMs with replicaCount 1 (catalog.TPU_SLICES); not 4 chips."""
-    (found,) = pools(custom(pool("ct6e-standard-4t", replicas="1", topology="4x4")))
-    assert (found.accelerator_type, found.accelerator_count, found.accelerators) == ("ct6e-standard-4t", 16, 16)
-    assert (found.hosts, found.machines, found.tpu_topology) == (4, 4, "4x4")
-    (single,) = pools(custom(pool("ct5lp-hightpu-8t", topology="2x4")))
-    assert (single.accelerator_type, single.accelerators, single.machines) == ("TPU_V5_LITEPOD", 8, 1)
+    (found,) = running_pools(custom(pool("ct6e-standard-4t", replicas="1", topology="4x4")))
+    assert (found.held, found.accelerators) == (("ct6e-standard-4t", 16, 4), 16)
+    assert (found.machines, found.tpu_topology) == (4, "4x4")
+    (single,) = running_pools(custom(pool("ct5lp-hightpu-8t", topology="2x4")))
+    assert (single.held[0], single.accelerators, single.machines) == ("TPU_V5_LITEPOD", 8, 1)
+
+
+def test_the_pools_a_job_was_judged_with_are_the_ones_its_body_reads_to() -> None:
+    """One path: a trainingInput's pools as judged (load.Judged.pools) on either backend price and count like the
+    pools read back from the body it renders to (what `status` and `spend` read from the API)."""
+    from components.jobspec.load import judge_job
+
+    t4 = {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 2}}
+    data = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "workerCount": 2,
+                              "workerType": "n1-standard-8", "region": "us-central1", "workerConfig": t4,
+                              "masterConfig": {**t4, "imageUri": "us-docker.pkg.dev/my-ml-test/trainers/trainer:1"}}}
+    for backend in ("vertex", "ai-platform"):
+        judged = judge_job(data, backend=backend, today=date(2026, 11, 22))
+        assert judged.body is not None, judged.problems
+        from_judged = estimate(judged.body, "j", "us-central1", TABLE, judged.pools)
+        from_body = estimate(judged.body, "j", "us-central1", TABLE)
+        assert from_judged == from_body and accelerators(judged.body, judged.pools) == 6, backend
 
 
 def test_trials_and_timeouts_of_each_kind_of_body() -> None:
@@ -328,3 +350,13 @@ def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() 
             assert [u.split(" (")[0] for u in cost.on_demand.unknown] == ["40 x NVIDIA_TESLA_K80"]
             continue
         assert cost.on_demand.complete and cost.spot.complete and cost.bases, cost.text()
+
+
+def test_a_job_whose_body_does_not_read_is_priced_unknown_with_the_reason() -> None:
+    """A job as the API holds it that its vocabulary's model does not read (a field it does not know) is never
+    priced as $0: its machines are one unknown part, naming the field."""
+    body = custom({**pool("n1-standard-4", "NVIDIA_TESLA_T4", 1), "futureField": True})
+    cost = estimate(body, "j", "us-central1", TABLE)
+    assert cost.on_demand.known == 0 and len(cost.on_demand.unknown) == 1
+    assert cost.on_demand.unknown[0].startswith("1 x the job's machines (its pools do not read: ")
+    assert "workerPoolSpecs[0].futureField" in cost.on_demand.unknown[0]

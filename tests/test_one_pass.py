@@ -24,7 +24,7 @@ from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
 #: stage -> the functions that do it (each counted wherever it is called from).
 STAGES: dict[str, tuple[Callable[..., Any], ...]] = {
     "parse": (training_input.parse_job, custom_job.parse_custom_job_spec),
-    "translate": (pools.training_input_pools, pools.spec_pools),
+    "translate": (pools.training_input_pools, pools.spec_pools, pools.ml_pools),
     "judge": (rules.check_job, rules.check_custom_job, rules.check_tuning_job),
     "render": (bodies.render_body,),
 }
@@ -57,7 +57,9 @@ def test_check_reads_each_job_once_and_create_never_judges_it_again(
         created, counts = counted(lambda inputs=dict(result.inputs): provider.create(inputs))
         assert created.outs["jobId"].startswith(news["name"].replace("-", "_"))
         # Judged by the check the engine runs before every create: parsed, translated, rendered once, never judged.
-        assert counts == {"parse": 1, "translate": 1, "judge": 0, "render": 1}, news["job"].keys()
+        # The second parse and translation read the job as the API answered the create (it may be a live job
+        # adopted at another placement), for its costUsd and placement outputs, by the same path (pools_of_body).
+        assert counts == {"parse": 2, "translate": 2, "judge": 0, "render": 1}, news["job"].keys()
 
 
 def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(

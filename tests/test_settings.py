@@ -380,8 +380,8 @@ def test_a_job_spec_runs_on_vertex_only_and_goes_alone(tmp_path: Path, real_toda
     ai = write_stack(tmp_path, stack({f"{NAMESPACE}:backend": "ai-platform",
                                       f"{NAMESPACE}:jobs": {"l4": {"jobSpec": L4_SPOT}}}))
     assert problems_of(ai) == [f"{ai}: {NAMESPACE}:jobs.l4.jobSpec: a CustomJobSpec is Vertex AI's vocabulary and "
-                               "runs on Vertex AI only; allowed with backend ai-platform (gcp-training-jobs:backend): "
-                               "trainingInput"]
+                               "runs on Vertex AI only; allowed: gcp-training-jobs:backend vertex, or a job with "
+                               "trainingInput for ai-platform"]
     both_ways = {"jobSpec": L4_SPOT, "trainingInput": GOOD_JOB["trainingInput"]}
     both = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"l4": both_ways}}), "u")
     assert any(f"{NAMESPACE}:jobs.l4: has both trainingInput and jobSpec; allowed: exactly one" in line

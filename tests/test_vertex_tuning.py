@@ -404,7 +404,8 @@ def test_a_native_tuning_config_is_recognised_by_validate_and_render(tmp_path: A
     assert_tuning_body_valid(body)
     assert body["displayName"] == "hp" and body["labels"] == {"team": "ml", "pulumi-job": "hp"}
     assert main(["validate", str(path), "--backend", "ai-platform"]) == 1
-    assert "studySpec: this file is a Vertex AI tuning config" in capsys.readouterr().out
+    assert "studySpec: a tuning config (studySpec, trialJobSpec) is Vertex AI's vocabulary and runs on Vertex AI only" \
+        in capsys.readouterr().out
     bad = tmp_path / "bad.yaml"
     bad.write_text(GCLOUD_EXAMPLE.replace("goal: MINIMIZE", "goal: MINIMISE"))
     assert main(["validate", str(bad)]) == 1

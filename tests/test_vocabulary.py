@@ -85,3 +85,52 @@ def test_a_training_input_file_imports_no_vertex_model(tmp_path: Path) -> None:
     spec.write_text("workerPoolSpecs:\n  machineSpec: {machineType: n1-standard-4}\n  replicaCount: 1\n"
                     "  containerSpec: {imageUri: us-docker.pkg.dev/p/r/i:1}\n")
     assert _vertex_models_imported(spec) == {VERTEX_MODELS[0]: True, VERTEX_MODELS[1]: False}
+
+
+# --- The one entry point: load.judge -----------------------------------------------------------------------
+
+L4 = {"workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                           "acceleratorCount": 1},
+                           "replicaCount": 1, "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/t:1"}}]}
+TUNING = {"studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+                        "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]},
+          "maxTrialCount": 4, "parallelTrialCount": 2, "trialJobSpec": L4}
+
+
+@pytest.mark.parametrize(("data", "enclosed", "kind"), [
+    (L4, False, "VertexJob"),
+    ({"jobSpec": L4, "region": "us-central1"}, True, "VertexJob"),
+    (TUNING, False, "TuningJob"),
+])
+def test_judge_reads_each_vocabulary_by_the_one_detector_and_refuses_it_on_ai_platform(
+        data: dict[str, object], enclosed: bool, kind: str) -> None:
+    from components.jobspec.core.errors import SpecError
+    from components.jobspec.load import judge
+
+    judged = judge(data, region="us-central1", enclosed=enclosed)
+    assert judged.ok and type(judged.job).__name__ == kind and judged.backend == "vertex", judged.problems
+    assert [p.machine_type for p in judged.pools] == ["g2-standard-8"]
+    with pytest.raises(SpecError) as refused:
+        judge(data, backend="ai-platform", backend_at="--backend", region="us-central1", enclosed=enclosed)
+    (problem,) = refused.value.problems
+    tuning = kind == "TuningJob"
+    assert problem.path == ("jobSpec" if enclosed else "studySpec" if tuning else "workerPoolSpecs")
+    assert problem.message == (
+        f"{'a tuning config (studySpec, trialJobSpec)' if tuning else 'a CustomJobSpec'} is Vertex AI's vocabulary "
+        f"and runs on Vertex AI only; allowed: --backend vertex, or a job with trainingInput"
+        f"{' and hyperparameters' if tuning else ''} for ai-platform")
+
+
+def test_an_enclosed_job_holds_exactly_one_vocabulary_and_names_its_spec_problems_under_job_spec() -> None:
+    from components.jobspec.core.errors import SpecError
+    from components.jobspec.load import judge
+
+    for data, message in (({"jobSpec": L4, "trainingInput": {}}, "has both trainingInput and jobSpec"),
+                          ({"labels": {"a": "b"}}, "required: trainingInput"), (TUNING, "required: trainingInput")):
+        with pytest.raises(SpecError) as refused:
+            judge(data, enclosed=True)
+        assert [p.path for p in refused.value.problems] == [""] and message in refused.value.problems[0].message
+    bad = {"jobSpec": {"workerPoolSpecs": [{**L4["workerPoolSpecs"][0], "replicaCount": 0}]}, "region": "us-central1"}
+    assert [p.path for p in judge(bad, enclosed=True).problems] == ["jobSpec.workerPoolSpecs[0].replicaCount"]
+    with pytest.raises(SpecError, match="is a CustomJob request body"):  # gcloud's reading of a file: refused
+        judge({"jobSpec": L4, "displayName": "x"}, region="us-central1")

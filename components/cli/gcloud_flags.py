@@ -39,7 +39,7 @@ from typing import Any
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import DEFAULT_REGION
 from components.jobspec.core.problems import Problem
-from components.jobspec.io.vocabulary import is_custom_job_spec
+from components.jobspec.io.vocabulary import vocabulary_of
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
 GCLOUD_FLAGS = {
@@ -207,12 +207,14 @@ def worker_pool_specs(specs: list[dict[str, Any]], python_package_uris: list[str
 
 
 def vocabulary(data: Any) -> str | None:
-    """"ml" for a trainingInput config, "vertex" for a CustomJobSpec (or a CustomJob), None for neither."""
+    """"ml" for a trainingInput config, "vertex" for a CustomJobSpec (or a CustomJob), "tuning" for a tuning
+    config, None for neither, as the one detector (io.vocabulary.vocabulary_of) tells."""
     if not isinstance(data, dict):
         return None
-    if "trainingInput" in data:
-        return "ml"
-    return "vertex" if is_custom_job_spec(data) else None
+    found = vocabulary_of(data)
+    if found == "trainingInput":
+        return "ml" if "trainingInput" in data else None
+    return "vertex" if found == "customJobSpec" else "tuning"
 
 
 def _given(args: argparse.Namespace, name: str) -> bool:
@@ -298,6 +300,10 @@ def with_flags(data: Any, args: argparse.Namespace) -> Any:
     """The file as gcloud would submit it: flags given on the command line win over the file. SpecError for a
     flag of the other vocabulary or half of one of gcloud's flag groups."""
     kind = vocabulary(data)
+    if kind == "tuning":  # gcloud ai hp-tuning-jobs create: its --region and --labels go beside the file
+        return data
+    if kind == "vertex" and "workerPoolSpecs" not in data and "jobSpec" not in data:
+        data = {**data, "workerPoolSpecs": []}  # the pools may all come from --worker-pool-spec
     if not any(_given(args, name) for name in _ALL_FLAGS) and not (kind == "ml" and data["trainingInput"] is None):
         return data  # nothing to add (a null trainingInput still becomes {} below, as gcloud's flags make it)
     problems = _flag_problems(kind, args)

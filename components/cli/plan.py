@@ -13,7 +13,7 @@ import json
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,14 +25,9 @@ from components.jobspec import catalog
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.body_pools import accelerator_totals, pools
-from components.resources.settings import (
-    OPAQUE,
-    StackSettings,
-    find_project_root,
-    load_stack_file,
-    settings_given,
-)
+from components.jobspec.review.cost import accelerator_totals, running_pools
+from components.jobspec.translate.pools import Pool, pools_of_body
+from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file, settings_given
 from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
 #: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
@@ -277,41 +272,46 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
             ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
 
 
-def _task_lines(job: dict[str, Any], vertex_body: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+def _task_lines(job: dict[str, Any], pools: Sequence[Pool], body: Mapping[str, Any]) -> list[tuple[str, str]]:
     """One line per task role with machines, replica count and accelerators; then the accelerators in all, read
-    by the one body reader (review.body_pools): on Vertex AI from the body the job was judged with (what Vertex
-    runs: its pools are the roles in order, catalog.ROLES), else from the trainingInput (an ml v1 body's shape)."""
+    from the job's pools as it was judged (load.Judged.pools: on Vertex AI its translation, whose pools are the
+    roles in order, catalog.ROLES; on AI Platform the machines as written)."""
     ti = job.get("trainingInput") or {}
-    body = vertex_body if vertex_body is not None else {"trainingInput": ti}
     lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
-    for pool in pools(body):
-        role = pool.role
-        if vertex_body is not None:  # jobSpec.workerPoolSpecs[N] is the Nth role (empty pools keep the order)
-            role = catalog.ROLES[int(pool.path.rsplit("[", 1)[1].rstrip("]"))]
+    running = running_pools(body, pools)
+    for pool in running:
+        role = str(pool.role)
         if pool.machine_type is None:
             lines.append((role, pool.note))
             continue
-        text = f"{pool.machine_type} x{pool.replicas}"
+        text = f"{pool.machine_type} x{pool.replica_count}"
         if pool.accelerators:
-            text += f" + {pool.accelerator_count} {pool.accelerator_type}"
+            text += f" + {pool.held[1]} {pool.held[0]}"
         lines.append((role, text + (f" ({pool.note})" if pool.note else "")))
-    totals = accelerator_totals(body)
+    totals = accelerator_totals(body, running)
     if totals:
         lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
     return lines
 
 
-def _describe_job(inputs: dict[str, Any], body: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
+    """A TrainingJob's lines; `judged`: the job as the stack judged it (JobSettings: its body and pools), None
+    for a job the program made itself (its pools then read from its inputs, as a body's)."""
     job = inputs.get("job") or {}
+    body: Mapping[str, Any] | None = judged.body if judged is not None else None
+    try:
+        pools = judged.pools if judged is not None else tuple(pools_of_body(job))
+    except SpecError:
+        pools = ()  # validate names what is wrong with it
     if "jobSpec" in job:
         from components.cli.plan_custom_job import describe_custom_job
 
-        return describe_custom_job(inputs)
+        return describe_custom_job(inputs, pools)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
     backend = str(inputs.get("backend"))
     lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
-    lines += _task_lines(job, body if backend == "vertex" else None)
+    lines += _task_lines(job, pools, body or job)
     if master.get("imageUri"):
         lines.append(("image", master["imageUri"]))
     else:
@@ -333,9 +333,9 @@ def _vertex_executor(body: Mapping[str, Any]) -> str:
     return str(pools_[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
 
 
-def describe(reg: Registration, bodies: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[str, str]]:
-    """The inputs of a registration worth reading in a review, as (key, text) lines; `bodies`: each job's body
-    as it was judged (JobSettings.body), by job name."""
+def describe(reg: Registration, jobs: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
+    """The inputs of a registration worth reading in a review, as (key, text) lines; `jobs`: each job as it was
+    judged (JobSettings: its body and pools), by job name."""
     inputs = reg.inputs
     if reg.type == "gcp:storage/bucket:Bucket":
         return _describe_bucket(inputs, reg.name)
@@ -351,7 +351,7 @@ def describe(reg: Registration, bodies: Mapping[str, Mapping[str, Any]] | None =
         return [("project", str(inputs.get("project"))),
                 ("lookup", "projects.getConfig -> config.tpuServiceAccount (at apply)")]
     if reg.type.endswith("training:TrainingJob"):
-        return _describe_job(inputs, (bodies or {}).get(str(inputs.get("name") or reg.name)))
+        return _describe_job(inputs, (jobs or {}).get(str(inputs.get("name") or reg.name)))
     return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
 
 
@@ -394,16 +394,16 @@ def _top_level_names(recording: Recording) -> Callable[[list[str]], list[str]]:
 
 
 def plan_document(stack: str, file: Path, recording: Recording,
-                  bodies: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """The plan as data (what --json prints; the text form is rendered from it). `bodies`: each job's body as
-    it was judged, by job name."""
+                  jobs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The plan as data (what --json prints; the text form is rendered from it). `jobs`: each job as it was
+    judged (JobSettings: its body and pools), by job name."""
     names = _top_level_names(recording)
 
     def node_doc(node: Node) -> dict[str, Any]:
         reg = node.reg
         doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
         if reg.custom:
-            doc["details"] = dict(describe(reg, bodies))
+            doc["details"] = dict(describe(reg, jobs))
             if reg.secrets:
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
             doc["inputs"] = _plain({k: v for k, v in reg.inputs.items() if not k.startswith("__")})
@@ -507,7 +507,7 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
             recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
     except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
         raise ProgramFailed(f"{path}: the program failed: {error}") from error
-    document = plan_document(stack, path, recording, {name: job.body for name, job in settings.jobs.items()})
+    document = plan_document(stack, path, recording, settings.jobs)
     checked = review(settings, recording.resources)
     document.update(review_document(checked))
     return Planned(settings, recording, checked, document)

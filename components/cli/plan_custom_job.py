@@ -4,25 +4,28 @@ jobs)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from components.cli.plan_text import job_tail
-from components.jobspec.review.body_pools import pools
+from components.jobspec.translate.pools import Pool
 
 
-def describe_custom_job(inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """A job written as a Vertex AI CustomJobSpec: its pools, code, output directory and scheduling."""
+def describe_custom_job(inputs: dict[str, Any], pools: Sequence[Pool]) -> list[tuple[str, str]]:
+    """A job written as a Vertex AI CustomJobSpec: its pools (as judged, load.Judged.pools), code, output
+    directory and scheduling."""
     job = inputs.get("job") or {}
     spec = job.get("jobSpec") or {}
     lines = [("backend", str(inputs.get("backend"))), ("project", str(inputs.get("project"))),
              ("region", str(job.get("region")))]
     totals: dict[str, int] = {}
-    for pool in pools({"jobSpec": spec}):
-        text = f"{pool.machine_type} x{pool.replicas}"
-        if pool.accelerator_type:
-            text += f" + {pool.accelerator_count} {pool.accelerator_type}"
-            totals[pool.accelerator_type] = totals.get(pool.accelerator_type, 0) + pool.accelerators
-        lines.append(("pool " + pool.path.rsplit("[", 1)[-1].rstrip("]"), text))  # jobSpec.workerPoolSpecs[N]
+    for pool in (p for p in pools if p.runs):
+        kind, count, _ = pool.held
+        text = f"{pool.machine_type} x{pool.replica_count}"
+        if kind:
+            text += f" + {count} {kind}"
+            totals[kind] = totals.get(kind, 0) + pool.accelerators
+        lines.append((f"pool {pool.index}", text))
     if totals:
         lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in sorted(totals.items()))))
     for i, pool in enumerate(spec.get("workerPoolSpecs") or []):

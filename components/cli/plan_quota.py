@@ -34,7 +34,7 @@ def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
     candidates = []
     for name, job in settings.jobs.items():
         region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
-        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body)))
+        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body, job.pools)))
     return candidates
 
 

@@ -31,11 +31,11 @@ from components.cli.stack_jobs import (
     stacks_in,
 )
 from components.jobspec.catalog.prices import PriceTableError
-from components.jobspec.core.errors import TrainingJobsError
+from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
-from components.jobspec.review.body_pools import accelerator_totals, pools
-from components.jobspec.review.cost import usd, usd_total
+from components.jobspec.review.cost import accelerator_totals, running_pools, usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
+from components.jobspec.translate.pools import Pool
 from components.resources.job_runs import placement_index, retry_number
 
 
@@ -74,8 +74,12 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
     outputs = job.outputs
     found: RunCost | None = None
     cost: dict[str, Any] = {"usd": None, "complete": False, "usdPerHour": None, "runsAs": None, "unknown": []}
+    try:  # its pools read once, by the same translation as a job's own
+        pools: tuple[Pool, ...] | None = running_pools(job.resource)
+    except SpecError:
+        pools = None  # the estimate names why
     try:
-        found = run_cost(job.resource, job.title, job.target.region, when)
+        found = run_cost(job.resource, job.title, job.target.region, when, pools=pools)
     except PriceTableError as error:  # a broken refreshed table: said, and the rest is still shown
         cost["unknown"] = [str(error)]
     if found is not None:
@@ -86,9 +90,9 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         "name": job.name, "jobId": job.job_id, "resourceName": job.backend.name_of(job.target, job.job_id,
                                                                                   job.resource),
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
-        "accelerators": accelerator_totals(job.resource),
-        "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role} for p in
-                     pools(job.resource)],
+        "accelerators": accelerator_totals(job.resource, pools or ()),
+        "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
+                     for p in pools or ()],
         "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),

@@ -12,11 +12,10 @@ from pathlib import Path
 
 from components.cli.gcloud_flags import flag_labels, input_paths, with_flags
 from components.jobspec.core.errors import SpecError, UnreadableError
-from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.core.problems import Problem, printable
 from components.jobspec.io.documents import Document, expand, load_text, read_text
-from components.jobspec.io.vocabulary import vocabulary_of
-from components.jobspec.load import Judged, judge_custom_job, judge_job, judge_tuning_job
+from components.jobspec.load import Judged, judge
 
 #: Where a CustomJobSpec's region comes from: gcloud's flag (it is never part of the spec).
 REGION_FLAG = "--region"
@@ -29,33 +28,14 @@ def region_of(args: argparse.Namespace) -> str:
 
 def load_file_job(doc: Document, args: argparse.Namespace, *, job_id: str | None = None,
                   partial: bool = True) -> Judged:
-    """A job config, completed by gcloud's flags and judged in its vocabulary: a tuning config as `gcloud ai
-    hp-tuning-jobs create --config FILE --region R` reads it (--region, --labels; its trials' CustomJobSpec by
-    Vertex AI's catalog); a CustomJobSpec by Vertex AI's
-    catalog (what `gcloud ai custom-jobs create --config FILE --region R` reads); a trainingInput config as
+    """A job config, completed by gcloud's flags (with_flags) and read by the one entry point (load.judge), in
+    its vocabulary: a tuning config as `gcloud ai hp-tuning-jobs create --config FILE --region R` reads it; a
+    CustomJobSpec as `gcloud ai custom-jobs create --config FILE --region R` does; a trainingInput config as
     `gcloud ai-platform jobs submit training` reads it, by AI Platform's limits, or by Vertex AI's with
     --backend vertex. `partial` (validate) lets gcloud's submit-time flags (module, package, runtime) be
     missing; render passes False: it never prints a body the API would refuse for lack of them."""
-    vocabulary = vocabulary_of(doc.data)
-    if vocabulary == "tuning":  # gcloud ai hp-tuning-jobs create --config FILE --region R
-        if args.backend == AI_PLATFORM:
-            raise SpecError([Problem("studySpec", "this file is a Vertex AI tuning config (studySpec, trialJobSpec), "
-                                     "which runs on Vertex AI only; allowed: --backend vertex (the default for it), "
-                                     "or a trainingInput config with hyperparameters for ai-platform")])
-        return judge_tuning_job(doc.data, region=region_of(args), region_at=REGION_FLAG, labels=flag_labels(args),
-                               job_id=job_id)
-    if vocabulary == "customJobSpec":
-        if args.backend == AI_PLATFORM:
-            raise SpecError([Problem("workerPoolSpecs", "this file is a Vertex AI CustomJobSpec, which runs on "
-                                     "Vertex AI only; allowed: --backend vertex (the default for it), or a "
-                                     "trainingInput config for ai-platform")])
-        data = doc.data
-        if "workerPoolSpecs" not in data and "jobSpec" not in data:  # the pools may all come from --worker-pool-spec
-            data = {**data, "workerPoolSpecs": []}
-        return judge_custom_job(with_flags(data, args), region=region_of(args), region_at=REGION_FLAG,
-                               labels=flag_labels(args), job_id=job_id)
-    return judge_job(with_flags(doc.data, args), default_region=args.region, partial=partial,
-                     backend=args.backend, job_id=job_id)
+    return judge(with_flags(doc.data, args), backend=args.backend, backend_at="--backend", region=region_of(args),
+                 region_at=REGION_FLAG, labels=flag_labels(args), job_id=job_id, partial=partial)
 
 
 def _job_problems(doc: Document, args: argparse.Namespace) -> tuple[list[Problem], list[Problem]]:

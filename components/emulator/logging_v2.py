@@ -181,16 +181,23 @@ def _projects(body: dict[str, Any]) -> list[str]:
     return projects
 
 
-def _token(fingerprint: str, offset: int) -> str:
-    return base64.urlsafe_b64encode(f"{fingerprint}:{offset}".encode()).decode("ascii")
+def _key(entry: dict[str, Any]) -> tuple[datetime, str]:
+    return datetime.fromisoformat(entry["timestamp"]).astimezone(UTC), entry["insertId"]
 
 
-def _offset(fingerprint: str, token: str) -> int:
+def _token(fingerprint: str, last: dict[str, Any]) -> str:
+    """A page token names the request and the last entry given, not an offset: entries a running job writes
+    between two pages never shift the next page (nothing is given twice or skipped)."""
+    when, insert_id = _key(last)
+    return base64.urlsafe_b64encode(f"{fingerprint}|{when.isoformat()}|{insert_id}".encode()).decode("ascii")
+
+
+def _after(fingerprint: str, token: str) -> tuple[datetime, str]:
     try:
-        named, _, offset = base64.urlsafe_b64decode(token.encode("ascii")).decode("ascii").rpartition(":")
+        named, when, insert_id = base64.urlsafe_b64decode(token.encode("ascii")).decode("ascii").split("|", 2)
         if named != fingerprint:
             raise ValueError(named)
-        return int(offset)
+        return datetime.fromisoformat(when), insert_id
     except (ValueError, UnicodeError):
         raise invalid("Invalid page token: it does not belong to this request (same filter, order and resources "
                       "expected).", "page_token") from None
@@ -211,16 +218,18 @@ def list_entries(state: EmulatorState, r: Request) -> dict[str, Any]:
     test = compile_filter(text)
     matching = [e for e in all_entries(state)
                 if any(same_project(p, e["resource"]["labels"]["project_id"]) for p in projects) and test(e)]
-    matching.sort(key=lambda e: (datetime.fromisoformat(e["timestamp"]).astimezone(UTC), e["insertId"]),
-                  reverse=order == ORDERS[1])
+    newest_first = order == ORDERS[1]
+    matching.sort(key=_key, reverse=newest_first)
     fingerprint = hashlib.sha256(repr((sorted(projects), text, order)).encode()).hexdigest()[:16]
-    start = _offset(fingerprint, str(body["pageToken"])) if body.get("pageToken") else 0
-    page = matching[start:start + size]
+    if body.get("pageToken"):
+        last = _after(fingerprint, str(body["pageToken"]))
+        matching = [e for e in matching if (_key(e) < last if newest_first else _key(e) > last)]
+    page = matching[:size]
     answer: dict[str, Any] = {}
     if page:
         answer["entries"] = page
-    if start + size < len(matching):
-        answer["nextPageToken"] = _token(fingerprint, start + size)
+    if len(matching) > size:
+        answer["nextPageToken"] = _token(fingerprint, page[-1])
     return answer
 
 

@@ -7,22 +7,25 @@ parse (`vocab`: the vocabulary model) -> translate (`translate.pools`: the worke
 (`rules`, against the catalog, on the model and its pools) -> render (`render.bodies`: the body of the job's
 backend, from the same pools). What the backend cannot express, found while rendering, is a problem like any
 other. Three vocabularies enter: an ml v1 Job with trainingInput (`judge_job`), a Vertex AI CustomJobSpec
-(`judge_custom_job`) and a Vertex AI tuning config (`judge_tuning_job`).
+(`judge_custom_job`) and a Vertex AI tuning config (`judge_tuning_job`). `judge` is the one entry point every
+caller uses: it tells the vocabulary (io.vocabulary.vocabulary_of, the one detector) and refuses Vertex AI's
+vocabularies on backend ai-platform, in one wording (core.problems.vertex_only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, VERTEX
-from components.jobspec.core.problems import Problem, collapse_repeated, notices
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAINING_INPUT, VERTEX
+from components.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
+from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
-from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.translate.pools import Pool, ml_pools, spec_pools, training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
 
@@ -32,8 +35,10 @@ SAMPLE_ID = "job"
 
 @dataclass(frozen=True)
 class Judged:
-    """A job read once: its vocabulary model, its worker pools in one form, its problems, and the request body
-    of its backend (None while it has problems). `body_for` gives the body under the job's own id and labels,
+    """A job read once: its vocabulary model, its worker pools in one form (Vertex AI's, its translation for a
+    trainingInput on Vertex; on AI Platform the machines it runs as written, translate.pools.ml_pools: what cost,
+    quotas, guardrails and the plan read), its problems, and the request body of its backend (None while it has
+    problems). `body_for` gives the body under the job's own id and labels,
     drawn at create, without rendering again. `warnings` are what the translation changed that the user should
     know (a master a TPU job on Vertex AI leaves out), in the form of problems, which do not stop the job."""
 
@@ -80,7 +85,8 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
     body = None
     if not problems:
         try:
-            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)
+            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID,
+                               pools=pools if backend == VERTEX else None)  # ml v1 bodies are the model's own
         except SpecError as error:  # what the backend cannot express
             problems = collapse_repeated(list(error.problems))
     return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings))
@@ -109,12 +115,13 @@ def judge_job(
     vertex = backend == VERTEX
     untranslated: list[Problem] = []
     warnings: list[Problem] = []
-    pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else []
+    pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else \
+        ml_pools(job.training_input)
     problems = list(untranslated)
-    if judge:
+    if judge:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
-                             pools, untranslated)
+                             pools if vertex else None, untranslated)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 
 
@@ -152,6 +159,89 @@ def judge_tuning_job(
     pools = spec_pools(job.trial) if config.trial_job_spec is not None else []
     problems = check_tuning_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
     return _finish(job, VERTEX, pools, problems, job_id or job.job_id)
+
+
+#: The keys of a CustomJobSpec enclosed as a stack's job or a TrainingJob's `job` input carries it.
+ENCLOSED_KEYS = (JOB_SPEC, "region", "labels")
+
+
+def judge(
+    data: Any, *, backend: str | None = None, backend_at: str = "backend", region: str | None = None,
+    region_at: str = "region", labels: dict[str, str] | None = None, job_id: str | None = None,
+    today: date | None = None, partial: bool = False, package_supplied: bool = False, enclosed: bool = False,
+    rules: bool = True,
+) -> Judged:
+    """A job in any vocabulary read once: the one entry point of validate, render, the settings, the provider
+    and the policy pack. Its vocabulary is told here, by io.vocabulary.vocabulary_of, and nowhere else.
+
+    `data` is a job as gcloud reads it (a trainingInput Job, a CustomJobSpec, a tuning config), or, with
+    `enclosed`, as a stack's job and a TrainingJob's `job` input carry it: `{"trainingInput": ...}` or
+    `{"jobSpec": SPEC, "region": ..., "labels": ...}`, exactly one of the two (the spec's problems are then named
+    under jobSpec). `backend`: the limits judged by and the body rendered (None: the vocabulary's own);
+    Vertex AI's vocabularies on ai-platform are refused, naming `backend_at`, where the backend was set.
+    `region`: a Vertex job's region (gcloud's --region, a stack's), or the default of a trainingInput's;
+    `region_at` where it was given, for messages. `labels` (gcloud's --labels) and `job_id` (the display name)
+    go on a Vertex file, which holds neither; `partial` and `package_supplied` as judge_job's. `rules=False`
+    parses, translates and renders only (a job judged where it entered). A job that does not parse is a
+    SpecError.
+    """
+    vocabulary = vocabulary_of(data)
+    if enclosed and (unshaped := enclosed_problem(data)) is not None:
+        raise SpecError([unshaped])
+    if vocabulary != "trainingInput" and backend == AI_PLATFORM:
+        at = JOB_SPEC if enclosed else "studySpec" if vocabulary == "tuning" else "workerPoolSpecs"
+        raise SpecError([vertex_only(at, tuning=vocabulary == "tuning", backend_at=backend_at)])
+    if vocabulary == "tuning":
+        return judge_tuning_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
+                                judge=rules)
+    if vocabulary == "customJobSpec" and enclosed:
+        spec, given_region, given_labels = enclosed_spec(data)
+        try:
+            judged = judge_custom_job(spec, region=given_region or region, region_at=region_at,
+                                      labels=given_labels if given_labels is not None else labels, job_id=job_id,
+                                      today=today, judge=rules)
+        except SpecError as error:
+            raise SpecError(within_spec(error.problems, region_at)) from None
+        return replace(judged, problems=tuple(within_spec(judged.problems, region_at)))
+    if vocabulary == "customJobSpec":
+        return judge_custom_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
+                                judge=rules)
+    return judge_job(data, default_region=region, partial=partial, package_supplied=package_supplied,
+                     backend=backend if backend in BACKENDS else None, today=today, job_id=job_id, judge=rules)
+
+
+def enclosed_problem(data: Any) -> Problem | None:
+    """What is wrong with the shape of an enclosed job (a stack's job, a `job` input): it must hold exactly one
+    of trainingInput and jobSpec (None: it does)."""
+    if not isinstance(data, Mapping):
+        return None  # the vocabulary's model names what is wrong with it
+    if TRAINING_INPUT in data and JOB_SPEC in data:
+        return Problem("", f"has both {TRAINING_INPUT} and {JOB_SPEC}; allowed: exactly one")
+    if (JOB_SPEC if vocabulary_of(data) == "customJobSpec" else TRAINING_INPUT) not in data:
+        return Problem("", f"required: {TRAINING_INPUT} (the seeds' vocabulary, a gcloud config.yaml job) or "
+                       f"{JOB_SPEC} (a Vertex AI CustomJobSpec)")
+    return None
+
+
+def enclosed_spec(data: Mapping[str, Any]) -> tuple[Any, str | None, dict[str, str] | None]:
+    """An enclosed CustomJobSpec's parts (spec, region, labels); SpecError for a key beside them."""
+    if JOB_SPEC not in data:
+        raise SpecError([Problem(JOB_SPEC, "required: the CustomJobSpec; allowed: " + ", ".join(ENCLOSED_KEYS))])
+    extra = sorted(str(k) for k in data if k not in ENCLOSED_KEYS)
+    if extra:
+        raise SpecError([Problem(extra[0], f"unknown key beside {JOB_SPEC}; allowed: {', '.join(ENCLOSED_KEYS)}")])
+    region = data.get("region")
+    labels = data.get("labels")
+    return data[JOB_SPEC], region if isinstance(region, str) and region else None, \
+        dict(labels) if isinstance(labels, Mapping) else None
+
+
+def within_spec(problems: Sequence[Problem], region_at: str = "region") -> list[Problem]:
+    """An enclosed CustomJobSpec's problems at their path in the enclosing job (`jobSpec.workerPoolSpecs[0]...`);
+    its region's and labels' stay where they are."""
+    outside = ("region", "labels", region_at)
+    return [p if p.path.startswith(outside) else Problem(f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC,
+                                                           p.message, p.file) for p in problems]
 
 
 def load_job(data: Any, **options: Any) -> Job:

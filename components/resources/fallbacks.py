@@ -1,6 +1,6 @@
 """`jobs.NAME.fallbacks`: the places a job may run instead, in order. Pure (no Pulumi): the settings, the provider's
-check and its create build each alternative's job data here, then read it through the one pass (judge_wire,
-judge_job / judge_custom_job) like the main job; nothing else reads an alternative.
+check and its create build each alternative's job data here, then read it through the one entry point (load.judge,
+by way of job_inputs.judge_wire or the settings) like the main job; nothing else reads an alternative.
 
 An alternative sets any of:
 - `region`: where the job runs instead (trainingInput.region; a jobSpec's region);
@@ -17,9 +17,11 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.body_pools import pools
+from components.jobspec.review.cost import running_pools
+from components.jobspec.translate.pools import Pool
 
 #: What an alternative may set (the settings model says the same, with types).
 KEYS = ("region", "machineSpec", "scheduling")
@@ -94,14 +96,26 @@ def _roles(ti: dict[str, Any], machine: Mapping[str, Any]) -> None:
             ti[f"{role}Config"] = config
 
 
-def placement_of(index: int, body: Mapping[str, Any], region: str | None) -> dict[str, Any]:
+def pools_held(body: Mapping[str, Any]) -> tuple[Pool, ...] | None:
+    """The pools of a job as the API holds it, by the same translation as a job's own (translate.pools.
+    pools_of_body); None when its vocabulary's model does not read it (its cost then says so)."""
+    try:
+        return running_pools(body)
+    except SpecError:
+        return None
+
+
+def placement_of(index: int, body: Mapping[str, Any], region: str | None,
+                 pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The `placement` output: which alternative runs (0: the job as written), where and on what machine (its
-    first pool holding accelerators, else its first pool), read from the body by the one body reader."""
-    found = pools(body)
+    first pool holding accelerators, else its first pool), from the job's pools as the API holds it (`pools`:
+    pools_held(body), read by the caller)."""
+    found = [p for p in (pools if pools is not None else pools_held(body) or ()) if p.runs]
     chosen = next((p for p in found if p.accelerators), found[0] if found else None)
     machine = None
     if chosen is not None and chosen.machine_type:
         machine = chosen.machine_type
-        if chosen.accelerator_type and chosen.accelerator_count:
-            machine += f" + {chosen.accelerator_count} {chosen.accelerator_type}"
+        kind, count, _ = chosen.held
+        if kind and count:
+            machine += f" + {count} {kind}"
     return {"index": index, "region": region or None, "machine": machine}

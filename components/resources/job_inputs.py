@@ -18,35 +18,29 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from components.jobspec import load
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
-    AI_PLATFORM,
-    BACKENDS,
     JOB_ID_SUFFIX_HEX,
     JOB_NAME_MAX,
     JOB_SPEC,
     TRAINING_INPUT,
 )
-from components.jobspec.core.problems import Problem
-from components.jobspec.load import Judged, judge_custom_job, judge_job
+from components.jobspec.io.vocabulary import vocabulary_of
+from components.jobspec.load import Judged, enclosed_spec, within_spec
 from components.jobspec.render.bodies import AnyJob
 from components.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, job_body, parse_job
 
-#: The keys of the CustomJobSpec form besides the spec.
-CUSTOM_KEYS = (JOB_SPEC, "region", "labels")
-#: Problem paths of a CustomJobSpec that are not inside the spec (its region and labels).
-OUTSIDE_SPEC = ("region", "labels")
-
 
 def is_custom(job: Any) -> bool:
-    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: the seeds' trainingInput)."""
-    return isinstance(job, Mapping) and JOB_SPEC in job
+    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: the seeds' trainingInput), as the one
+    detector (io.vocabulary.vocabulary_of) tells."""
+    return vocabulary_of(job) == "customJobSpec"
 
 
 def region_of(job: Any) -> str:
@@ -57,27 +51,11 @@ def region_of(job: Any) -> str:
     return str(where) if isinstance(where, str) else ""
 
 
-def _custom_parts(job: Mapping[str, Any]) -> tuple[Any, str | None, dict[str, str] | None]:
-    extra = sorted(str(k) for k in job if k not in CUSTOM_KEYS)
-    if extra:
-        raise SpecError([Problem(extra[0], f"unknown key beside {JOB_SPEC}; allowed: {', '.join(CUSTOM_KEYS)}")])
-    region = job.get("region")
-    labels = job.get("labels")
-    return job[JOB_SPEC], region if isinstance(region, str) and region else None, \
-        dict(labels) if isinstance(labels, Mapping) else None
-
-
-def within_spec(problems: list[Problem] | tuple[Problem, ...]) -> list[Problem]:
-    """A CustomJobSpec's problems at their path in the `job` input (`jobSpec.workerPoolSpecs[0]...`)."""
-    return [p if p.path.startswith(OUTSIDE_SPEC) else Problem(f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC,
-                                                               p.message, p.file) for p in problems]
-
-
 def parse_wire(job: Any) -> AnyJob:
     """The job, parsed but not judged (a job that was judged when it entered: the provider's create)."""
     if not is_custom(job):
         return parse_job(job)
-    spec, region, labels = _custom_parts(job)
+    spec, region, labels = enclosed_spec(job)
     try:
         parsed, single = parse_custom_job_spec(spec)
     except SpecError as error:
@@ -87,22 +65,12 @@ def parse_wire(job: Any) -> AnyJob:
 
 def judge_wire(job: Any, *, backend: str | None = None, today: date | None = None, job_id: str | None = None,
                judge: bool = True) -> Judged:
-    """The `job` input read once (load.Judged): a trainingInput judged by the limits of `backend` (AI Platform
-    Training's historic ones, or Vertex AI's of today on its translation), a CustomJobSpec by Vertex AI's in its
-    region; every problem at its path in the `job` input. `judge=False` parses, translates and renders only (a
-    job judged by `check` before its create). A job that does not parse is a SpecError."""
-    if not is_custom(job):
-        return judge_job(job, backend=backend if backend in BACKENDS else None, today=today, job_id=job_id,
-                         judge=judge)
-    if backend == AI_PLATFORM:
-        raise SpecError([Problem(JOB_SPEC, "a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
-                                 "allowed with backend ai-platform: a job with trainingInput")])
-    spec, region, labels = _custom_parts(job)
-    try:
-        judged = judge_custom_job(spec, region=region, labels=labels, today=today, job_id=job_id, judge=judge)
-    except SpecError as error:
-        raise SpecError(within_spec(error.problems)) from None
-    return replace(judged, problems=tuple(within_spec(judged.problems)))
+    """The `job` input read once by the one entry point (load.judge, enclosed): a trainingInput judged by the
+    limits of `backend` (AI Platform Training's historic ones, or Vertex AI's of today on its translation), a
+    CustomJobSpec by Vertex AI's in its region; every problem at its path in the `job` input. `judge=False`
+    parses, translates and renders only (a job judged by `check` before its create). A job that does not parse
+    is a SpecError."""
+    return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=judge)
 
 
 def load_wire(job: Any, *, backend: str | None = None, today: date | None = None) -> AnyJob:

@@ -42,7 +42,7 @@ from components.jobspec.load import Judged
 from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources import job_runs
-from components.resources.fallbacks import placement_of
+from components.resources.fallbacks import placement_of, pools_held
 from components.resources.job_inputs import (
     canonical,
     judge_wire,
@@ -213,14 +213,15 @@ class TrainingJobProvider(EndpointProvider):
     def _outputs(self, jobs: Jobs, resource: dict[str, Any], job_id: str = "") -> dict[str, Any]:
         backend = jobs.backend
         job_id = backend.job_id_of(resource) or job_id
+        pools = pools_held(resource)  # the job as the API holds it, read once (it may run at a fallback)
         return {
             "jobId": job_id,
             "resourceName": backend.name_of(jobs.target, job_id, resource),
             "state": backend.state(resource),
             "backendState": resource.get("state"),
             **backend.outputs(resource, jobs.target),
-            "costUsd": cost_usd(resource, jobs.target.region, self.wall_clock()),
-            "placement": placement_of(job_runs.placement_index(resource), resource, jobs.target.region),
+            "costUsd": cost_usd(resource, jobs.target.region, self.wall_clock(), pools),
+            "placement": placement_of(job_runs.placement_index(resource), resource, jobs.target.region, pools),
             "retryCount": job_runs.retry_number(resource),
         }
 
@@ -262,8 +263,9 @@ class TrainingJobProvider(EndpointProvider):
             name = new.name or "job"
             region = None if _is_unknown(new.region) else new.region  # unknown at preview: the cost cap waits
             failures += [CheckFailure(p.path, p.message)
-                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region)]
-            pulumi.log.info(cost_line(judged.body, name, region))
+                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region,
+                                                    judged.pools)]
+            pulumi.log.info(cost_line(judged.body, name, region, judged.pools))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (provider_runs)
         failures += check_runs(self, olds, news, judged, rails, None if _is_unknown(new.region) else new.region,
                                resource_label(new.identity)[RESOURCE_LABEL],

@@ -18,6 +18,7 @@ from typing import Any
 
 from components.backends import quotas
 from components.jobspec.review.quotas import Needs, needs_of
+from components.jobspec.translate.pools import Pool
 
 
 def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
@@ -31,15 +32,16 @@ def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
     return found
 
 
-def stack_quota(jobs: Iterable[tuple[str | None, Mapping[str, Any]]]) -> dict[str, Any] | None:
+def stack_quota(jobs: Iterable[tuple[str | None, Mapping[str, Any], Sequence[Pool]]]) -> dict[str, Any] | None:
     """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
-    and metric, from their judged bodies ((region, body) each). The same small value for every job (its size grows
-    with the regions and metrics, not with the jobs); None when no job needs anything that has a metric."""
+    and metric, from their judged bodies and pools ((region, body, pools) each). The same small value for every job
+    (its size grows with the regions and metrics, not with the jobs); None when no job needs anything that has a
+    metric."""
     needs: dict[str, dict[str, int]] = {}
-    for region, body in jobs:
+    for region, body, pools in jobs:
         if not region:
             continue
-        for metric, units in needs_of(body).units.items():
+        for metric, units in needs_of(body, pools).units.items():
             here = needs.setdefault(region, {})
             here[metric] = here.get(metric, 0) + units
     return {"needs": needs} if needs else None
@@ -56,9 +58,11 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def check(project: str, name: str, resource: str, tries: Sequence[tuple[int, str, Mapping[str, Any]]],
-          stack: str, stack_needs: Mapping[str, Mapping[str, int]], endpoint: str | None) -> Outcome:
-    """Review each placement (index, region, body) in order; the first that fits ends the review.
+def check(project: str, name: str, resource: str,
+          tries: Sequence[tuple[int, str, Mapping[str, Any], Sequence[Pool]]], stack: str,
+          stack_needs: Mapping[str, Mapping[str, int]], endpoint: str | None) -> Outcome:
+    """Review each placement (index, region, body, pools: as judged, load.Judged) in order; the first that fits
+    ends the review.
 
     `stack` (the job's STACK_LABEL value) and `stack_needs` (the stackQuota input) stand for the stack's jobs: in
     a region they need what the stack's jobs need there together (the job itself included, where it is written),
@@ -67,8 +71,8 @@ def check(project: str, name: str, resource: str, tries: Sequence[tuple[int, str
     first: list[str] = []
     failures: list[str] = []
     limits: quotas.Limits | None = None
-    for index, region, body in tries:
-        own = quotas.Candidate(name, region, needs_of(body), resource)
+    for index, region, body, pools in tries:
+        own = quotas.Candidate(name, region, needs_of(body, pools), resource)
         together = stack_needs.get(region) if stack else None
         if together and index == 0:  # the job is one of the stack's jobs as written: counted with them
             candidates = [quotas.Candidate(f"stack jobs incl. {name}", region, Needs(dict(together)), stack=stack)]

@@ -13,7 +13,7 @@ lifted by a `pulumi up` of its own, as Pulumi's own `protect` option is).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -26,6 +26,7 @@ from components.jobspec.core.names import LIVE_STATES, NAMESPACE, PAUSED_STATES
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.review.cost import estimate, hours_text
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
+from components.jobspec.translate.pools import Pool
 
 #: The longest cost line `check` logs (the engine prints it as one line of the preview).
 MAX_COST_LINE = 200
@@ -47,19 +48,20 @@ def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
 
 
 def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None, rails: Guardrails,
-                      today: date, region: str | None = None) -> list[Problem]:
+                      today: date, region: str | None = None, pools: Sequence[Pool] | None = None) -> list[Problem]:
     """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in `region`) and of the fixed
-    job rules (end-of-life accelerators); the stack-wide guardrails (maxAcceleratorsPerStack, maxHourlyUsd) are
-    plan's and the pack's."""
-    return guardrail_problems(body, name, labels, rails, region or None) + end_of_life_problems(body, name, today)
+    job rules (end-of-life accelerators), on its body and pools (load.Judged); the stack-wide guardrails
+    (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's."""
+    return (guardrail_problems(body, name, labels, rails, region or None, pools=pools)
+            + end_of_life_problems(body, name, today, pools))
 
 
-def cost_line(body: Mapping[str, Any], name: str, region: str | None) -> str:
+def cost_line(body: Mapping[str, Any], name: str, region: str | None, pools: Sequence[Pool] | None = None) -> str:
     """One line of at most MAX_COST_LINE characters: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h,
     worst case $1.22 (2 h), us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price
     instead of the basis, each with its reason, as far as the line holds; `plan` shows them all)."""
     try:
-        found = estimate(body, name, region or None)
+        found = estimate(body, name, region or None, pools=pools)
     except PriceTableError as error:
         return _fit(f"job {name}: no cost estimate: {error}")
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.field else ', no timeout set'}"

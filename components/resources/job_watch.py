@@ -9,7 +9,7 @@ the job's create. The clock is the provider's (injected in tests), so "every min
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -17,6 +17,7 @@ from components.backends.cloud_logging import LoggingError, LogLine, Reader, log
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.names import ACTIVE_STATES
 from components.jobspec.review.run_cost import run_cost
+from components.jobspec.translate.pools import Pool
 
 #: How many of a FAILED job's last log lines its error carries.
 LAST_LINES: Final = 20
@@ -28,11 +29,13 @@ MAX_LINE: Final = 300
 Log = Callable[[str], None]
 
 
-def cost_usd(job: Mapping[str, Any], region: str | None, now: float) -> float | None:
+def cost_usd(job: Mapping[str, Any], region: str | None, now: float,
+             pools: Sequence[Pool] | None = None) -> float | None:
     """The job's cost so far in USD, rounded to the cent (run_cost: run time x the rate it runs at), from the job
-    as the API answered it; None when a part has no known price or the price table cannot be read."""
+    as the API answered it (`pools`: its pools, when the caller read them already); None when a part has no known
+    price or the price table cannot be read."""
     try:
-        found = run_cost(job, "job", region, datetime.fromtimestamp(now, tz=UTC))
+        found = run_cost(job, "job", region, datetime.fromtimestamp(now, tz=UTC), pools=pools)
     except PriceTableError:
         return None
     return None if found.usd is None else round(found.usd, 2)

@@ -10,7 +10,7 @@ Functions of the provider (job_provider.TrainingJobProvider), which stays the on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -26,6 +26,7 @@ from components.jobspec.core.names import ACTIVE_STATES, VERTEX
 from components.jobspec.load import Judged
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
+from components.jobspec.translate.pools import Pool
 from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
 from components.resources.job_inputs import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
@@ -61,7 +62,7 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
         return failures
     name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
     job = known_only(news.get("job") or {}, _unknown)
-    tries: list[tuple[int, str, Mapping[str, Any]]] = [(0, region or "", judged.body)]
+    tries: list[tuple[int, str, Mapping[str, Any], Sequence[Pool]]] = [(0, region or "", judged.body, judged.pools)]
     for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else []):
         where = f"fallbacks[{index}]"
         if _unknown(alternative):
@@ -84,9 +85,10 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
             continue
         there = _region(data)
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
-                     for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there)]
-        pulumi.log.info(cost_line(other.body, f"{name} {where}", there))
-        tries.append((index + 1, there or "", other.body))
+                     for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there,
+                                                other.pools)]
+        pulumi.log.info(cost_line(other.body, f"{name} {where}", there, other.pools))
+        tries.append((index + 1, there or "", other.body, other.pools))
     if failures or backend != VERTEX or not region or not _new_job(olds, news):
         return failures
     outcome = job_quota.check(str(news.get("project") or ""), name, resource, tries, stack,

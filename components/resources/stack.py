@@ -132,7 +132,7 @@ def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
     if settings.backend != VERTEX:
         return None
     return stack_quota(
-        (job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region, job.body)
+        (job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region, job.body, job.pools)
         for job in settings.jobs.values())
 
 

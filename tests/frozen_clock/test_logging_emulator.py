@@ -122,6 +122,25 @@ def test_order_paging_and_time_bounds(emulator: Emulator, vertex_client: Any, lo
     assert other_project == {}
 
 
+def test_pages_stay_whole_while_a_running_job_writes_between_them(emulator: Emulator, vertex_client: Any,
+                                                                 logging_client: Any) -> None:
+    """A page token names the last entry given: entries written between two pages never shift the next page, so
+    newest first gives each older entry once, in order (an offset would give one twice)."""
+    emulator.state.set_phase_seconds(PHASE)
+    job_id = vertex_job(vertex_client)
+    emulator.state.advance(2 * PHASE + 45)
+    body = {"resourceNames": [f"projects/{PROJECT}"], "filter": f'resource.labels.job_id="{job_id}"',
+            "orderBy": "timestamp desc", "pageSize": 3}
+    first = logging_client.entries().list(body=body).execute()
+    emulator.state.advance(50)  # the job writes more lines before the next page is asked for
+    second = logging_client.entries().list(body={**body, "pageToken": first["nextPageToken"]}).execute()
+    given = first["entries"] + second["entries"]
+    ids = [e["insertId"] for e in given]
+    assert len(set(ids)) == len(ids), ids
+    stamps = [e["timestamp"] for e in given]
+    assert stamps == sorted(stamps, reverse=True)
+
+
 @pytest.mark.parametrize(("body", "field", "says"), [
     ({"filter": "x"}, "resource_names", "resource_names is required"),
     ({"resourceNames": ["projects/p"], "filter": 'resource.type="ml_job" AND ('}, "filter", "Unparseable filter"),

@@ -57,6 +57,15 @@ def notices(problems: Iterable[Problem]) -> tuple[list[Problem], list[Problem]]:
     return [p for p in found if not isinstance(p, Notice)], [p for p in found if isinstance(p, Notice)]
 
 
+def vertex_only(path: str, *, tuning: bool = False, backend_at: str = "backend") -> Problem:
+    """A job in Vertex AI's vocabulary (a CustomJobSpec, or a tuning config when `tuning`) given backend
+    ai-platform, which cannot run it; `backend_at` names where the backend is set (`--backend`, a stack key)."""
+    what = "a tuning config (studySpec, trialJobSpec)" if tuning else "a CustomJobSpec"
+    ml = "a job with trainingInput and hyperparameters" if tuning else "a job with trainingInput"
+    return Problem(path, f"{what} is Vertex AI's vocabulary and runs on Vertex AI only; allowed: {backend_at} "
+                   f"vertex, or {ml} for ai-platform")
+
+
 def join_path(*parts: str | int) -> str:
     """`a`, `b`, 0 -> `a.b[0]`."""
     out = ""

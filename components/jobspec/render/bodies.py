@@ -15,7 +15,7 @@ from typing import Any
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
-from components.jobspec.core.problems import Problem, collapse_repeated
+from components.jobspec.core.problems import Problem, collapse_repeated, vertex_only
 from components.jobspec.io.vocabulary import is_tuning_config
 from components.jobspec.render.custom_job import custom_job_body, trial_job_spec
 from components.jobspec.render.tuning import tuning_job_body
@@ -37,11 +37,10 @@ JOB_KINDS = (TRAINING, TUNING)
 def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *,
                 pools: Sequence[Pool] | None = None) -> dict[str, Any]:
     """The ml v1 `Job` for projects.jobs.create (a CustomJobSpec or a tuning config has no ml v1 form)."""
-    if isinstance(job, VertexJob | TuningJob):
-        field, what = ("workerPoolSpecs", "a CustomJobSpec") if isinstance(job, VertexJob) else \
-            ("studySpec", "a tuning config (studySpec, trialJobSpec)")
-        raise SpecError([Problem(field, f"{what} is Vertex AI's vocabulary and runs on Vertex AI only; allowed "
-                                 "with backend ai-platform: a job with trainingInput (hyperparameters for tuning)")])
+    if isinstance(job, VertexJob):
+        raise SpecError([vertex_only("workerPoolSpecs")])
+    if isinstance(job, TuningJob):
+        raise SpecError([vertex_only("studySpec", tuning=True)])
     body = {k: v for k, v in job_body(job).items() if k != "jobId"}
     if labels:
         body["labels"] = labels

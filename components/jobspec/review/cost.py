@@ -1,12 +1,12 @@
 """What a rendered job costs: per hour while every machine runs, on demand and on Spot, at the rate it runs at,
 and at worst (that rate for as long as it may run). Pure.
 
-Everything here reads the request body a backend sends through the one body reader
-(components.jobspec.review.body_pools), so it works for every job vocabulary and backend: a Vertex AI `CustomJob`,
-a Vertex AI `HyperparameterTuningJob` or an ml v1 `Job`. Prices come from the price table
-(components.jobspec.catalog.prices: the refreshed table when one was written, else the bundled snapshot) and
-nowhere else: a part without a known price is unknown, by name and with the table's reason, never guessed, and a
-sum with unknown parts says which.
+Everything here reads a job's worker pools in the one form (translate.pools.Pool: load.Judged.pools, or a body's
+pools read by the same translation, pools_of_body) and the request body a backend sends, so it works for every
+job vocabulary and backend: a Vertex AI `CustomJob`, a Vertex AI `HyperparameterTuningJob` or an ml v1 `Job`.
+Prices come from the price table (components.jobspec.catalog.prices: the refreshed table when one was written,
+else the bundled snapshot) and nowhere else: a part without a known price is unknown, by name and with the
+table's reason, never guessed, and a sum with unknown parts says which.
 
 Per pool:
 - machines: its replicas (times a TPU slice's VMs, catalog.TPU_SLICES) at the machine type's price; a legacy ml v1
@@ -36,16 +36,9 @@ from typing import Any, Final
 from components.jobspec import catalog
 from components.jobspec.catalog import prices
 from components.jobspec.catalog.prices import Price, PriceTable
-from components.jobspec.review.body_pools import (
-    BodyPool,
-    job_spec,
-    parallel_runs,
-    pools,
-    region_of,
-    strategy,
-    timeout_of,
-    trial_count,
-)
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import DURATION
+from components.jobspec.translate.pools import VERTEX_SPEC_KEYS, Pool, pools_of_body
 
 #: Vertex AI `scheduling.strategy` values that run on Spot (preemptible) or Flex-start (DWS) capacity.
 SPOT_STRATEGIES: Final = ("SPOT", "FLEX_START")
@@ -57,6 +50,107 @@ MAX_PRICE_AGE_DAYS: Final = 180
 REFRESH_COMMAND: Final = "python -m components prices refresh"
 #: The rates of the table (PriceTable.strategy_rate), as the text says them.
 RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
+
+
+# --- What a job holds, and what its body says beyond its pools -----------------------------------------------
+
+
+def running_pools(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> tuple[Pool, ...]:
+    """The pools that hold machines: `pools` (the job's, load.Judged.pools), else the body's (pools_of_body: a
+    job as the API holds it); placeholders left out."""
+    return tuple(p for p in (pools if pools is not None else pools_of_body(body)) if p.runs)
+
+
+def as_int(value: Any, default: int = 0) -> int:
+    """int64 values travel as text ("9") and Pulumi turns 8 into 8.0."""
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def job_spec(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The Vertex CustomJobSpec of a body (a CustomJob's jobSpec, a tuning job's trialJobSpec), or None."""
+    for key in VERTEX_SPEC_KEYS:
+        spec = body.get(key)
+        if isinstance(spec, Mapping):
+            return spec
+    return None
+
+
+def _hyperparameters(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    ti = body.get("trainingInput")
+    hp = ti.get("hyperparameters") if isinstance(ti, Mapping) else None
+    return hp if isinstance(hp, Mapping) else None
+
+
+def parallel_runs(body: Mapping[str, Any]) -> int:
+    """How many copies of the job's cluster run at once: a tuning job's parallel trials (Vertex
+    parallelTrialCount, ml v1 hyperparameters.maxParallelTrials, unset: 1), else 1."""
+    if "trialJobSpec" in body:
+        return max(1, as_int(body.get("parallelTrialCount"), 1))
+    hp = _hyperparameters(body)
+    return max(1, as_int(hp.get("maxParallelTrials"), 1)) if hp is not None else 1
+
+
+def trial_count(body: Mapping[str, Any]) -> int:
+    """How many times the job's cluster runs in all: a tuning job's trials (Vertex maxTrialCount, ml v1
+    hyperparameters.maxTrials, unset: 1; never fewer than run at once), else 1."""
+    if "trialJobSpec" in body:
+        total = as_int(body.get("maxTrialCount"), 1)
+    else:
+        hp = _hyperparameters(body)
+        total = as_int(hp.get("maxTrials"), 1) if hp is not None else 1
+    return max(total, parallel_runs(body))
+
+
+def timeout_of(body: Mapping[str, Any]) -> tuple[float, str] | None:
+    """The longest the job may run, in seconds, and the body field that says so; None when the body sets none.
+
+    Vertex AI: `scheduling.timeout` of the jobSpec (a tuning job's trialJobSpec: each trial's); ml v1:
+    `trainingInput.scheduling.maxRunningTime` (the whole job's). Both are protobuf Durations ("7200s")."""
+    spec = job_spec(body)
+    if spec is not None:
+        key = "jobSpec" if "jobSpec" in body else "trialJobSpec"
+        scheduling, field = spec.get("scheduling"), f"{key}.scheduling.timeout"
+        value = scheduling.get("timeout") if isinstance(scheduling, Mapping) else None
+    else:
+        ti = body.get("trainingInput")
+        scheduling = ti.get("scheduling") if isinstance(ti, Mapping) else None
+        field = "trainingInput.scheduling.maxRunningTime"
+        value = scheduling.get("maxRunningTime") if isinstance(scheduling, Mapping) else None
+    if not isinstance(value, str) or not DURATION.fullmatch(value) or float(value[:-1]) <= 0:
+        return None  # unset (a malformed or zero value is refused by the rules before a body is made)
+    return float(value[:-1]), field
+
+
+def strategy(body: Mapping[str, Any]) -> str | None:
+    """A Vertex job's scheduling strategy (None: STANDARD, on demand); None for ml v1 bodies."""
+    spec = job_spec(body)
+    scheduling = spec.get("scheduling") if spec is not None else None
+    return scheduling.get("strategy") if isinstance(scheduling, Mapping) else None
+
+
+def region_of(body: Mapping[str, Any], region: str | None = None) -> str | None:
+    """The job's region: given (Vertex puts it in the URL, not the body), else trainingInput.region."""
+    ti = body.get("trainingInput")
+    return region or (ti.get("region") if isinstance(ti, Mapping) else None)
+
+
+def accelerators(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> int:
+    """Accelerators the job holds at once (all pools, all replicas, all parallel trials)."""
+    return sum(p.accelerators for p in running_pools(body, pools)) * parallel_runs(body)
+
+
+def accelerator_totals(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> dict[str, int]:
+    """Accelerator type -> how many the job holds at once (all pools, replicas and parallel trials)."""
+    totals: dict[str, int] = {}
+    for pool in running_pools(body, pools):
+        if pool.accelerators:
+            kind = str(pool.held[0])
+            totals[kind] = totals.get(kind, 0) + pool.accelerators
+    runs = parallel_runs(body)
+    return {kind: n * runs for kind, n in sorted(totals.items())}
 
 
 # --- Sums ------------------------------------------------------------------------------------------
@@ -206,7 +300,7 @@ def _machine(table: PriceTable, machine_type: str, region: str | None) -> Price 
     return table.machine(machine_type, region) if region else None
 
 
-def _pool_parts(pool: BodyPool, region: str | None, runs: int, table: PriceTable) -> tuple[list[Part], list[Part]]:
+def _pool_parts(pool: Pool, region: str | None, runs: int, table: PriceTable) -> tuple[list[Part], list[Part]]:
     """(machines, accelerators) of one pool, times the parallel runs."""
     no_region = "the job's region is unknown"
     machines, accelerators = [], []
@@ -227,9 +321,10 @@ def _pool_parts(pool: BodyPool, region: str | None, runs: int, table: PriceTable
             machines.append(Part(what, pool.machines * runs, price, "" if price else no_region))
     whole = machine_type in catalog.FIXED_ACCELERATOR_MACHINES or machine_type in catalog.TPU_HOSTS or \
         (price is not None and price.includes_accelerators)
-    if pool.accelerator_type and pool.accelerator_count and not whole:
-        acc = str(pool.accelerator_type)
-        acc_price = table.accelerator(acc, region, pool.accelerator_count) if region else None
+    kind, count, _ = pool.held
+    if kind and count and not whole:
+        acc = str(kind)
+        acc_price = table.accelerator(acc, region, count) if region else None
         accelerators.append(Part(acc, pool.accelerators * runs, acc_price, "" if acc_price else no_region))
     return machines, accelerators
 
@@ -271,7 +366,7 @@ class Timeout:
 
 
 def timeout(body: Mapping[str, Any]) -> Timeout:
-    """The longest a rendered job may run (body_pools.timeout_of, else the API's documented default)."""
+    """The longest a rendered job may run (timeout_of, else the API's documented default)."""
     per_trial = "trialJobSpec" in body
     found = timeout_of(body)
     if found is not None:
@@ -359,20 +454,25 @@ class Estimate:
                 f"{missing_text(self.on_demand, self.spot)}")
 
 
-def estimate(body: Mapping[str, Any], name: str, region: str | None = None,
-             table: PriceTable | None = None) -> Estimate:
-    """The cost of a rendered body (machines times replicas, accelerators, parallel trials) in its region, from
-    `table` (default: prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
+def estimate(body: Mapping[str, Any], name: str, region: str | None = None, table: PriceTable | None = None,
+             pools: Sequence[Pool] | None = None) -> Estimate:
+    """The cost of a job (machines times replicas, accelerators, parallel trials) in its region: its `pools`
+    (load.Judged.pools; else its body's, pools_of_body) and its body (strategy, trials, timeout), from `table`
+    (default: prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
     table = table or prices.active_table()
     region = region_of(body, region)
     runs = parallel_runs(body)
     machines: list[Part] = []
-    accelerators: list[Part] = []
-    for pool in pools(body):
+    held: list[Part] = []
+    try:
+        running = running_pools(body, pools)
+    except SpecError as error:  # a job as the API holds it that its vocabulary's model does not read
+        running, machines = (), [Part("the job's machines", 1, None, f"its pools do not read: {error.problems[0]}")]
+    for pool in running:
         found = _pool_parts(pool, region, runs, table)
         machines += found[0]
-        accelerators += found[1]
-    return Estimate(name, region, strategy(body), _merged(machines + accelerators), table, timeout(body), runs,
+        held += found[1]
+    return Estimate(name, region, strategy(body), _merged(machines + held), table, timeout(body), runs,
                     trial_count(body), ml_v1=job_spec(body) is None)
 
 

@@ -2,10 +2,10 @@
 
 One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
 in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
-reads the request body a backend sends (components.jobspec.render.bodies.render_body), so it holds for every job
-vocabulary and backend, and returns Problems whose path names the guardrail
-(`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`) or fixed rule (`no-end-of-life-accelerators`) and
-whose message names the job and the value.
+reads a job's pools in the one form (load.Judged.pools; a body's, translate.pools.pools_of_body) and the request
+body a backend sends (components.jobspec.render.bodies.render_body), so it holds for every job vocabulary and
+backend, and returns Problems whose path names the guardrail (`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`)
+or fixed rule (`no-end-of-life-accelerators`) and whose message names the job and the value.
 
 Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
 allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
@@ -29,27 +29,26 @@ from components.jobspec.catalog import vertex_legacy
 from components.jobspec.catalog.prices import PriceTable, PriceTableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.review.body_pools import (
-    accelerators,
-    job_spec,
-    parallel_runs,
-    pools,
-    region_of,
-    strategy,
-    timeout_of,
-)
 from components.jobspec.review.cost import (
     SPOT_STRATEGIES,
     Estimate,
     StackEstimate,
+    accelerators,
     estimate,
     estimate_stack,
+    job_spec,
+    parallel_runs,
+    region_of,
+    running_pools,
+    strategy,
     timeout,
+    timeout_of,
     usd,
     usd_total,
 )
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
+from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.training_input import WireModel
 
 #: The stack config key the guardrails are declared under.
@@ -96,12 +95,14 @@ class Guardrails(WireModel):
 
 @dataclass(frozen=True)
 class RenderedJob:
-    """One job as the guardrails see it: its name, the body its backend sends, its region and labels."""
+    """One job as the guardrails see it: its name, the body its backend sends, its region and labels, and its
+    pools (load.Judged.pools; None: read from the body by the same translation)."""
 
     name: str
     body: Mapping[str, Any]
     region: str | None = None
     labels: Mapping[str, str] | None = None
+    pools: tuple[Pool, ...] | None = None
 
 
 # --- One job -------------------------------------------------------------------------------------------
@@ -109,24 +110,26 @@ class RenderedJob:
 
 def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None,
                        guardrails: Guardrails | Mapping[str, Any] | None, region: str | None = None,
-                       table: PriceTable | None = None) -> list[Problem]:
+                       table: PriceTable | None = None, pools: Sequence[Pool] | None = None) -> list[Problem]:
     """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value.
 
     `labels`: the labels the job is created with (default: the body's own `labels`); `region`: where it runs
-    (a Vertex body does not say; maxJobCostUsd prices it there); `table`: the price table (default: the active one).
+    (a Vertex body does not say; maxJobCostUsd prices it there); `table`: the price table (default: the active one);
+    `pools`: the job's (load.Judged.pools; default: the body's).
     """
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
+    pools = running_pools(body, pools)
     if rails.allowed_accelerators is not None:
-        for kind, where in _accelerator_pools(body).items():
+        for kind, where in _accelerator_pools(body, pools).items():
             if kind not in rails.allowed_accelerators:
                 problems.append(Problem(key("allowedAccelerators"), f"job {name} uses {kind} ({where}); "
                                         f"allowed: {allowed(rails.allowed_accelerators)}"))
     if rails.max_accelerators_per_job is not None:
-        held = accelerators(body)
+        held = accelerators(body, pools)
         if held > rails.max_accelerators_per_job:
             problems.append(Problem(key("maxAcceleratorsPerJob"), f"job {name} holds {held} accelerators at once "
-                                    f"({_breakdown(body)}); allowed: at most {rails.max_accelerators_per_job}"))
+                                    f"({_breakdown(body, pools)}); allowed: at most {rails.max_accelerators_per_job}"))
     if rails.required_labels:
         have = labels if labels is not None else (body.get("labels") or {})
         missing = [label for label in rails.required_labels if label not in have]
@@ -146,17 +149,17 @@ def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, 
                                 "with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
                                 "scheduling.maxRunningTime in a trainingInput"))
     if rails.max_job_cost_usd is not None:
-        problems += _job_cost_problems(body, name, region, rails.max_job_cost_usd, table)
+        problems += _job_cost_problems(body, name, region, rails.max_job_cost_usd, table, pools)
     return problems
 
 
 def _job_cost_problems(body: Mapping[str, Any], name: str, region: str | None, cap: float,
-                       table: PriceTable | None) -> list[Problem]:
+                       table: PriceTable | None, pools: Sequence[Pool]) -> list[Problem]:
     where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
     if region_of(body, region) is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
         return []
     try:
-        cost = estimate(body, name, region, table)
+        cost = estimate(body, name, region, table, pools)
     except PriceTableError as error:
         return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
     worst = cost.worst_case
@@ -170,30 +173,33 @@ def _job_cost_problems(body: Mapping[str, Any], name: str, region: str | None, c
     return []
 
 
-def _accelerator_pools(body: Mapping[str, Any]) -> dict[str, str]:
+def _accelerator_pools(body: Mapping[str, Any], pools: Sequence[Pool]) -> dict[str, str]:
     """Each accelerator type the job uses -> the pools using it (`jobSpec.workerPoolSpecs[0], ...`)."""
     found: dict[str, list[str]] = {}
-    for pool in pools(body):
-        if pool.accelerator_type:
-            found.setdefault(pool.accelerator_type, []).append(pool.path)
+    for pool in pools:
+        kind = pool.held[0]
+        if kind:
+            found.setdefault(kind, []).append(pool.path_in(body))
     return {kind: ", ".join(dict.fromkeys(paths)) for kind, paths in found.items()}
 
 
-def _breakdown(body: Mapping[str, Any]) -> str:
+def _breakdown(body: Mapping[str, Any], pools: Sequence[Pool]) -> str:
     """`4 NVIDIA_TESLA_T4 x 10 replicas` per pool, joined; times the parallel trials of a tuning job."""
-    parts = [f"{p.accelerator_count} {p.accelerator_type} x {p.replicas} replica{'s' if p.replicas != 1 else ''}"
-             for p in pools(body) if p.accelerators]
+    parts = [f"{p.held[1]} {p.held[0]} x {p.replica_count} replica{'s' if p.replica_count != 1 else ''}"
+             for p in pools if p.accelerators]
     runs = parallel_runs(body)
     text = " + ".join(parts) or "none"
     return f"({text}) x {runs} parallel trials" if runs > 1 else text
 
 
-def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None = None) -> list[Problem]:
+def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None = None,
+                         pools: Sequence[Pool] | None = None) -> list[Problem]:
     """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`), judged against the
-    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date)."""
+    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date); `pools`: the job's
+    (load.Judged.pools; default: the body's)."""
     today = today or today_of_rules()
     problems: list[Problem] = []
-    for kind, where in _accelerator_pools(body).items():
+    for kind, where in _accelerator_pools(body, running_pools(body, pools)).items():
         ended = support_ended(kind, today)
         retired = vertex_legacy.VERTEX_RETIRED_ACCELERATORS.get(kind)
         if ended is not None:
@@ -216,7 +222,7 @@ def stack_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
     if rails.max_accelerators_per_stack is not None:
-        held = {job.name: accelerators(job.body) for job in jobs}
+        held = {job.name: accelerators(job.body, job.pools) for job in jobs}
         total = sum(held.values())
         if total > rails.max_accelerators_per_stack:
             each = ", ".join(f"{name} {n}" for name, n in held.items() if n)
@@ -241,7 +247,7 @@ def stack_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails
 
 def stack_estimate(jobs: Sequence[RenderedJob], table: PriceTable | None = None) -> StackEstimate:
     """The cost of the stack's jobs, each in its region (raises PriceTableError for a broken table file)."""
-    estimates: list[Estimate] = [estimate(job.body, job.name, job.region, table) for job in jobs]
+    estimates: list[Estimate] = [estimate(job.body, job.name, job.region, table, job.pools) for job in jobs]
     return estimate_stack(estimates, table)
 
 
@@ -250,8 +256,8 @@ def all_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails |
     """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
     problems: list[Problem] = []
     for job in jobs:
-        problems += guardrail_problems(job.body, job.name, job.labels, guardrails, job.region, table)
-        problems += end_of_life_problems(job.body, job.name, today)
+        problems += guardrail_problems(job.body, job.name, job.labels, guardrails, job.region, table, job.pools)
+        problems += end_of_life_problems(job.body, job.name, today, job.pools)
     return problems + stack_guardrail_problems(jobs, guardrails, table)
 
 

@@ -1,6 +1,7 @@
-"""What a job counts against Vertex AI's custom training quotas, read from its rendered body (the one body reader,
-review.body_pools), and how a stack's needs compare with the limits and with what live jobs already hold. Pure:
-the limits and the live jobs are read by components.backends.quotas.
+"""What a job counts against Vertex AI's custom training quotas, read from its pools (load.Judged.pools, or a body's
+by the same translation, translate.pools.pools_of_body) and its body, and how a stack's needs compare with the
+limits and with what live jobs already hold. Pure: the limits and the live jobs are read by
+components.backends.quotas.
 
 A pool needs, per replica, its accelerators (against the accelerator's metric) and, on N1 and E2 machines, its
 vCPUs (against custom_model_training_cpus); a job on SPOT or FLEX_START counts against the preemptible twins; a
@@ -9,12 +10,14 @@ tuning job times its parallel trials. What no source names a metric for is liste
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from components.jobspec.catalog import quotas as table
-from components.jobspec.review.body_pools import parallel_runs, pools, strategy
+from components.jobspec.core.errors import SpecError
+from components.jobspec.review.cost import parallel_runs, running_pools, strategy
+from components.jobspec.translate.pools import Pool
 
 
 @dataclass(frozen=True)
@@ -28,8 +31,9 @@ class Needs:
         return bool(self.units)
 
 
-def needs_of(body: Mapping[str, Any]) -> Needs:
-    """The quota a Vertex AI body (CustomJob, HyperparameterTuningJob: its parallel trials) counts against."""
+def needs_of(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> Needs:
+    """The quota a Vertex AI job (CustomJob, HyperparameterTuningJob: its parallel trials) counts against: its
+    `pools` (load.Judged.pools; default: its body's) and its body's strategy and trials."""
     preemptible = strategy(body) in table.PREEMPTIBLE_STRATEGIES
     units: dict[str, int] = {}
     unchecked: list[str] = []
@@ -38,11 +42,16 @@ def needs_of(body: Mapping[str, Any]) -> Needs:
         metric = table.preemptible(metric) if preemptible else metric
         units[metric] = units.get(metric, 0) + count
 
-    for pool in pools(body):
+    try:
+        running = running_pools(body, pools)
+    except SpecError as error:  # a live job as the API holds it that its vocabulary's model does not read
+        running, unchecked = (), [f"the job's pools (they do not read: {error.problems[0]})"]
+    for pool in running:
         if pool.accelerators:
-            metric = table.ACCELERATOR_METRICS.get(str(pool.accelerator_type))
+            kind = pool.held[0]
+            metric = table.ACCELERATOR_METRICS.get(str(kind))
             if metric is None:
-                unchecked.append(f"{pool.accelerator_type} (no quota metric known for it)")
+                unchecked.append(f"{kind} (no quota metric known for it)")
             else:
                 add(metric, pool.accelerators)
         machine = str(pool.machine_type or "")

@@ -2,8 +2,10 @@
 
 The job is read as the API holds it (a Vertex AI `CustomJob` or `HyperparameterTuningJob`, an ml v1 `Job`): its
 body carries the machines, accelerators and scheduling strategy it was created with (after any fallback, the ones
-it really got), so `cost.estimate` prices it through the one body reader, from the active price table, at the rate
-its strategy is billed at (SPOT at Spot rates; FLEX_START at the on-demand rate, an upper bound).
+it really got), so `cost.estimate` prices its pools, read from that body by the same translation as a job's own
+(translate.pools.pools_of_body: its CustomJobSpec or trainingInput parsed by its vocabulary's model), from the
+active price table, at the rate its strategy is billed at (SPOT at Spot rates; FLEX_START at the on-demand rate,
+an upper bound).
 
 How long it has run (the rule, from the APIs' own field descriptions in the discovery documents
 google-api-python-client ships: aiplatform v1 `CustomJob.startTime` "Time when the CustomJob for the first time
@@ -17,13 +19,14 @@ before RUNNING is not counted, and whatever Google does not bill (its own failur
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from components.jobspec.catalog.prices import PriceTable
 from components.jobspec.review.cost import Amount, Estimate, estimate
+from components.jobspec.translate.pools import Pool
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -74,7 +77,8 @@ class RunCost:
 
 
 def run_cost(job: Mapping[str, Any], name: str, region: str | None, now: datetime, since: datetime | None = None,
-             table: PriceTable | None = None) -> RunCost:
+             table: PriceTable | None = None, pools: Sequence[Pool] | None = None) -> RunCost:
     """The cost so far of a job as the API answers it (`region`: where it runs, for Vertex AI whose body does not
-    say), from `table` (default: the active table; prices.PriceTableError for a broken table file)."""
-    return RunCost(estimate(job, name, region, table), run_seconds(job, now, since))
+    say), from `table` (default: the active table; prices.PriceTableError for a broken table file); `pools`: its
+    pools when the caller read them already (translate.pools.pools_of_body)."""
+    return RunCost(estimate(job, name, region, table, pools), run_seconds(job, now, since))

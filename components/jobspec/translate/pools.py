@@ -14,20 +14,22 @@ a Problem of the same form that does not stop the job.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from components.jobspec import catalog
 from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.vocab.jobs import VertexJob
-from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
+from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput, parse_job
 
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import ReservationAffinity
 
 TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
+#: Where a Vertex AI body holds its CustomJobSpec: a CustomJob's jobSpec, a HyperparameterTuningJob's trials'.
+VERTEX_SPEC_KEYS = ("jobSpec", "trialJobSpec")
 
 
 def scale_tier(ti: TrainingInput) -> str:
@@ -62,6 +64,8 @@ class Pool:
     role: str | None = None  # trainingInput: the task role
     config: ReplicaConfig | None = None  # trainingInput: the role's config, for the body
     custom_container_field: str = "containerSpec.imageUri"  # where a custom container goes, in this vocabulary
+    note: str = ""  # how an ml v1 pool came about, where its fields do not say ("BASIC_TPU tier", "built in")
+    chosen_by_service: bool = False  # ml v1 STANDARD_1 / PREMIUM_1: the service chooses the machines
 
     def at(self, key: str) -> str:
         """The path of one value of the pool (machineType, acceleratorCount, replicaCount, ...)."""
@@ -90,6 +94,50 @@ class Pool:
     @property
     def is_tpu(self) -> bool:
         return self.machine_type == catalog.CLOUD_TPU_MACHINE or self.machine_type in catalog.TPU_HOSTS
+
+    @property
+    def runs(self) -> bool:
+        """Whether the pool holds machines (not a placeholder `{}`, nor a pool without a machine)."""
+        return not self.empty and (self.machine_type is not None or self.chosen_by_service)
+
+    @property
+    def held(self) -> tuple[str | None, int, int]:
+        """(accelerator type, accelerators per replica, VMs per replica) the pool holds: its accelerators as
+        given; a TPU VM host without them holds its chips (TPU v6e and TPU7x have no acceleratorType value at
+        all: they are named by their machine type), a slice of several VMs as its topology says
+        (catalog.TPU_SLICES)."""
+        kind = self.accelerator_type or None
+        count = (self.accelerator_count or 0) if kind else 0
+        host = catalog.TPU_HOSTS.get(self.machine_type or "")
+        if host is None or count:
+            return kind, count, 1
+        chips, hosts = catalog.TPU_SLICES.get((str(self.machine_type), str(self.tpu_topology)),
+                                              (host.chips_per_host, 1))
+        return kind or host.accelerator or self.machine_type, chips, hosts
+
+    @property
+    def replica_count(self) -> int:
+        """Replicas, as the API counts them (unset: 1)."""
+        return self.replicas if self.replicas is not None else 1
+
+    @property
+    def accelerators(self) -> int:
+        """Accelerators of the whole pool (TPU cores for Cloud TPU; a TPU slice's chips)."""
+        kind, count, _ = self.held
+        return count * self.replica_count if kind else 0
+
+    @property
+    def machines(self) -> int:
+        """The VMs of the whole pool: replicas times the VMs of each (a TPU slice's hosts)."""
+        return self.replica_count * self.held[2]
+
+    def path_in(self, body: Mapping[str, Any]) -> str:
+        """Where the pool is in its job's rendered body: `jobSpec.workerPoolSpecs[1]` (a tuning job's under
+        trialJobSpec), or in an ml v1 body where it was written (`trainingInput.workerType`)."""
+        for key in VERTEX_SPEC_KEYS:
+            if key in body:
+                return f"{key}.workerPoolSpecs[{self.index}]"
+        return self.where
 
 
 # --- CustomJobSpec -----------------------------------------------------------------------------------------
@@ -173,7 +221,7 @@ def _tpu_image(ti: TrainingInput, problems: list[Problem]) -> str | None:
 
 @dataclass(frozen=True)
 class _Machine:
-    machine_type: str
+    machine_type: str | None  # None: the service chooses (STANDARD_1, PREMIUM_1)
     accelerator_type: str | None
     accelerator_count: int | None
     replicas: int
@@ -181,39 +229,28 @@ class _Machine:
     accelerator_at: str  # where its accelerators were written (or come from)
     count_at: str
     replicas_at: str  # where its replica count was written (or comes from)
+    note: str = ""
 
 
-def _legacy(mt: str, replicas: int, where: str, replicas_at: str, problems: list[Problem]) -> _Machine | None:
-    base = catalog.legacy_equivalent(mt)
-    if base is None:
-        problems.append(Problem(where, f"legacy machine type {mt} has no documented Compute Engine equivalent "
-                                "on Vertex AI; allowed: a Compute Engine type such as n1-highcpu-16"))
-        return None
-    builtin = catalog.LEGACY_GPUS.get(mt)
-    return _Machine(base, builtin[0] if builtin else None, builtin[1] if builtin else None, replicas, where, where,
-                    where, replicas_at)
-
-
-def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine | None:
-    """The machine of one role, translated; None where the role has no replicas or cannot translate."""
+def _written(role: str, ti: TrainingInput) -> _Machine | None:
+    """The machine of one role as AI Platform Training runs it, by the names it was written with (a legacy type
+    with its built-in GPUs, a Cloud TPU worker with its cores); None where the role has no replicas. The one
+    reading of what a scale tier runs (catalog.TIER_MACHINES)."""
     tier = scale_tier(ti)
-    config = ti.role_config(role)
     if tier != "CUSTOM":
         where = f"{TI}.scaleTier"
-        if tier in ("STANDARD_1", "PREMIUM_1"):
-            if role == "master":
-                problems.append(Problem(where, f"{tier} has no documented machine composition, so it has no "
-                                        "Vertex AI equivalent; allowed on Vertex: BASIC, BASIC_TPU (with a custom "
-                                        "container) or CUSTOM with explicit types"))
-            return None
-        for tier_role, tier_type, accelerators in catalog.TIER_MACHINES.get(tier, ()):
-            if tier_role != role:
-                continue
-            if tier_type == catalog.CLOUD_TPU:  # BASIC_TPU's Cloud TPU worker
-                kind, cores = accelerators or (catalog.TPU_V2, catalog.TPU_CORES)
-                return _Machine(catalog.CLOUD_TPU_MACHINE, kind, cores, 1, where, where, where, where)
-            return _legacy(tier_type, 1, where, where, problems)
+        shape = catalog.TIER_MACHINES.get(tier)
+        if shape is None:  # STANDARD_1, PREMIUM_1: no documented composition
+            return _Machine(None, None, None, 1, where, where, where, where,
+                            f"{tier} tier: machines chosen by the service") if role == "master" else None
+        for tier_role, tier_type, accelerators in shape:
+            if tier_role == role:
+                if tier_type == catalog.CLOUD_TPU:
+                    accelerators = accelerators or (catalog.TPU_V2, catalog.TPU_CORES)
+                kind, count = accelerators or (None, None)
+                return _Machine(tier_type, kind, count, 1, where, where, where, where, f"{tier} tier")
         return None
+    config = ti.role_config(role)
     mt, count = ti.role_type(role), ti.role_count(role) or 0
     if mt is None or count <= 0:
         return None
@@ -224,32 +261,81 @@ def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine 
     if mt == catalog.CLOUD_TPU:
         kind = acc.type if acc and acc.type else catalog.TPU_V2
         cores = acc.count if acc and acc.count is not None else catalog.TPU_CORES
-        return _Machine(catalog.CLOUD_TPU_MACHINE, kind, cores, count, where,
-                        f"{acc_path}.type" if acc and acc.type else where,
+        return _Machine(mt, kind, cores, count, where, f"{acc_path}.type" if acc and acc.type else where,
                         f"{acc_path}.count" if acc and acc.count is not None else where, replicas_at)
-    if mt in catalog.LEGACY_GPUS:
-        return _legacy(mt, count, where, replicas_at, problems)
+    builtin = catalog.LEGACY_GPUS.get(mt)
+    if builtin:
+        return _Machine(mt, builtin[0], builtin[1], count, where, where, where, replicas_at, "built in")
     return _Machine(mt, acc.type if acc else None, acc.count if acc else None, count, where, f"{acc_path}.type",
                     f"{acc_path}.count", replicas_at)
+
+
+def _legacy(m: _Machine, problems: list[Problem]) -> _Machine | None:
+    """A legacy type as the Compute Engine machine it ran on, with its built-in GPUs."""
+    mt = str(m.machine_type)
+    base = catalog.legacy_equivalent(mt)
+    if base is None:
+        problems.append(Problem(m.where, f"legacy machine type {mt} has no documented Compute Engine equivalent "
+                                "on Vertex AI; allowed: a Compute Engine type such as n1-highcpu-16"))
+        return None
+    builtin = catalog.LEGACY_GPUS.get(mt)
+    return replace(m, machine_type=base, accelerator_type=builtin[0] if builtin else None,
+                   accelerator_count=builtin[1] if builtin else None, accelerator_at=m.where, count_at=m.where)
+
+
+def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine | None:
+    """The machine of one role, translated; None where the role has no replicas or cannot translate."""
+    m = _written(role, ti)
+    if m is None:
+        return None
+    tier = scale_tier(ti)
+    if m.machine_type is None:
+        problems.append(Problem(m.where, f"{tier} has no documented machine composition, so it has no Vertex AI "
+                                "equivalent; allowed on Vertex: BASIC, BASIC_TPU (with a custom container) or "
+                                "CUSTOM with explicit types"))
+        return None
+    if m.machine_type == catalog.CLOUD_TPU:
+        return replace(m, machine_type=catalog.CLOUD_TPU_MACHINE)
+    if tier != "CUSTOM" or m.machine_type in catalog.LEGACY_GPUS:
+        return _legacy(m, problems)
+    return m
+
+
+def ml_pools(ti: TrainingInput) -> list[Pool]:
+    """The pools AI Platform Training runs a trainingInput on, untranslated: each role's machine by the names
+    it was written with (a tier's as catalog.TIER_MACHINES states them; STANDARD_1 and PREMIUM_1 one pool of
+    machines the service chooses). What cost, quotas, guardrails and the plan read of an ml v1 job."""
+    pools: list[Pool] = []
+    for role in catalog.ROLES:
+        m = _written(role, ti)
+        if m is None:
+            continue
+        pools.append(Pool(
+            len(pools), m.where, machine_type=m.machine_type, accelerator_type=m.accelerator_type,
+            accelerator_count=m.accelerator_count, replicas=m.replicas,
+            paths={"machineType": m.where, "acceleratorType": m.accelerator_at, "acceleratorCount": m.count_at,
+                   "replicaCount": m.replicas_at},
+            role=role if m.machine_type is not None else "cluster", config=ti.role_config(role), note=m.note,
+            chosen_by_service=m.machine_type is None, custom_container_field="masterConfig.imageUri",
+        ))
+    return pools
 
 
 def _master_beside_tpu(ti: TrainingInput) -> tuple[str, str] | None:
     """(where, what) of the master of a job whose only other task is its Cloud TPU worker: BASIC_TPU (a `standard`
     master beside a Cloud TPU, catalog.TIER_MACHINES), or CUSTOM with cloud_tpu workers and no parameter server or
     evaluator (seed 000's two shapes). On Vertex AI the TPU VM runs the code itself, so that master is not used."""
+    machines = {role: m for role in catalog.ROLES if (m := _written(role, ti)) is not None}
+    master, worker = machines.get("master"), machines.get("worker")
+    if set(machines) != {"master", "worker"} or worker is None or worker.machine_type != catalog.CLOUD_TPU \
+            or master is None or master.machine_type in (catalog.CLOUD_TPU, None):
+        return None
     tier = scale_tier(ti)
     if tier != "CUSTOM":
-        shape = catalog.TIER_MACHINES.get(tier, ())
-        if [role for role, _, _ in shape] != ["master", "worker"] or shape[1][1] != catalog.CLOUD_TPU:
-            return None
-        return f"{TI}.scaleTier", f"{tier}'s {shape[0][1]} master"
-    master = ti.role_type("master")
-    busy = {role for role in catalog.ROLES if ti.role_type(role) and (ti.role_count(role) or 0) > 0}
-    if busy != {"master", "worker"} or ti.role_type("worker") != catalog.CLOUD_TPU or master == catalog.CLOUD_TPU:
-        return None
+        return f"{TI}.scaleTier", f"{tier}'s {master.machine_type} master"
     acc = ti.master_config.accelerator_config if ti.master_config else None
     gpus = f" with {acc.count if acc.count is not None else '?'} {acc.type}" if acc and acc.type else ""
-    return f"{TI}.masterType", f"the master {master}{gpus}"
+    return f"{TI}.masterType", f"the master {master.machine_type}{gpus}"
 
 
 def _tpu_alone(ti: TrainingInput, problems: list[Problem],
@@ -325,3 +411,22 @@ def _tpu_worker_image(ti: TrainingInput, m: _Machine) -> str | None:
     """A Cloud TPU worker's own container, for the one cloud-tpu pool of a job whose master gives none."""
     worker = ti.role_config("worker")
     return worker.image_uri if m.machine_type == catalog.CLOUD_TPU_MACHINE and worker else None
+
+
+# --- A body, as rendered or as the API holds it ------------------------------------------------------------
+
+
+def pools_of_body(body: Mapping[str, Any]) -> list[Pool]:
+    """The pools of a request body, or of a job as the API holds it, by the same reading as a job's own: a Vertex
+    AI body's CustomJobSpec (a CustomJob's jobSpec, a tuning job's trialJobSpec) parsed by its model and read as
+    written (spec_pools); an ml v1 body's trainingInput parsed and read as AI Platform runs it (ml_pools). A
+    body that does not parse is a SpecError."""
+    for key in VERTEX_SPEC_KEYS:
+        spec = body.get(key)
+        if isinstance(spec, Mapping):
+            from components.jobspec.vocab.custom_job import parse_custom_job_spec  # Vertex's models, for its bodies
+
+            parsed, single = parse_custom_job_spec(dict(spec))
+            return spec_pools(VertexJob(parsed, single_pool=single))
+    ti = body.get(TRAINING_INPUT)
+    return ml_pools(parse_job({TRAINING_INPUT: dict(ti)}).training_input) if isinstance(ti, Mapping) else []

@@ -68,12 +68,13 @@ class GuardrailSettings(Guardrails):
 
 def rendered_jobs(settings: Any) -> list[RenderedJob]:
     """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here)
-    as its backend would send it: the body it was judged with (JobSettings.body), not rendered again."""
+    as its backend would send it: the body and pools it was judged with (JobSettings.body, .pools), not rendered
+    again."""
     found = []
     for name, job in settings.jobs.items():
         training_input = getattr(job.job, "training_input", None)
         region = getattr(training_input, "region", None) or settings.region
-        found.append(RenderedJob(name, dict(job.body), region, dict(job.job.labels or {})))
+        found.append(RenderedJob(name, dict(job.body), region, dict(job.job.labels or {}), job.pools))
     return found
 
 

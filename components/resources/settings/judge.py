@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from components.jobspec import catalog
+from components.jobspec import catalog, load
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
     BACKENDS,
@@ -22,12 +22,12 @@ from components.jobspec.core.names import (
     NAMESPACE,
     TRAINING_INPUT,
     VERTEX,
-    VOCABULARIES,
 )
 from components.jobspec.core.problems import Problem, allowed, from_validation_error
 from components.jobspec.io.vocabulary import pool_path
-from components.jobspec.load import judge_custom_job, judge_job
+from components.jobspec.load import enclosed_problem
 from components.jobspec.rules import Options, rule_labels
+from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.custom_job import parse_custom_job_spec
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
@@ -36,9 +36,6 @@ from components.resources.fallbacks import alternative_job
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
-
-#: The two vocabularies a job may be written in (exactly one per job).
-
 
 
 def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset()) -> StackSettings:
@@ -166,21 +163,18 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
         settings = JobSettings.model_validate(raw, context={"root": root})
     except ValidationError as error:
         problems += [_plain(p).within(prefix=prefix) for p in from_validation_error(error, JobSettings)]
-    given = [key for key in VOCABULARIES if key in raw]
-    if len(given) != 1:
-        problems.append(Problem(prefix, "has both trainingInput and jobSpec; allowed: exactly one" if given else
-                                "required: trainingInput (the seeds' vocabulary, a gcloud config.yaml job) or "
-                                "jobSpec (a Vertex AI CustomJobSpec)"))
+    unshaped = enclosed_problem(raw)
+    if unshaped is not None:
+        problems.append(unshaped.within(prefix=prefix))
         return None, problems
-    if not isinstance(raw[given[0]], dict):
+    if not isinstance(raw.get(TRAINING_INPUT, raw.get(JOB_SPEC)), dict):
         return None, problems  # the settings model said what is wrong with it
 
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
-    judge = _custom_job if JOB_SPEC in raw else _training_input_job
-    job, body, spec_problems, warnings = judge(raw, name=name, backend=backend, region=region,
-                                               region_key=region_key, labels=merged)
+    job, body, pools, spec_problems, warnings = _judge_spec(raw, name=name, backend=backend, region=region,
+                                                            region_key=region_key, labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
@@ -193,7 +187,7 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
         problems += fallback_problems
     if settings is None or job is None or body is None or problems:
         return None, problems
-    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings))
+    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings), pools)
     return judged.with_alternatives(alternatives), problems
 
 
@@ -219,82 +213,65 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
                                     f"{allowed(_regions(backend))}"))
             continue
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
-        judge = _custom_job if JOB_SPEC in data else _training_input_job
-        job, body, spec_problems, _ = judge(data, name=name, backend=backend, region=there,
-                                            region_key=f"{where}.region", labels=labels)
+        job, body, _, spec_problems, _ = _judge_spec(data, name=name, backend=backend, region=there,
+                                                     region_key=f"{where}.region", labels=labels)
         problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems]
         if job is not None and body is not None and not spec_problems:
             judged.append((job, body, there))
     return tuple(judged), problems
 
 
-def _training_input_job(
+#: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
+TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
+
+
+def _judge_spec(
     raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
-) -> tuple[Job | None, Mapping[str, Any] | None, list[Problem], tuple[Problem, ...]]:
-    """A trainingInput job, judged by the limits of the stack's backend (and its Vertex AI translation); with
-    its warnings (load.Judged.warnings)."""
-    training_input = raw[TRAINING_INPUT]
-    data: dict[str, Any] = {TRAINING_INPUT: training_input}
+) -> tuple[Job | VertexJob | None, Mapping[str, Any] | None, tuple[Pool, ...], list[Problem], tuple[Problem, ...]]:
+    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): its
+    model, body and pools (load.Judged), its problems and warnings. A trainingInput is judged by the limits of the
+    stack's backend (and its Vertex AI translation); a CustomJobSpec by Vertex AI's in the stack's region (vertex
+    stacks only), carried over as written."""
+    custom = JOB_SPEC in raw
+    if custom and backend not in BACKENDS:
+        return None, None, (), [], ()  # the backend key is reported
+    written = raw[JOB_SPEC] if custom else raw[TRAINING_INPUT]
+    data: dict[str, Any] = ({JOB_SPEC: _with_trainer_stand_in(written) if "trainer" in raw else written} if custom
+                            else {TRAINING_INPUT: written})
     if labels:
         data["labels"] = _judgeable(labels)
-    job: Job | None = None
-    body: Mapping[str, Any] | None = None
-    spec_problems: list[Problem] = []
-    warnings: tuple[Problem, ...] = ()
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
-        judged = judge_job(data, default_region=region, package_supplied="trainer" in raw,
-                           backend=backend if backend in BACKENDS else None, job_id=name.replace("-", "_"))
-    except SpecError as error:
-        spec_problems += error.problems
-    else:
-        spec_problems += judged.problems
-        warnings = judged.warnings
-        if judged.ok and isinstance(judged.job, Job):
-            job, body = judged.job, judged.body
-            if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
-                job = job.model_copy(update={"labels": labels})
-    if "region" not in training_input:
+        judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
+                       region_at=region_key, job_id=name.replace("-", "_"), package_supplied="trainer" in raw)
+        problems, warnings = list(judged.problems), judged.warnings
+    except SpecError as error:  # it does not parse
+        judged, problems, warnings = None, list(error.problems), ()
+    if custom:
+        if problems or judged is None:
+            known_region = region in _regions(backend)  # else reported once, at the stack's region key
+            return None, None, (), [p for p in problems if known_region or p.path != region_key], ()
+        assert isinstance(judged.job, VertexJob)
+        parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
+                          else (judged.job.spec, judged.job.single_pool))
+        return (VertexJob(parsed, region=region, labels=labels or None, single_pool=single), judged.body,
+                judged.pools, [], ())
+    job: Job | None = None
+    if judged is not None and judged.ok and isinstance(judged.job, Job):
+        job = judged.job
+        if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
+            job = job.model_copy(update={"labels": labels})
+    if "region" not in written:
         inherited = []
-        for problem in spec_problems:
+        for problem in problems:
             if problem.path == f"{TRAINING_INPUT}.region":
                 if region not in _regions(backend):
                     continue  # reported once, at the stack's region key
                 problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
             inherited.append(problem)
-        spec_problems = inherited
-    return job, body, spec_problems, warnings
-
-
-#: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
-TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
-
-
-def _custom_job(
-    raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
-) -> tuple[VertexJob | None, Mapping[str, Any] | None, list[Problem], tuple[Problem, ...]]:
-    """A CustomJobSpec, judged by Vertex AI's limits in the stack's region (vertex stacks only); it is carried
-    over as written, so it has no warnings."""
-    spec = raw[JOB_SPEC]
-    if backend != VERTEX:
-        if backend not in BACKENDS:
-            return None, None, [], ()  # the backend key is reported
-        return None, None, [Problem(JOB_SPEC, f"a CustomJobSpec is Vertex AI's vocabulary and runs on Vertex AI only; "
-                              f"allowed with backend {backend} ({NAMESPACE}:backend): trainingInput")], ()
-    judged = _with_trainer_stand_in(spec) if "trainer" in raw else spec
-    try:
-        result = judge_custom_job(judged, region=region, region_at=region_key, labels=_judgeable(labels) or None,
-                                  job_id=name.replace("-", "_"))
-        problems = list(result.problems)
-    except SpecError as error:  # it does not parse
-        problems = list(error.problems)
-    if problems:
-        known_region = region in _regions(backend)  # else reported once, at the stack's region key
-        return None, None, [p if p.path.startswith(("labels", region_key)) else p.within(prefix=JOB_SPEC)
-                            for p in problems if known_region or p.path != region_key], ()
-    assert isinstance(result.job, VertexJob)
-    parsed, single = (parse_custom_job_spec(spec) if judged is not spec  # the spec as given, not its stand-in
-                      else (result.job.spec, result.job.single_pool))
-    return VertexJob(parsed, region=region, labels=labels or None, single_pool=single), result.body, [], ()
+        problems = inherited
+    if job is None or judged is None:
+        return None, None, (), problems, warnings
+    return job, judged.body, judged.pools, problems, warnings
 
 
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:

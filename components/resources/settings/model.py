@@ -26,6 +26,7 @@ from components.jobspec.core.names import (
 )
 from components.jobspec.core.problems import Problem
 from components.jobspec.rules import uses_tpu
+from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
 from components.resources.settings.guardrails import GuardrailSettings
@@ -216,16 +217,22 @@ class JobSettings(SettingsModel):
     _job: Job | VertexJob | None = PrivateAttr(default=None)
     _body: Mapping[str, Any] | None = PrivateAttr(default=None)
     _warnings: tuple[Problem, ...] = PrivateAttr(default=())
+    _pools: tuple[Pool, ...] = PrivateAttr(default=())
     _alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...] = PrivateAttr(default=())
 
-    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any],
-                  warnings: tuple[Problem, ...] = ()) -> JobSettings:
+    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any], warnings: tuple[Problem, ...] = (),
+                  pools: tuple[Pool, ...] = ()) -> JobSettings:
         """A copy that holds the job as it was judged (load.Judged, read once): its model, with the stack's
-        labels and region filled in, the body its backend would send (for cost, guardrails and the plan), and its
-        warnings (load.Judged.warnings, named at the stack file's keys)."""
+        labels and region filled in, the body its backend would send and its pools (for cost, quotas, guardrails
+        and the plan), and its warnings (load.Judged.warnings, named at the stack file's keys)."""
         judged = self.model_copy()
-        judged._job, judged._body, judged._warnings = job, body, warnings
+        judged._job, judged._body, judged._warnings, judged._pools = job, body, warnings, pools
         return judged
+
+    @property
+    def pools(self) -> tuple[Pool, ...]:
+        """The job's worker pools as it was judged (load.Judged.pools: Vertex AI's, or AI Platform's)."""
+        return self._pools
 
     @property
     def warnings(self) -> tuple[Problem, ...]:
