@@ -170,8 +170,8 @@ def test_deleting_a_protected_active_job_is_refused_and_the_job_keeps_running(pr
         provider.delete(id_, outs)
     assert emulator.state.jobs()[0]["job"]["state"] == "JOB_STATE_QUEUED"
     emulator.state.set_phase_seconds(0)
-    provider.delete(id_, outs)  # finished: nothing to protect
-    assert emulator.state.jobs() == []
+    provider.delete(id_, outs)  # finished: nothing to protect, and its record stays
+    assert emulator.state.jobs()[0]["job"]["state"] == "JOB_STATE_SUCCEEDED"
 
 
 def test_deleting_an_unprotected_active_job_cancels_it(provider, emulator) -> None:

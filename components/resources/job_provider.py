@@ -71,7 +71,8 @@ from components.resources.provider_runs import check_runs, create_runs, remake
 REPLACING = ("project", "backend", "rerun")
 #: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
 #: `retries` never replaces a job.
-IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries")
+IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries",
+            "deleteRecordOnDelete")
 #: Outputs read back from the API.
 OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
                "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial", "costUsd", "placement",
@@ -241,7 +242,7 @@ class TrainingJobProvider(EndpointProvider):
                                          "stack/name), which labels its job so that a re-run finds it"))
         if (problem := _seconds_problem(news.get("waitTimeoutSeconds"))) is not None:
             failures.append(CheckFailure("waitTimeoutSeconds", problem))
-        for key in ("waitForCompletion", "protect"):
+        for key in ("waitForCompletion", "protect", "deleteRecordOnDelete"):
             if news.get(key) not in (None, True, False, UNKNOWN):
                 failures.append(CheckFailure(key, f"{news.get(key)!r}; allowed: true, false"))
         rails, rail_problems = guardrails_of(news.get("guardrails"))
@@ -364,12 +365,15 @@ class TrainingJobProvider(EndpointProvider):
         return UpdateResult({**news, **outputs})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        """Cancel a running job; a finished one stays (ml v1 has no delete) or is removed (Vertex). A protected
-        job that is still active is refused (the engine asks no provider before a delete, so here, at up)."""
+        """Cancel a job still active; leave every job record on the API (the job's history: `status --all`, `spend`,
+        its console page and logs), unless `deleteRecordOnDelete` is true, where a finished Vertex AI job's record is
+        removed (ml v1 has no delete). A protected job that is still active is refused (the engine asks no provider
+        before a delete, so here, at up). A state written by an older release runs this method too: its pickle
+        imports this class by its module path; its inputs have no `deleteRecordOnDelete`, so its records stay."""
         inputs = _Inputs.of(props)
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
-        self._jobs(inputs, name=id_).stop(id_)
+        self._jobs(inputs, name=id_).stop(id_, delete_record=props.get("deleteRecordOnDelete") is True)
 
 
 def _failures(problems: tuple[Problem, ...] | list[Problem], unknown: list[str]) -> list[CheckFailure]:

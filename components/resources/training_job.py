@@ -63,6 +63,9 @@ class TrainingJobArgs:
     (None: 2); a failure of the user's code never is."""
     rerun: pulumi.Input[str] | None = None
     """Any text: changing it replaces the job with a fresh run of the same spec."""
+    delete_record_on_delete: pulumi.Input[bool] | None = None
+    """Whether deleting or replacing the resource also removes its finished job's record from Vertex AI (None,
+    False: every record stays, the job's history; an active job is cancelled either way)."""
     stack_quota: pulumi.Input[dict[str, Any]] | None = None
     """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
     that the quota check of this job's preview counts the stack's other new jobs too."""
@@ -114,6 +117,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "fallbacks": args.fallbacks,
             "retries": args.retries,
             "rerun": args.rerun,
+            "deleteRecordOnDelete": args.delete_record_on_delete,
             "stackQuota": args.stack_quota,
             "identity": resource_identity(resource_name),
         }
