@@ -76,7 +76,10 @@ IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "pr
 #: Outputs read back from the API.
 OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
                "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial", "costUsd", "placement",
-               "retryCount")
+               "retryCount", "waitFailure")
+#: The output that turns a waiting `pulumi up` red: the error of the FAILED job it waited for (set by create, cleared
+#: by the next update: TrainingJob raises on it once its outputs resolve, after the job is recorded in the state).
+WAIT_FAILURE = "waitFailure"
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
@@ -286,7 +289,9 @@ class TrainingJobProvider(EndpointProvider):
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
         elif remake(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
             replaces.append("state")
-        changed = bool(replaces or labels_changed or others)
+        # A failure the last `up` waited for is reported once: this update clears it (no API call but a read), and
+        # the job stays as it is (a failure of the user's code is never made again on its own: job_runs.verdict).
+        changed = bool(replaces or labels_changed or others or olds.get(WAIT_FAILURE))
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 
@@ -320,6 +325,8 @@ class TrainingJobProvider(EndpointProvider):
         # create); a live job of the resource adopted wherever it runs; fallbacks and retries (provider_runs).
         jobs, resource, job_id = create_runs(self, inputs)
         outs = {**props, **self._outputs(jobs, resource, job_id)}
+        if inputs.wait and outs["state"] == "FAILED":  # recorded with the job; TrainingJob fails the update on it
+            outs[WAIT_FAILURE] = f"training job {outs['jobId']} FAILED: {outs.get('errorMessage') or 'no message'}"
         return CreateResult(outs["resourceName"], outs)
 
     def _maybe_wait(self, jobs: Jobs, inputs: _Inputs, job_id: str, resource: dict[str, Any], *,
@@ -334,7 +341,8 @@ class TrainingJobProvider(EndpointProvider):
         state = jobs.backend.state(finished)
         if state == "FAILED":
             message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
-            # Recorded, not raised: a raised create would leave the job out of state (orphaned).
+            # Recorded, not raised: a raised create would leave the job out of state (orphaned). The create's
+            # `waitFailure` output fails the update instead, once the job is recorded (TrainingJob).
             (pulumi.log.warn if again is not None and again(finished) else pulumi.log.error)(
                 report.failure(finished, message))
         elif state not in ("SUCCEEDED", "CANCELLED"):
@@ -361,8 +369,9 @@ class TrainingJobProvider(EndpointProvider):
             resource = jobs.relabel(id_, {**new.labels(old.job_id), **kept})
         else:
             resource = jobs.get(id_)
-        outputs = self._outputs(jobs, resource, old.job_id) if resource else {k: olds.get(k) for k in OUTPUT_KEYS}
-        return UpdateResult({**news, **outputs})
+        outputs = self._outputs(jobs, resource, old.job_id) if resource else \
+            {k: olds.get(k) for k in OUTPUT_KEYS if k != WAIT_FAILURE}
+        return UpdateResult({**news, **outputs, WAIT_FAILURE: None})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         """Cancel a job still active; leave every job record on the API (the job's history: `status --all`, `spend`,

@@ -91,6 +91,10 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
     """Which placement runs the job: {index (0: the job as written, i: fallbacks[i-1]), region, machine}."""
     retryCount: pulumi.Output[int]
     """How many times the job was made again after failing for Google's reasons (0: the first run of its spec)."""
+    waitFailure: pulumi.Output[str | None]
+    """The error of the FAILED job this `pulumi up` waited for (waitForCompletion), else None. The update fails on it
+    (exit non-zero) after the job is recorded in the state; the next `up` clears it and does not run the job again
+    (a failure of the user's code never is; Google's keep their retries)."""
     costUsd: pulumi.Output[float]
     """What the job has cost so far in USD (the time it has run times the rate it runs at: Spot for SPOT, from the
     price table; components.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None when a
@@ -123,6 +127,18 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
         }
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
+        # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
+        # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
+        # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.
+        self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
+
+
+def _fail_update(name: str, failure: str | None) -> None:
+    if failure:
+        raise pulumi.RunError(
+            f"job {name}: {failure}. The job is recorded in the state as FAILED (`python -m components status` "
+            "shows it); the next `pulumi up` does not run it again: fix it and change the job, or set "
+            f"jobs.{name}.rerun, to run it again")
 
 
 __all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "TrainingJob", "TrainingJobArgs", "TrainingJobProvider",
