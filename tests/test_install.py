@@ -14,6 +14,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -43,8 +45,14 @@ def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
     return python, site
 
 
-def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
-    python, site = install_wheel(tmp_path)
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return install_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path,
+                                                                  installed: tuple[Path, Path]) -> None:
+    python, site = installed
     outside = tmp_path / "consumer"
     outside.mkdir()
     program = outside / "__main__.py"
@@ -57,3 +65,23 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
     assert "gcp-training:index:TrainingBuckets" in types
     assert types.count("gcp:storage/bucket:Bucket") == 2
     assert any(t.endswith("TrainingJob") for t in types), types
+
+
+def test_the_wheel_ships_its_types_and_mypy_checks_a_consumer_against_them(tmp_path: Path,
+                                                                          installed: tuple[Path, Path]) -> None:
+    """PEP 561: `py.typed` in the wheel, so mypy reads the library's hints in a consumer's program (no "missing
+    library stubs or py.typed marker"), and a wrong argument is a type error there, before any run."""
+    python, site = installed
+    assert (site / "components" / "py.typed").is_file()
+    outside = tmp_path / "consumer"
+    outside.mkdir()
+    (outside / "good.py").write_text((ROOT / "examples" / "consumer_program.py").read_text())
+    (outside / "bad.py").write_text("from components import TrainingJobArgs\n\n"
+                                    "TrainingJobArgs(project='p', job={}, retries='three')\n")
+    mypy = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--no-incremental",
+            "--ignore-missing-imports", "--follow-imports=silent"]
+    good = subprocess.run([*mypy, "good.py"], cwd=outside, capture_output=True, text=True, timeout=300)
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = subprocess.run([*mypy, "bad.py"], cwd=outside, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and 'Argument "retries" to "TrainingJobArgs" has incompatible type "str"' \
+        in bad.stdout, bad.stdout + bad.stderr

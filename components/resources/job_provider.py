@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +42,7 @@ from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources import job_runs
 from components.resources.fallbacks import placement_of
+from components.resources.job_inputs import input_problems, seconds_problem
 from components.resources.job_review import (
     ProtectedJobError,
     Protection,
@@ -139,17 +139,6 @@ def stack_label_of(identity: str) -> dict[str, str]:
     return stack_label(parts[1], parts[2]) if len(parts) == 4 and parts[1] and parts[2] else {}
 
 
-def _seconds_problem(value: Any) -> str | None:
-    """Why a waitTimeoutSeconds value is not a number of seconds (None: it is, or it is not set)."""
-    if value is None or value == UNKNOWN:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"{value!r} is not a number of seconds; allowed: a finite number of seconds > 0, e.g. 3600"
-    if not math.isfinite(value) or value <= 0:
-        return f"{value!r}; allowed: a finite number of seconds > 0, e.g. 3600"
-    return None
-
-
 @dataclass
 class _Inputs:
     name: str
@@ -173,7 +162,7 @@ class _Inputs:
             job_id=str(props.get("jobId") or ""),
             identity=str(props.get("identity") or ""),
             wait=props.get("waitForCompletion") is True,
-            wait_timeout=float(timeout) if _seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
+            wait_timeout=float(timeout) if seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
             props=props,
         )
 
@@ -233,21 +222,19 @@ class TrainingJobProvider(EndpointProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
             return CheckResult(dict(news), env_failures)
-        failures: list[CheckFailure] = []
+        # every input's type and range (job_inputs, as TrainingJob judges them in the program); only UNKNOWN passes
+        judged_inputs = input_problems(news)
+        failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == "backend"]
         inputs = dict(news)
         new = _Inputs.of(news)
-        if new.backend not in BACKENDS and new.backend != UNKNOWN:
-            failures.append(CheckFailure("backend", f"{new.backend!r}; allowed: {', '.join(BACKENDS)}"))
+        if not news.get("backend"):
+            failures.append(CheckFailure("backend", f"required; allowed: {', '.join(BACKENDS)}"))
         if not new.project:
             failures.append(CheckFailure("project", "required: the Google Cloud project id"))
         if not new.identity:
             failures.append(CheckFailure("identity", "required: the resource's identity (organization/project/"
                                          "stack/name), which labels its job so that a re-run finds it"))
-        if (problem := _seconds_problem(news.get("waitTimeoutSeconds"))) is not None:
-            failures.append(CheckFailure("waitTimeoutSeconds", problem))
-        for key in ("waitForCompletion", "protect", "deleteRecordOnDelete"):
-            if news.get(key) not in (None, True, False, UNKNOWN):
-                failures.append(CheckFailure(key, f"{news.get(key)!r}; allowed: true, false"))
+        failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != "backend"]
         rails, rail_problems = guardrails_of(news.get("guardrails"))
         failures += [CheckFailure("guardrails", str(p)) for p in rail_problems]
         unknown = list(_unknown_paths(new.job))

@@ -47,16 +47,8 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
                rails: Guardrails, region: str | None, resource: str, stack: str) -> list[CheckFailure]:
     """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
     `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values)."""
-    failures: list[CheckFailure] = []
-    if (problem := job_runs.retries_problem(news.get("retries"))) is not None:
-        failures.append(CheckFailure("retries", problem))
-    rerun = news.get("rerun")
-    if rerun is not None and not _unknown(rerun) and not isinstance(rerun, str):
-        failures.append(CheckFailure("rerun", f"{rerun!r}; allowed: any text (change it to run the job again)"))
+    failures: list[CheckFailure] = []  # (the inputs' types and ranges: job_inputs, in the provider's check)
     fallbacks = news.get("fallbacks")
-    if fallbacks is not None and not _unknown(fallbacks) and not isinstance(fallbacks, list):
-        failures.append(CheckFailure("fallbacks", f"{fallbacks!r}; allowed: a list of alternatives (region, "
-                                     "machineSpec, scheduling)"))
     if judged is None or judged.body is None:
         return failures
     name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")

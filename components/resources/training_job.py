@@ -8,14 +8,18 @@ create; its job carries that identity as a label, so a re-run finds and adopts i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
+from inspect import isawaitable
 from typing import Any
 
 import pulumi
 from pulumi.dynamic import Resource
 
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
+from components.resources.job_inputs import input_problems
 from components.resources.job_provider import (
     OUTPUT_KEYS,
     REPLACING,
@@ -32,9 +36,17 @@ def resource_identity(resource_name: str) -> str:
     return "/".join(str(part or "") for part in parts)
 
 
+class InvalidArgs(TrainingJobsError, pulumi.RunError):
+    """TrainingJob was given an argument it cannot take (a RunError: Pulumi reports it as one line, no traceback)."""
+
+
 @dataclass
 class TrainingJobArgs:
-    """One training job: where, on which API, the job itself, and the stack's rules on it."""
+    """One training job: where, on which API, the job itself, and the stack's rules on it.
+
+    Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
+    is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
+    `check` instead, against the same rules (components.resources.job_inputs)."""
 
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""
@@ -125,12 +137,28 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "stackQuota": args.stack_quota,
             "identity": resource_identity(resource_name),
         }
+        _check_args(resource_name, props)
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
         # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
         # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.
         self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
+
+
+def _field(prop: str) -> str:
+    """The TrainingJobArgs field of an input (waitForCompletion: wait_for_completion)."""
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", prop).lower()
+    return snake if snake in {f.name for f in fields(TrainingJobArgs)} else prop
+
+
+def _check_args(name: str, props: dict[str, Any]) -> None:
+    """The known arguments judged now (an Output is the provider's to check once it resolves); InvalidArgs naming
+    every field that is wrong."""
+    known = {k: UNKNOWN if isinstance(v, pulumi.Output) or isawaitable(v) else v for k, v in props.items()}
+    problems = [f"{_field(key)}: {problem}" for key, problem in input_problems(known)]
+    if problems:
+        raise InvalidArgs(f"TrainingJob {name}: " + "; ".join(problems))
 
 
 def _fail_update(name: str, failure: str | None) -> None:
@@ -141,5 +169,5 @@ def _fail_update(name: str, failure: str | None) -> None:
             f"jobs.{name}.rerun, to run it again")
 
 
-__all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "TrainingJob", "TrainingJobArgs", "TrainingJobProvider",
-           "canonical", "identity_labels", "new_job_id", "resource_identity", "spec_of"]
+__all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "InvalidArgs", "TrainingJob", "TrainingJobArgs",
+           "TrainingJobProvider", "canonical", "identity_labels", "new_job_id", "resource_identity", "spec_of"]
