@@ -45,6 +45,10 @@ def test_a_project_of_another_name_reads_the_endpoint_under_the_librarys_namespa
         tmp_path: Path, emulator: Emulator) -> None:
     emulator.control("reset", {})
     project = Project.consumer(tmp_path, PULUMI, emulator, "team-training", program())
+    preview = project.pulumi("preview")
+    cost = [line for line in preview.stdout.splitlines() if "job l4-trial: $0.98/h on demand, Spot $0.61/h" in line]
+    assert len(cost) == 1, preview.stdout  # said once (ephemeral: not repeated in the summary), in full:
+    assert cost[0].rstrip().endswith("+ Vertex 15% (inferred, rule a2-g2-g4)"), cost
     project.up()
     (job_id,) = emulator.jobs()
     assert project.outputs()["jobId"] == job_id

@@ -50,8 +50,10 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level in lines:
-        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}", lines[level].append)
-        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}", lines[level].append)
+        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}",
+                            lambda msg, *_, level=level, **__: lines[level].append(msg))
+        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+                            lambda msg, *_, level=level, **__: lines[level].append(msg))
     return lines
 
 

@@ -64,6 +64,7 @@ from components.resources.job_wire import (
     spec_of,
 )
 from components.resources.provider_base import EndpointProvider, environment_failures
+from components.resources.provider_log import say_once
 from components.resources.provider_runs import check_runs, create_runs, remake
 
 #: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
@@ -254,7 +255,7 @@ class TrainingJobProvider(EndpointProvider):
             region = None if _is_unknown(new.region) else new.region  # unknown at preview: the cost cap waits
             failures += [CheckFailure(p.path, p.message)
                          for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region)]
-            pulumi.log.info(cost_line(judged.body, name, region))
+            say_once(cost_line(judged.body, name, region))  # not again in the preview's summary (provider_log)
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (provider_runs)
         failures += check_runs(self, olds, news, judged, rails, None if _is_unknown(new.region) else new.region,
                                resource_label(new.identity)[RESOURCE_LABEL],

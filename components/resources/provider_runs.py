@@ -30,6 +30,7 @@ from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
 from components.resources.job_review import cost_line, job_rule_problems
 from components.resources.job_wire import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
+from components.resources.provider_log import say_once
 
 
 class QuotaRefused(TrainingJobsError):
@@ -77,7 +78,7 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
         there = _region(data)
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
                      for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there)]
-        pulumi.log.info(cost_line(other.body, f"{name} {where}", there))
+        say_once(cost_line(other.body, f"{name} {where}", there))
         tries.append((index + 1, there or "", other.body))
     if failures or backend != VERTEX or not region or not _new_job(olds, news):
         return failures
