@@ -88,7 +88,7 @@ def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
 def test_a_secret_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
     """A secret job argument (a label may not be secret: it reaches Google in plain text, and is refused)."""
     emulator.control("reset", {})
-    canary = "--canary=0f3b9d2e71c4"
+    canary = "canary-0f3b9d2e71c4"
     project = Project.copy(tmp_path, PULUMI, emulator, stack="local-ai-platform")  # ml v1: labels patched in place
     project.pulumi("config", "set", "--secret", "--path", "gcp-training-jobs:jobs.gpu.trainingInput.args[0]", canary)
     stack_file = (project.path / "stacks" / "Pulumi.local-ai-platform.yaml").read_text()

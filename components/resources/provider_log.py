@@ -3,9 +3,9 @@
 The Python dynamic provider process has no engine connection of the SDK's: its `pulumi.log` lines go to stderr, which
 the engine shows as the stack's diagnostics twice, as they come and again in the closing summary. The engine passes
 its address to every provider it starts (the first argument of `python -m pulumi.dynamic`), and an `ephemeral`
-message sent to its Log service is shown as it comes only. A line said that way goes through the SDK's own engine
-stub, made for it (nothing kept between calls); where no engine started this process (tests, mocks) it goes to
-`pulumi.log.info`.
+message sent to its Log service is shown as it comes only. A line said that way goes on a gRPC channel opened for it
+(nothing kept between calls, the SDK's settings untouched); where no engine started this process (tests, mocks) it
+goes to `pulumi.log.info`.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ def say_once(message: str) -> None:
     if address is None:
         pulumi.log.info(message)
         return
-    from pulumi.runtime.proto import engine_pb2
-    from pulumi.runtime.settings import Settings
+    import grpc
+    from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
-    try:  # the SDK's own stub on the engine's address (a Settings object of its own: no global is changed)
-        engine = Settings(project="", stack="", engine=address).engine
-        engine.Log(engine_pb2.LogRequest(severity=engine_pb2.INFO, message=message, urn="", streamId=0,
-                                         ephemeral=True), timeout=10)
-    except Exception:  # noqa: BLE001 (grpc's errors): said twice rather than not at all
+    try:  # a channel of its own, closed after the line: the SDK's settings (context variables) are left alone
+        with grpc.insecure_channel(address) as channel:
+            engine_pb2_grpc.EngineStub(channel).Log(engine_pb2.LogRequest(
+                severity=engine_pb2.INFO, message=message, urn="", streamId=0, ephemeral=True), timeout=10)
+    except grpc.RpcError:  # said twice rather than not at all
         pulumi.log.info(message)
