@@ -45,8 +45,10 @@ STRATEGIES = ("STANDARD", "SPOT", "FLEX_START", "ON_DEMAND", "LOW_COST", "STRATE
 TIMEOUTS = ("3600s", "86400s", "700000s", "-5s", "0s")
 DISK_TYPES = ("pd-ssd", "pd-standard", "hyperdisk-balanced", "pd-extreme")
 DISK_SIZES = (100, 64_000, 50, 64_001, 500)
-PACKAGE = {"executorImageUri": "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest",
-           "packageUris": ["gs://my-bucket/trainer-0.1.tar.gz"], "pythonModule": "trainer.task"}
+#: Python packages on prebuilt images available on TODAY (catalog.PREBUILT_CONTAINERS), for CPU and for GPU.
+PACKAGES = [{"executorImageUri": f"us-docker.pkg.dev/vertex-ai/training/tf-{kind}.2-17.py310:latest",
+             "packageUris": ["gs://my-bucket/trainer-0.1.tar.gz"], "pythonModule": "trainer.task"}
+            for kind in ("cpu", "gpu")]
 #: How many generated jobs; each has one to three pools ("thousands of worker pools").
 EXAMPLES = 1500
 VERDICTS: Counter[str] = Counter()
@@ -98,7 +100,7 @@ def pools(draw: st.DrawFn, first: bool) -> dict[str, Any]:
     replicas = draw(st.sampled_from((1, 1, 1, 2, 3, 0))) if first else draw(st.sampled_from((1, 2, 4, 0)))
     pool: dict[str, Any] = {"machineSpec": spec, "replicaCount": replicas}
     if draw(st.integers(0, 3)) == 0:  # a Python package on a prebuilt image (current on TODAY), else a container
-        pool["pythonPackageSpec"] = dict(PACKAGE)
+        pool["pythonPackageSpec"] = dict(draw(st.sampled_from(PACKAGES)))
     else:
         pool["containerSpec"] = {"imageUri": IMAGE}
     if draw(st.integers(0, 2)) == 0:
@@ -143,6 +145,8 @@ def test_whatever_validate_passes_the_emulator_accepts(job: tuple[dict[str, Any]
         return
     VERDICTS["passed"] += 1
     event("passed")
+    if any("pythonPackageSpec" in pool for pool in spec["workerPoolSpecs"]):
+        VERDICTS["passed with a Python package"] += 1
     body = judged.body_for("prop_job", {"team": "vision"})
     try:
         create(EmulatorState(), "my-proj", region, body)
@@ -157,3 +161,4 @@ def test_both_verdicts_were_drawn() -> None:
         pytest.skip("the property test did not run in this session")
     assert VERDICTS["passed"] >= EXAMPLES // 20, VERDICTS
     assert VERDICTS["refused"] >= EXAMPLES // 5, VERDICTS
+    assert VERDICTS["passed with a Python package"] >= EXAMPLES // 100, VERDICTS
