@@ -18,8 +18,8 @@ class Mocks(pulumi.runtime.Mocks):
         registered.append({"type": args.typ, "name": args.name})
         return f"{args.name}-id", {**args.inputs, "name": args.inputs.get("name", args.name)}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
-        return {}
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+        return {}, None
 
 
 pulumi.runtime.set_mocks(Mocks(), project="consumer", stack="dev", preview=False)

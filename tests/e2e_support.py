@@ -142,19 +142,27 @@ class Project:
         else:
             stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
         (path / "venv").symlink_to(ROOT / "venv")
-        env = {
-            "PATH": f"{Path(pulumi).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-            "HOME": str(base / "home"),
-            "PULUMI_HOME": str(base / "pulumi-home"),
-            "PULUMI_BACKEND_URL": f"file://{base / 'state'}",
-            "PULUMI_CONFIG_PASSPHRASE": "e2e-passphrase",
-            "PULUMI_SKIP_UPDATE_CHECK": "1",
-            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
-            "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python"),
-            "GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": "0.01",
-        }
         (base / "state").mkdir()
-        project = cls(path, env, pulumi, stack)
+        project = cls(path, engine_env(base, pulumi), pulumi, stack)
+        project.pulumi("stack", "init")
+        project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+        return project
+
+    @classmethod
+    def consumer(cls, base: Path, pulumi: str, emulator: Emulator, name: str, program: str,
+                 stack: str = "dev") -> Project:
+        """A team's own Pulumi project named `name` (its Pulumi.yaml declares nothing of ours) whose program
+        (`program`, the text of its __main__.py) uses the library, with the components beside it, a stack
+        initialised and `gcp-training-jobs:apiEndpoint` pointed at the emulator."""
+        path = base / "consumer"
+        path.mkdir()
+        shutil.copytree(ROOT / "components", path / "components", ignore=shutil.ignore_patterns("__pycache__"))
+        (path / "venv").symlink_to(ROOT / "venv")
+        (path / "Pulumi.yaml").write_text(yaml.safe_dump({"name": name, "runtime": {
+            "name": "python", "options": {"virtualenv": "venv"}}}))
+        (path / "__main__.py").write_text(program)
+        (base / "state").mkdir()
+        project = cls(path, engine_env(base, pulumi), pulumi, stack)
         project.pulumi("stack", "init")
         project.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
         return project
@@ -205,6 +213,21 @@ class Project:
     def edit_job(self, name: str, change: Any) -> None:
         """Change one job of the stack file in place."""
         self.edit_config(lambda config: change(config["gcp-training-jobs:jobs"][name]))
+
+
+def engine_env(base: Path, pulumi: str) -> dict[str, str]:
+    """The environment of the Pulumi CLI for a project under `base`: its own homes and file state backend."""
+    return {
+        "PATH": f"{Path(pulumi).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(base / "home"),
+        "PULUMI_HOME": str(base / "pulumi-home"),
+        "PULUMI_BACKEND_URL": f"file://{base / 'state'}",
+        "PULUMI_CONFIG_PASSPHRASE": "e2e-passphrase",
+        "PULUMI_SKIP_UPDATE_CHECK": "1",
+        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
+        "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python"),
+        "GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": "0.01",
+    }
 
 
 def _copy_code(code: Path, path: Path) -> None:

@@ -29,7 +29,7 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "jobspec": ({"jobspec"}, {"pydantic", "yaml"}),
     "backends": ({"jobspec", "backends"}, {"googleapiclient", "google", "google_auth_httplib2", "httplib2"}),
-    "resources": ({"jobspec", "backends", "resources"}, {"pulumi", "pulumi_gcp", "pydantic", "yaml"}),
+    "resources": ({"jobspec", "backends", "resources"}, {"pulumi", "pulumi_gcp", "pydantic", "yaml", "grpc"}),
     "emulator": ({"emulator"}, set()),
     # the emulator as a tool for users' tests: pytest fixtures and Google's clients, each imported when used
     "testing": ({"emulator", "testing"}, {"pytest", "google", "googleapiclient"}),

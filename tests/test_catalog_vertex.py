@@ -149,7 +149,7 @@ def test_every_vertex_table_module_names_its_sources(module: Any) -> None:
     sources = [v for k, v in vars(module).items() if k.startswith("SOURCE") and isinstance(v, Source)]
     assert sources
     for source in sources:
-        assert source.url.startswith("https://") and source.read == date(2026, 11, 22)
+        assert source.url.startswith("https://") and date(2026, 11, 22) <= source.read <= date.today()
 
 
 # --- The models are the discovery document's schemas ----------------------------------------------------

@@ -250,7 +250,8 @@ def test_a_slow_ml_create_is_resent_under_its_own_id_only(provider, emulator, mo
 
 def test_several_live_jobs_of_one_resource_are_reported_and_one_adopted(provider, emulator, monkeypatch) -> None:
     logged: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.pulumi.log.info", logged.append)
+    monkeypatch.setattr("components.resources.training_job.pulumi.log.info",
+                        lambda msg, *_, **__: logged.append(msg))
     real, blind = Jobs.find_all, {"on": True}  # the lookup before a create (find_live reads find_all too)
     monkeypatch.setattr(Jobs, "find_all", lambda self, labels: [] if blind["on"] else real(self, labels))
     first, second = run(provider, "vertex"), run(provider, "vertex")  # a duplicate, as older versions made

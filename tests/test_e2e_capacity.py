@@ -98,15 +98,15 @@ def test_a_user_code_failure_is_not_made_again_and_an_infrastructure_failure_is_
     assert "the user's code failed, replica workerpool0-0" in preview.stdout + preview.stderr
     project.up()
     assert len(jobs_of(fresh, "mine")) == 1  # kept: never made again on its own
-    theirs = job_of(project, "theirs")  # made again: the replaced FAILED job's record is deleted, as Vertex allows
+    theirs = job_of(project, "theirs")  # made again: the replaced FAILED job's record stays, its history
     assert theirs["retryCount"] == 1 and theirs["state"] == "QUEUED" and len(fresh.calls("customJobs.create")) == 3
-    assert [e["job"]["labels"].get("pulumi-retry") for e in jobs_of(fresh, "theirs")] == ["1"]
+    assert [e["job"]["labels"].get("pulumi-retry") for e in jobs_of(fresh, "theirs")] == [None, "1"]
     fresh.control("fail", {"job": theirs["resourceName"], "message": "Internal error encountered."})
     last = project.pulumi("preview", "--expect-no-changes")  # retries (1) used up: kept and reported
     assert "retries (1) allows" in last.stdout + last.stderr
     project.up()
     assert len(fresh.calls("customJobs.create")) == 3
-    assert [e["job"]["state"] for e in jobs_of(fresh, "theirs")] == ["JOB_STATE_FAILED"]
+    assert [e["job"]["state"] for e in jobs_of(fresh, "theirs")] == ["JOB_STATE_FAILED", "JOB_STATE_FAILED"]
 
 
 def test_changing_rerun_replaces_the_job(tmp_path: Path, fresh: Emulator) -> None:

@@ -85,15 +85,17 @@ def test_a_killed_up_then_the_readme_recovery_leaves_one_live_job_per_resource(
           f"{len(emulator.jobs())} jobs in all")
 
 
-def test_a_secret_label_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
+def test_a_secret_never_appears_in_plain_text_in_the_state(tmp_path: Path, emulator: Emulator) -> None:
+    """A secret job argument (a label may not be secret: it reaches Google in plain text, and is refused)."""
     emulator.control("reset", {})
     canary = "canary-0f3b9d2e71c4"
     project = Project.copy(tmp_path, PULUMI, emulator, stack="local-ai-platform")  # ml v1: labels patched in place
-    project.pulumi("config", "set", "--secret", "--path", "gcp-training-jobs:labels.owner", canary)
+    project.pulumi("config", "set", "--secret", "--path", "gcp-training-jobs:jobs.gpu.trainingInput.args[0]", canary)
     stack_file = (project.path / "stacks" / "Pulumi.local-ai-platform.yaml").read_text()
     assert canary not in stack_file and "secure:" in stack_file
     project.up()
-    assert all(job["labels"]["owner"] == canary for job in emulator.jobs().values())  # it reached the API
+    gpu = [job for job in emulator.jobs().values() if job["jobId"].startswith("gpu_")]
+    assert [job["trainingInput"]["args"] for job in gpu] == [[canary]]  # it reached the API
     project.edit_job("gpu", lambda job: job["labels"].update(team="speech"))
     project.up()  # a label update (ml v1 patches in place) echoes the inputs again
     assert len(emulator.calls("jobs.patch")) == 1

@@ -58,7 +58,7 @@ def test_a_waiting_up_reports_the_states_and_a_failure_with_its_last_log_lines(
     emulator.control("reset", {})
     emulator.control("phase", {"seconds": PHASE_SECONDS})
     try:
-        done = project.pulumi("up", "--yes", "--skip-preview")
+        done = project.pulumi("up", "--yes", "--skip-preview", ok=False)
     finally:
         emulator.control("phase", {"seconds": 1000000})
     text = done.stdout + done.stderr
@@ -73,6 +73,7 @@ def test_a_waiting_up_reports_the_states_and_a_failure_with_its_last_log_lines(
     assert reports[0].endswith("INFO service Waiting for job to be provisioned."), text  # preparing, at 61 s
     assert " INFO workerpool0-0 step " in reports[-1], text  # running, at 121 s
     assert f"error: training job {job_id} FAILED: {ERROR}" in text, text  # an error diagnostic of the update...
+    assert done.returncode != 0, text  # ...which fails the update (tests/test_e2e_failed_run.py)
     assert "log lines:" in text
     for line in (TRACEBACK[0], TRACEBACK[-1], f"ERROR service {ERROR}"):
         assert line in text, (line, text)

@@ -121,9 +121,9 @@ def test_refresh_records_the_trials_and_the_best_trial(project: Project, emulato
     emulator.control("phase", {"seconds": 1000000})
 
 
-def test_destroy_deletes_the_finished_tuning_job(project: Project, emulator: Emulator) -> None:
+def test_destroy_keeps_the_finished_tuning_job_record(project: Project, emulator: Emulator) -> None:
     finished = tuning_outputs(project)["jobId"]
     project.pulumi("destroy", "--yes", "--skip-preview")
     assert project.resources() == []
-    assert len(emulator.calls("hyperparameterTuningJobs.delete")) == 1
-    assert finished not in emulator.jobs()
+    assert emulator.calls("hyperparameterTuningJobs.delete") == []
+    assert emulator.jobs()[finished]["state"] == "JOB_STATE_SUCCEEDED"

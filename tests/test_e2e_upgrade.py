@@ -167,3 +167,28 @@ def test_an_upgrade_from_the_release_replaces_no_job_and_deletes_with_the_releas
     assert by_resource(emulator)["kept"][1]["state"] == CANCELLED[backend]
     created = [r for r in emulator.control("requests")[switched:] if str(r["method"]).endswith(".create")]
     assert created == [], "a job was created after the upgrade: the new code labels a job otherwise than the release"
+
+
+def test_a_finished_job_removed_after_the_upgrade_keeps_its_record(tmp_path: Path, emulator: Emulator,
+                                                                  release: Path) -> None:
+    """The release removed a finished Vertex AI job's record with its resource. After the upgrade its pickle runs
+    that delete, and it imports the provider by its module path: this tree's `delete` runs, on the release's inputs
+    (no `deleteRecordOnDelete`), and the record stays; the running job is cancelled as before."""
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="upgrade", config=stack_config("vertex"), code=release)
+    project.up()
+    emulator.control("advance", {"seconds": TO_RUNNING_SECONDS})
+    (removed_id, removed_job), (kept_id, _) = by_resource(emulator)["removed"], by_resource(emulator)["kept"]
+    emulator.control("fail", {"job": removed_job["name"], "exitStatus": 1})  # finished: the release would delete it
+
+    project.switch_code()
+    switched = len(emulator.control("requests"))
+    project.edit_config(lambda config: config["gcp-training-jobs:jobs"].pop("removed"))
+    project.up()  # `removed` is deleted by the pickle in its state entry: the release's
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    after = by_resource(emulator)
+    assert after["removed"][1]["state"] == "JOB_STATE_FAILED" and after["removed"][0] == removed_id
+    assert after["kept"][1]["state"] == CANCELLED["vertex"] and after["kept"][0] == kept_id
+    writes = [str(r["method"]) for r in emulator.control("requests")[switched:]
+              if not str(r["method"]).endswith((".get", ".list"))]
+    assert writes == ["customJobs.cancel"], writes

@@ -50,8 +50,10 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level in lines:
-        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}", lines[level].append)
-        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}", lines[level].append)
+        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}",
+                            lambda msg, *_, level=level, **__: lines[level].append(msg))
+        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+                            lambda msg, *_, level=level, **__: lines[level].append(msg))
     return lines
 
 
@@ -251,7 +253,7 @@ def test_a_stocked_out_job_with_a_fallback_ends_succeeded_there_in_the_same_up(p
     outs = created(provider, props(fallbacks=FALLBACK_EAST, waitForCompletion=True))
     assert outs["state"] == "SUCCEEDED" and outs["placement"]["region"] == "us-east1" and outs["retryCount"] == 1
     assert jobs_by_region(emulator) == [("us-central1", "JOB_STATE_FAILED"), ("us-east1", "JOB_STATE_SUCCEEDED")]
-    assert logged["error"] == []  # made again: a warning, not an error
+    assert logged["error"] == [] and outs.get("waitFailure") is None  # made again: a warning, and the update is green
     assert any("Resources are insufficient in region: us-central1" in w for w in logged["warn"])
 
 
@@ -278,6 +280,37 @@ def test_a_user_code_failure_is_kept_and_reported_with_its_replica(provider, emu
     assert diff.changes is False and diff.replaces == []
     (warning,) = [w for w in logged["warn"] if "FAILED" in w]
     assert "the user's code failed, replica workerpool0-0" in warning and "not made again" in warning
+
+
+def test_a_waited_user_code_failure_fails_the_update_once_and_is_never_run_again(provider, emulator, logged) -> None:
+    """The create records the FAILED job with `waitFailure` (TrainingJob raises on it: the update exits non-zero
+    after the job is in the state); the next diff is an update in place that clears it, reads the job and makes
+    nothing: a failure of the user's code is never made again."""
+    emulator.state.set_phase_seconds(0)
+    job = l4_job()
+    job["labels"]["emulator-outcome"] = "failed"  # the emulator's replica exits 1: the user's code failed
+    news = props(job, waitForCompletion=True)
+    outs = created(provider, news)
+    error = "The replica workerpool0-0 exited with a non-zero status of 1."
+    assert outs["state"] == "FAILED" and outs["waitFailure"] == f"training job {outs['jobId']} FAILED: {error}"
+    assert any(line.startswith(f"training job {outs['jobId']} FAILED: {error}") for line in logged["error"])
+    next_up = checked(provider, news, olds=outs)
+    diff = provider.diff(outs["resourceName"], outs, next_up)
+    assert diff.changes is True and diff.replaces == []
+    updated = dict(provider.update(outs["resourceName"], outs, next_up).outs)
+    assert updated["waitFailure"] is None
+    assert (updated["jobId"], updated["state"], updated["errorMessage"]) == (outs["jobId"], "FAILED", error)
+    assert provider.diff(updated["resourceName"], updated, checked(provider, news, olds=updated)).changes is False
+    assert len(emulator.state.requests("customJobs.create")) == 1
+
+
+def test_a_waited_failure_of_googles_past_its_retries_fails_the_update(provider, emulator) -> None:
+    emulator.state.add_stockout("us-central1", "g2-standard-8")
+    emulator.state.set_phase_seconds(0)
+    outs = created(provider, props(waitForCompletion=True, retries=1))
+    assert outs["state"] == "FAILED" and outs["retryCount"] == 1
+    assert outs["waitFailure"].startswith(f"training job {outs['jobId']} FAILED: Resources are insufficient")
+    assert len(emulator.state.requests("customJobs.create")) == 2
 
 
 def test_an_infrastructure_failure_is_made_again_up_to_retries(provider, emulator, logged) -> None:

@@ -447,3 +447,29 @@ def test_plan_refuses_a_broken_price_table_naming_the_file(tmp_path: Path) -> No
                   GCP_TRAINING_JOBS_PRICES_FILE=str(broken))
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{broken}: not JSON at line 1" in result.stderr and "Traceback" not in result.stderr
+
+
+def validate(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "components", "validate", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("guardrails", [
+    "requireTimeout: true\n",
+    "spotOnly: true\n",
+    "maxAcceleratorsPerJob: 8\nrequiredLabels: [env, team]\n",
+    "maxJobCostUsd: 1000\nallowedAccelerators: [NVIDIA_L4]\n",
+    "maxJobCostUsd: 2000\nmaxAcceleratorsPerStack: 16\n",  # all hold
+])
+def test_validate_of_a_stack_file_gives_plans_verdict(tmp_path: Path, guardrails: str) -> None:
+    """The review's first check is the whole verdict: a stack whose job breaks its guardrails fails `validate` as it
+    fails `plan`, with the same lines; one that keeps them passes both."""
+    path = stack_file(tmp_path, guardrails)
+    planned = plan(path, tmp_path, "--json")
+    broken = [f"{path}: {line}" for line in json.loads(planned.stdout)["guardrails"]["problems"]]
+    validated = validate(path)
+    assert validated.returncode == planned.returncode, (validated.stdout, planned.stderr)
+    if broken:
+        assert validated.returncode == 1 and validated.stdout.splitlines() == broken
+    else:
+        assert validated.returncode == 0 and validated.stdout.splitlines() == [f"{path}: ok (stack)"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,15 @@ from tests.helpers import install_wheel, run_ok
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return install_wheel(tmp_path_factory.mktemp("wheel"))
+
+
 @pytest.mark.slow
-def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path) -> None:
-    python, site = install_wheel(tmp_path)
+def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Path,
+                                                                  installed: tuple[Path, Path]) -> None:
+    python, site = installed
     outside = tmp_path / "consumer"
     outside.mkdir()
     program = outside / "__main__.py"
@@ -36,10 +44,11 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path) -> None:
+def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
+                                                                 installed: tuple[Path, Path]) -> None:
     """`pip install .`, then `python -m components plan --stack dev` (and the `gcp-training-jobs` command) in a
     new folder that holds a project (Pulumi.yaml, the program, its stacks and trainers) but no `components/`."""
-    python, site = install_wheel(tmp_path)
+    python, site = installed
     project = tmp_path / "project"
     project.mkdir()
     for name in ("Pulumi.yaml", "__main__.py"):
@@ -53,3 +62,24 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path)
     assert "Plan for stack dev (stacks/Pulumi.dev.yaml)" in shown and "TrainingJob" in shown, shown
     command = python.parent / "gcp-training-jobs"
     assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_its_types_and_mypy_checks_a_consumer_against_them(tmp_path: Path,
+                                                                          installed: tuple[Path, Path]) -> None:
+    """PEP 561: `py.typed` in the wheel, so mypy reads the library's hints in a consumer's program (no "missing
+    library stubs or py.typed marker"), and a wrong argument is a type error there, before any run."""
+    python, site = installed
+    assert (site / "components" / "py.typed").is_file()
+    outside = tmp_path / "consumer"
+    outside.mkdir()
+    (outside / "good.py").write_text((ROOT / "examples" / "consumer_program.py").read_text())
+    (outside / "bad.py").write_text("from components import TrainingJobArgs\n\n"
+                                    "TrainingJobArgs(project='p', job={}, retries='three')\n")
+    mypy = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--no-incremental",
+            "--ignore-missing-imports", "--follow-imports=silent"]
+    good = subprocess.run([*mypy, "good.py"], cwd=outside, capture_output=True, text=True, timeout=300)
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = subprocess.run([*mypy, "bad.py"], cwd=outside, capture_output=True, text=True, timeout=300)
+    # The checker's own wording is its own: the error is on the line that passes `retries`, and names it.
+    assert bad.returncode == 1 and "bad.py:3" in bad.stdout and "retries" in bad.stdout, bad.stdout + bad.stderr

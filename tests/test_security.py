@@ -217,18 +217,37 @@ def run_stack(config_changes: dict[str, Any], tmp_path: Path) -> Any:
             os.environ[BUILD_DIR_ENV] = saved
 
 
-def test_a_secret_label_at_any_depth_keeps_every_input_that_carries_it_secret(tmp_path: Path) -> None:
-    """`pulumi config set --secret --path gcp-training-jobs:labels.owner`: the labels key holds a secret."""
-    recording = run_stack({f"{NAMESPACE}:labels": {"env": "staging", "owner": {"secure": "v1:AAAA:BBBB"}}},
-                            tmp_path)
-    buckets = recording.of_type("gcp:storage/bucket:Bucket")
+def test_a_secret_at_any_depth_keeps_every_input_that_carries_it_secret(tmp_path: Path) -> None:
+    """`pulumi config set --secret --path 'gcp-training-jobs:jobs.train.trainingInput.args[1]'`: the jobs key holds a
+    secret, and every job input built from it is secret."""
+    job = {"trainingInput": {**JOB["trainingInput"], "packageUris": ["gs://my-code/t.tar.gz"],
+                             "args": ["--token", {"secure": "v1:AAAA:BBBB"}]}}
+    recording = run_stack({f"{NAMESPACE}:jobs": {"train": job}}, tmp_path)
     jobs = recording.of_type("pulumi-python:dynamic/training:TrainingJob")
-    assert buckets and jobs
-    assert all("labels" in bucket.secrets for bucket in buckets)
-    assert all(job.secrets == ["job"] for job in jobs)
+    assert jobs and all(job.secrets == ["job"] for job in jobs)
     carrying = [r for r in recording.resources if "[secret]" in repr(r.inputs)]  # the offline stand-in
-    assert {r.type for r in carrying} == {"gcp:storage/bucket:Bucket", "pulumi-python:dynamic/training:TrainingJob"}
+    assert {r.type for r in carrying} == {"pulumi-python:dynamic/training:TrainingJob"}
     assert all(r.secrets for r in carrying)
+
+
+@pytest.mark.parametrize("labels", [
+    {f"{NAMESPACE}:labels": {"env": "staging", "owner": {"secure": "v1:AAAA:BBBB"}}},
+    {f"{NAMESPACE}:jobs": {"train": {**JOB, "labels": {"owner": {"secure": "v1:AAAA:BBBB"}}}}},
+])
+def test_a_secret_label_is_refused_with_the_reason_and_what_to_do_instead(tmp_path: Path,
+                                                                          labels: dict[str, Any]) -> None:
+    """A label reaches Google in plain text (anyone who can view the job, billing exports): a secret one would not
+    stay secret, however Pulumi masks it in the state."""
+    path = tmp_path / "Pulumi.t.yaml"
+    config = {"gcp:project": "my-ml-test", f"{NAMESPACE}:jobs": {"train": JOB}, **labels}
+    path.write_text(yaml.safe_dump({"config": config}))
+    with pytest.raises(SpecError) as caught:
+        load_stack_file(path, root=tmp_path)
+    key = "labels.owner" if f"{NAMESPACE}:labels" in labels else "jobs.train.labels.owner"
+    (problem,) = [p for p in caught.value.problems if "secret" in p.message]
+    assert problem.path == f"{NAMESPACE}:{key}"
+    assert "is a secret (`pulumi config set --secret`), and a label is sent to Google in plain text" in problem.message
+    assert "Secret Manager" in problem.message and "v1:AAAA" not in str(problem)
 
 
 def test_a_secret_project_keeps_the_job_project_secret(tmp_path: Path) -> None:

@@ -594,3 +594,31 @@ def test_project_file_declares_every_key_with_a_default_the_settings_accept() ->
     settings = program_settings(config)
     assert (settings.backend, settings.region, settings.enable_apis, settings.api_endpoint) == \
         ("vertex", "us-central1", True, None)
+
+
+def test_inside_a_program_a_secret_label_is_refused_and_no_decrypted_secret_is_printed(tmp_path: Path) -> None:
+    """Pulumi gives the program secrets decrypted and says only which whole keys hold one: where they are comes
+    from the stack file (`secure:` leaves). A secret label is refused; a secret elsewhere that a problem would
+    quote (an invalid masterType) is not printed."""
+    (tmp_path / "Pulumi.yaml").write_text("name: t\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    on_file = {"gcp:project": "my-ml-test", f"{NAMESPACE}:backend": "ai-platform",
+               f"{NAMESPACE}:labels": {"owner": {"secure": "v1:AAAA:BBBB"}},
+               f"{NAMESPACE}:jobs": {"gpu": {"trainingInput": {
+                   "scaleTier": "CUSTOM", "masterType": {"secure": "v1:CCCC:DDDD"}, "region": "us-central1",
+                   "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
+                   "packageUris": ["gs://my-code/t.tar.gz"]}}}}
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text(yaml.safe_dump({"config": on_file}))
+    owner, machine = "alice-sekrit-owner", "sekrit-machine-type-7"
+    decrypted = {"gcp:project": "my-ml-test", f"{NAMESPACE}:backend": "ai-platform",
+                 f"{NAMESPACE}:labels": json.dumps({"owner": owner}),
+                 f"{NAMESPACE}:jobs": json.dumps({"gpu": {"trainingInput": {
+                     **on_file[f"{NAMESPACE}:jobs"]["gpu"]["trainingInput"], "masterType": machine}}})}
+    with mocked_pulumi("t", decrypted, [f"{NAMESPACE}:labels", f"{NAMESPACE}:jobs"]), \
+            pytest.raises(pulumi.RunError) as caught:
+        from_pulumi_config(root=tmp_path)
+    text = str(caught.value)
+    assert f"{NAMESPACE}:labels.owner: is a secret (`pulumi config set --secret`), and a label is sent to Google " \
+           "in plain text" in text, text
+    assert f"{NAMESPACE}:jobs.gpu.trainingInput.masterType: " in text, text  # the problem, without the value
+    assert owner not in text and machine not in text

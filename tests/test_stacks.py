@@ -21,7 +21,7 @@ import dill  # noqa: E402
 import pulumi  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
-from pulumi.dynamic import ConfigureRequest  # noqa: E402
+from pulumi.dynamic import Config, ConfigureRequest  # noqa: E402
 
 from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
@@ -420,7 +420,7 @@ def test_build_stack_outputs_resolve(staging_mocks: None) -> Any:
 
 def test_tpu_service_account_lookup_reads_get_config(emulator: Emulator) -> None:
     provider = TpuServiceAccountProvider()
-    provider.configure(ConfigureRequest({"apiEndpoint": emulator.url}))
+    provider.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url}, "my-team-project")))
     created = provider.create({"project": "my-ml-dev"})
     expected = f"service-{project_number('my-ml-dev')}@cloud-tpu.iam.gserviceaccount.com"
     assert created.id == "projects/my-ml-dev/tpuServiceAccount"

@@ -357,14 +357,32 @@ def test_delete_cancels_a_running_job_with_two_requests(provider, emulator, back
     assert job["job"]["state"] in ("CANCELLED", "JOB_STATE_CANCELLED")
 
 
-def test_delete_leaves_a_finished_ml_job_and_removes_a_finished_vertex_job(provider, emulator) -> None:
+def test_delete_leaves_every_finished_job_record(provider, emulator) -> None:
+    """A finished job is its history (status --all, spend, its console page and logs): a delete keeps its record."""
     emulator.state.set_phase_seconds(0)
     ml_id, ml_outs = created(provider, "ai-platform")
     v_id, v_outs = created(provider, "vertex")
+    before = len(emulator.state.requests())
     provider.delete(ml_id, ml_outs)
     provider.delete(v_id, v_outs)
-    names = [j["name"] for j in emulator.state.jobs()]
-    assert names == [ml_id]
+    assert sorted(j["name"] for j in emulator.state.jobs()) == sorted([ml_id, v_id])
+    assert [r["method"].split(".")[1] for r in emulator.state.requests()[before:]] == ["get", "get"]
+
+
+def test_delete_record_on_delete_removes_a_finished_vertex_job_record_only(provider, emulator) -> None:
+    """The opt-in: a finished Vertex AI job's record goes with its resource; ml v1 has no delete: its record stays."""
+    emulator.state.set_phase_seconds(0)
+    ml_id, ml_outs = created(provider, "ai-platform")
+    v_id, v_outs = created(provider, "vertex")
+    provider.delete(ml_id, {**ml_outs, "deleteRecordOnDelete": True})
+    provider.delete(v_id, {**v_outs, "deleteRecordOnDelete": True})
+    assert [j["name"] for j in emulator.state.jobs()] == [ml_id]
+
+
+def test_delete_record_on_delete_is_judged_at_check(provider) -> None:
+    result = provider.check({}, {**props("vertex", t4_job()), "deleteRecordOnDelete": "yes"})
+    assert [(f.property, f.reason) for f in result.failures] == [("deleteRecordOnDelete", "'yes'; allowed: true, "
+                                                                                           "false")]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

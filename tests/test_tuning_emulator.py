@@ -194,7 +194,7 @@ def jobs(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) 
                 clock=clock.time, sleep=clock.sleep)
 
 
-def test_create_adopts_a_live_job_of_the_same_identity_and_stop_cancels_then_deletes(emulator: Emulator,
+def test_create_adopts_a_live_job_of_the_same_identity_and_stop_cancels_then_keeps_or_deletes(emulator: Emulator,
                                                                                       jobs: Jobs) -> None:
     sent = body(labels={**body()["labels"], **IDENTITY})
     first = jobs.create("tune_1", sent, IDENTITY)
@@ -203,7 +203,8 @@ def test_create_adopts_a_live_job_of_the_same_identity_and_stop_cancels_then_del
     assert len(emulator.state.requests("hyperparameterTuningJobs.create")) == 1
     assert jobs.backend.job_id_of(first) == "tune_1"
     assert jobs.stop(first["name"]) == "cancelled"
-    assert jobs.stop(first["name"]) == "deleted"
+    assert jobs.stop(first["name"]) == "kept" and len(emulator.state.jobs()) == 1  # its history stays
+    assert jobs.stop(first["name"], delete_record=True) == "deleted"
     assert jobs.stop(first["name"]) == "gone" and emulator.state.jobs() == []
 
 

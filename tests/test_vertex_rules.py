@@ -60,7 +60,7 @@ def machine(machine_type: str, accelerator: str | None = None, count: int | None
     (machine("cloud-tpu", "TPU_V3", 8), "europe-west4"),
     (machine("cloud-tpu", "TPU_V2", 32), "us-central1"),
     (machine("ct5lp-hightpu-4t", tpuTopology="4x4"), "us-central1"),  # Google's own example: 16 chips, 4 VMs
-    (machine("ct5lp-hightpu-1t", "TPU_V5_LITEPOD", tpuTopology="1x1"), "us-west1"),
+    (machine("ct5lp-hightpu-1t", "TPU_V5_LITEPOD", 1, tpuTopology="1x1"), "us-west1"),  # type and count together
     (machine("ct6e-standard-4t", tpuTopology="8x8"), "us-east5"),
     (machine("tpu7x-standard-4t", tpuTopology="2x2x1"), "us-central1"),
 ])
@@ -398,3 +398,26 @@ def test_training_input_paths_on_vertex() -> None:
     (problem,) = caught.value.problems
     assert problem.path == "trainingInput.masterType" and "NVIDIA_TESLA_K80 is not offered by Vertex AI" in \
         problem.message
+
+
+@pytest.mark.parametrize(("pool", "region", "expected"), [
+    (machine("a3-highgpu-8g", "NVIDIA_H100_80GB"), "us-east5",
+     "workerPoolSpecs[0].machineSpec.acceleratorCount: required with acceleratorType NVIDIA_H100_80GB: Vertex AI "
+     "refuses one without the other ('Both accelerator_type and accelerator_count should be specified or none'); "
+     "allowed: acceleratorCount 8, or neither field"),
+    (machine("g2-standard-8", count=1), "us-central1",
+     "workerPoolSpecs[0].machineSpec.acceleratorType: required with acceleratorCount 1: Vertex AI refuses one "
+     "without the other ('Both accelerator_type and accelerator_count should be specified or none'); allowed: "
+     "acceleratorType NVIDIA_L4, or neither field"),
+    (machine("ct5lp-hightpu-4t", "TPU_V5_LITEPOD", tpuTopology="2x2"), "us-central1",
+     "workerPoolSpecs[0].machineSpec.acceleratorCount: required with acceleratorType TPU_V5_LITEPOD: Vertex AI "
+     "refuses one without the other ('Both accelerator_type and accelerator_count should be specified or none'); "
+     "allowed: an acceleratorCount too, or neither field"),
+])
+def test_an_accelerator_type_and_count_go_together_or_not_at_all(pool: dict[str, Any], region: str,
+                                                                  expected: str) -> None:
+    """What `validate` passed and Vertex AI (and the emulator) refused at create: both or neither, whatever the
+    machine, even one that comes with its GPUs. Neither stays valid."""
+    assert one(custom_job_spec(container_pool(pool)), region=region) == expected
+    ok(custom_job_spec(container_pool(machine(pool["machineType"], **{k: v for k, v in pool.items()
+                                                                       if k == "tpuTopology"}))), region=region)

@@ -247,8 +247,10 @@ class Jobs:
         )
         return job
 
-    def stop(self, name: str) -> str:
-        """Cancel a running job; remove a finished one's record where the API allows; ignore one gone.
+    def stop(self, name: str, *, delete_record: bool = False) -> str:
+        """Cancel a job still active; leave a finished one's record on the API (its history: `status`, `spend`,
+        its console page and logs), unless `delete_record` asks to remove it where the API allows (Vertex AI);
+        ignore one gone.
 
         Returns what was done: "gone", "cancelled", "deleted" or "kept".
         """
@@ -264,11 +266,12 @@ class Jobs:
                     raise
             self.log(f"cancelled {name} (was {state})")
             return "cancelled"
-        if state in FINISHED_STATES and self.backend.deletes_finished_jobs:
+        if delete_record and state in FINISHED_STATES and self.backend.deletes_finished_jobs:
             try:
                 self._call("delete", lambda s: self.backend.delete_request(s, name))
             except ApiError as error:
                 if error.status != 404:
                     raise
+            self.log(f"deleted the record of {name} (was {state}; deleteRecordOnDelete)")
             return "deleted"
         return "kept"

@@ -86,9 +86,10 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         amount, hourly = found.amount, found.estimate.hourly
         cost = {"usd": round(amount.known, 2), "complete": amount.complete, "usdPerHour": round(hourly.known, 4),
                 "runsAs": found.estimate.runs_as(), "unknown": list(dict.fromkeys(amount.unknown))}
+    resource_name = job.backend.name_of(job.target, job.job_id, job.resource)
     return {
-        "name": job.name, "jobId": job.job_id, "resourceName": job.backend.name_of(job.target, job.job_id,
-                                                                                  job.resource),
+        "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
+        "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
         "accelerators": accelerator_totals(job.resource, pools or ()),
         "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
@@ -143,7 +144,8 @@ def status_lines(document: dict[str, Any]) -> list[str]:
     lines = [f"{head}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}{failed}; cost so far {total}, as of "
              f"{document['asOf']}"]
     for job in jobs:
-        lines += [f"  {job['name'] or '(not in the stack file)'}: {job['state']} (job {job['jobId']}, "
+        api_id = f"id {job['apiId']}, " if job["apiId"] != job["jobId"] else ""
+        lines += [f"  {job['name'] or '(not in the stack file)'}: {job['state']} (job {job['jobId']}, {api_id}"
                   f"{job['region']})"] + [f"      {line}" for line in _job_lines(job)]
     lines += [f"  {name}: not found in the API (not created yet, or its job was deleted)"
               for name in document["notFound"]]

@@ -49,14 +49,20 @@ def _job_problems(doc: Document, args: argparse.Namespace) -> tuple[list[Problem
 
 
 def _stack_problems(doc: Document) -> tuple[list[Problem], list[Problem]]:
-    """A stack file's problems and its jobs' warnings, each naming the file."""
+    """A stack file's problems and its jobs' warnings, each naming the file: `plan`'s verdict on its jobs, so the
+    stack's guardrails (requireTimeout, spotOnly, the cost caps, ...) and the fixed job rules too, judged by the
+    same function on the same rendered bodies (settings.guardrails.guardrail_problems_of). A price table that
+    cannot be read is UnreadableError (exit 2), as in `plan`."""
     from components.resources.settings import load_stack_file  # only for stack files
+    from components.resources.settings.guardrails import guardrail_problems_of
 
     try:
         settings = load_stack_file(doc.path, data=doc.data)
     except SpecError as error:
         return [p.within(file=str(doc.path)) for p in error.problems], []
-    return [], [w.within(file=str(doc.path)) for w in settings.warnings]
+    file = str(doc.path)
+    broken = [p.within(file=file) for p in dict.fromkeys(guardrail_problems_of(settings))]
+    return broken, [w.within(file=file) for w in settings.warnings]
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,14 @@ def _judge_all(paths: list[Path], args: argparse.Namespace) -> list[FileReport]:
 
 
 def _judged(batch: list[Document | FileReport], args: argparse.Namespace) -> list[FileReport]:
-    return [d if isinstance(d, FileReport) else judge_document(d, args) for d in batch]
+    return [d if isinstance(d, FileReport) else _judge_read(d, args) for d in batch]
+
+
+def _judge_read(doc: Document, args: argparse.Namespace) -> FileReport:
+    try:
+        return judge_document(doc, args)
+    except UnreadableError as error:  # what a stack's review reads besides the file (a broken price table)
+        return unreadable(error)
 
 
 def _judge_text(path: Path, text: str, args: argparse.Namespace) -> FileReport:

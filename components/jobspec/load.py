@@ -24,7 +24,7 @@ from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAIN
 from components.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
-from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job
+from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
 from components.jobspec.translate.pools import Pool, ml_pools, spec_pools, training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
@@ -122,6 +122,7 @@ def judge_job(
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
                              pools if vertex else None, untranslated)
+        warnings += credential_warnings(data)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 
 
@@ -141,7 +142,7 @@ def judge_custom_job(
     job = VertexJob(spec, region=region, labels=labels, job_id=job_id, single_pool=single)
     pools = spec_pools(job)
     problems = check_custom_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
-    return _finish(job, VERTEX, pools, problems, job_id)
+    return _finish(job, VERTEX, pools, problems, job_id, credential_warnings(data) if judge else ())
 
 
 def judge_tuning_job(
@@ -158,7 +159,7 @@ def judge_tuning_job(
                     job_id=job_id or config.display_name, single_pool=single)
     pools = spec_pools(job.trial) if config.trial_job_spec is not None else []
     problems = check_tuning_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
-    return _finish(job, VERTEX, pools, problems, job_id or job.job_id)
+    return _finish(job, VERTEX, pools, problems, job_id or job.job_id, credential_warnings(data) if judge else ())
 
 
 #: The keys of a CustomJobSpec enclosed as a stack's job or a TrainingJob's `job` input carries it.

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +42,7 @@ from components.jobspec.render.bodies import AnyJob, job_labels
 from components.jobspec.rules import today
 from components.resources import job_runs
 from components.resources.fallbacks import placement_of, pools_held
+from components.resources.input_checks import input_problems, seconds_problem
 from components.resources.job_inputs import (
     canonical,
     judge_wire,
@@ -64,6 +64,7 @@ from components.resources.job_review import (
 from components.resources.job_runs import rerun_of
 from components.resources.job_watch import WaitReport, cost_usd
 from components.resources.provider_base import EndpointProvider, environment_failures
+from components.resources.provider_log import say_once
 from components.resources.provider_runs import check_runs, create_runs, run_again_if_failed
 
 #: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
@@ -71,11 +72,15 @@ from components.resources.provider_runs import check_runs, create_runs, run_agai
 REPLACING = ("project", "backend", "rerun")
 #: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
 #: `retries` never replaces a job.
-IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries")
+IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries",
+            "deleteRecordOnDelete")
 #: Outputs read back from the API.
 OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
                "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial", "costUsd", "placement",
-               "retryCount")
+               "retryCount", "waitFailure")
+#: The output that turns a waiting `pulumi up` red: the error of the FAILED job it waited for (set by create, cleared
+#: by the next update: TrainingJob raises on it once its outputs resolve, after the job is recorded in the state).
+WAIT_FAILURE = "waitFailure"
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
@@ -135,17 +140,6 @@ def stack_label_of(identity: str) -> dict[str, str]:
     return stack_label(parts[1], parts[2]) if len(parts) == 4 and parts[1] and parts[2] else {}
 
 
-def _seconds_problem(value: Any) -> str | None:
-    """Why a waitTimeoutSeconds value is not a number of seconds (None: it is, or it is not set)."""
-    if value is None or value == UNKNOWN:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"{value!r} is not a number of seconds; allowed: a finite number of seconds > 0, e.g. 3600"
-    if not math.isfinite(value) or value <= 0:
-        return f"{value!r}; allowed: a finite number of seconds > 0, e.g. 3600"
-    return None
-
-
 @dataclass
 class _Inputs:
     name: str
@@ -169,7 +163,7 @@ class _Inputs:
             job_id=str(props.get("jobId") or ""),
             identity=str(props.get("identity") or ""),
             wait=props.get("waitForCompletion") is True,
-            wait_timeout=float(timeout) if _seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
+            wait_timeout=float(timeout) if seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
             props=props,
         )
 
@@ -230,21 +224,19 @@ class TrainingJobProvider(EndpointProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
             return CheckResult(dict(news), env_failures)
-        failures: list[CheckFailure] = []
+        # every input's type and range (input_checks, as TrainingJob judges them in the program); only UNKNOWN passes
+        judged_inputs = input_problems(news)
+        failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == "backend"]
         inputs = dict(news)
         new = _Inputs.of(news)
-        if new.backend not in BACKENDS and new.backend != UNKNOWN:
-            failures.append(CheckFailure("backend", f"{new.backend!r}; allowed: {', '.join(BACKENDS)}"))
+        if not news.get("backend"):
+            failures.append(CheckFailure("backend", f"required; allowed: {', '.join(BACKENDS)}"))
         if not new.project:
             failures.append(CheckFailure("project", "required: the Google Cloud project id"))
         if not new.identity:
             failures.append(CheckFailure("identity", "required: the resource's identity (organization/project/"
                                          "stack/name), which labels its job so that a re-run finds it"))
-        if (problem := _seconds_problem(news.get("waitTimeoutSeconds"))) is not None:
-            failures.append(CheckFailure("waitTimeoutSeconds", problem))
-        for key in ("waitForCompletion", "protect"):
-            if news.get(key) not in (None, True, False, UNKNOWN):
-                failures.append(CheckFailure(key, f"{news.get(key)!r}; allowed: true, false"))
+        failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != "backend"]
         rails, rail_problems = guardrails_of(news.get("guardrails"))
         failures += [CheckFailure("guardrails", str(p)) for p in rail_problems]
         unknown = list(_unknown_paths(new.job))
@@ -265,7 +257,8 @@ class TrainingJobProvider(EndpointProvider):
             failures += [CheckFailure(p.path, p.message)
                          for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region,
                                                     judged.pools)]
-            pulumi.log.info(cost_line(judged.body, name, region, judged.pools))
+            # said once: not again in the preview's summary (provider_log)
+            say_once(cost_line(judged.body, name, region, judged.pools))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (provider_runs)
         failures += check_runs(self, olds, news, judged, rails, None if _is_unknown(new.region) else new.region,
                                resource_label(new.identity)[RESOURCE_LABEL],
@@ -280,7 +273,9 @@ class TrainingJobProvider(EndpointProvider):
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
         elif run_again_if_failed(self, id_, old, news):  # FAILED for Google's reasons, retries left (read from the API)
             replaces.append("state")
-        changed = bool(replaces or labels_changed or others)
+        # A failure the last `up` waited for is reported once: this update clears it (no API call but a read), and
+        # the job stays as it is (a failure of the user's code is never made again on its own: job_runs.verdict).
+        changed = bool(replaces or labels_changed or others or olds.get(WAIT_FAILURE))
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 
@@ -314,6 +309,8 @@ class TrainingJobProvider(EndpointProvider):
         # create); a live job of the resource adopted wherever it runs; fallbacks and retries (provider_runs).
         jobs, resource, job_id = create_runs(self, inputs)
         outs = {**props, **self._outputs(jobs, resource, job_id)}
+        if inputs.wait and outs["state"] == "FAILED":  # recorded with the job; TrainingJob fails the update on it
+            outs[WAIT_FAILURE] = f"training job {outs['jobId']} FAILED: {outs.get('errorMessage') or 'no message'}"
         return CreateResult(outs["resourceName"], outs)
 
     def _maybe_wait(self, jobs: Jobs, inputs: _Inputs, job_id: str, resource: dict[str, Any], *,
@@ -328,7 +325,8 @@ class TrainingJobProvider(EndpointProvider):
         state = jobs.backend.state(finished)
         if state == "FAILED":
             message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
-            # Recorded, not raised: a raised create would leave the job out of state (orphaned).
+            # Recorded, not raised: a raised create would leave the job out of state (orphaned). The create's
+            # `waitFailure` output fails the update instead, once the job is recorded (TrainingJob).
             (pulumi.log.warn if again is not None and again(finished) else pulumi.log.error)(
                 report.failure(finished, message))
         elif state in PAUSED_STATES:  # it waits for someone to resume it: waiting on would only run out the timeout
@@ -358,16 +356,20 @@ class TrainingJobProvider(EndpointProvider):
             resource = jobs.relabel(id_, {**new.labels(old.job_id), **kept})
         else:
             resource = jobs.get(id_)
-        outputs = self._outputs(jobs, resource, old.job_id) if resource else {k: olds.get(k) for k in OUTPUT_KEYS}
-        return UpdateResult({**news, **outputs})
+        outputs = self._outputs(jobs, resource, old.job_id) if resource else \
+            {k: olds.get(k) for k in OUTPUT_KEYS if k != WAIT_FAILURE}
+        return UpdateResult({**news, **outputs, WAIT_FAILURE: None})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        """Cancel a running job; a finished one stays (ml v1 has no delete) or is removed (Vertex). A protected
-        job that is still active is refused (the engine asks no provider before a delete, so here, at up)."""
+        """Cancel a job still active; leave every job record on the API (the job's history: `status --all`, `spend`,
+        its console page and logs), unless `deleteRecordOnDelete` is true, where a finished Vertex AI job's record is
+        removed (ml v1 has no delete). A protected job that is still active is refused (the engine asks no provider
+        before a delete, so here, at up). A state written by an older release runs this method too: its pickle
+        imports this class by its module path; its inputs have no `deleteRecordOnDelete`, so its records stay."""
         inputs = _Inputs.of(props)
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
-        self._jobs(inputs, name=id_).stop(id_)
+        self._jobs(inputs, name=id_).stop(id_, delete_record=props.get("deleteRecordOnDelete") is True)
 
 
 @dataclass(frozen=True)

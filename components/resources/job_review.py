@@ -1,6 +1,6 @@
 """What the TrainingJob provider tells a reviewer, from the pure rules: the stack's guardrails and the fixed job
-rules (check), the job's estimated cost (check, as one info line of at most 200 characters in `pulumi
-preview`) and what a replace or a
+rules (check), the job's estimated cost (check, as one info line in `pulumi preview`, every part and basis in
+full, said once: provider_log.say_once) and what a replace or a
 delete does to a job that is still queued or running (diff, delete). No Pulumi here: the provider logs and
 fails with what these functions return.
 
@@ -28,9 +28,6 @@ from components.jobspec.review.cost import estimate, hours_text
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
 from components.jobspec.translate.pools import Pool
 
-#: The longest cost line `check` logs (the engine prints it as one line of the preview).
-MAX_COST_LINE = 200
-
 
 class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
@@ -57,13 +54,13 @@ def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, s
 
 
 def cost_line(body: Mapping[str, Any], name: str, region: str | None, pools: Sequence[Pool] | None = None) -> str:
-    """One line of at most MAX_COST_LINE characters: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h,
-    worst case $1.22 (2 h), us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price
-    instead of the basis, each with its reason, as far as the line holds; `plan` shows them all)."""
+    """One line, in full: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h),
+    us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price instead of the basis,
+    each with its reason; `plan` shows each part on its own line)."""
     try:
         found = estimate(body, name, region or None, pools=pools)
     except PriceTableError as error:
-        return _fit(f"job {name}: no cost estimate: {error}")
+        return f"job {name}: no cost estimate: {error}"
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.field else ', no timeout set'}"
     runs_as = found.runs_as()
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
@@ -72,11 +69,7 @@ def cost_line(body: Mapping[str, Any], name: str, region: str | None, pools: Seq
             f"{found.region or 'region unknown'}")
     missing = tuple(dict.fromkeys(found.on_demand.unknown + found.spot.unknown))
     tail = f"; no price for {'; '.join(missing)}" if missing else f"; basis: {'; '.join(found.bases)}"
-    return _fit(head + tail)
-
-
-def _fit(line: str) -> str:
-    return line if len(line) <= MAX_COST_LINE else line[:MAX_COST_LINE - 1] + "…"
+    return head + tail
 
 
 @dataclass(frozen=True)

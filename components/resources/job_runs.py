@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pulumi.runtime.rpc import UNKNOWN
+
 from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import PLACEMENT_LABEL, RETRY_LABEL
@@ -67,7 +69,7 @@ def retries_of(value: Any) -> int:
 
 def retries_problem(value: Any) -> str | None:
     """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
-    if value is None or isinstance(value, str):  # unset, or the engine's unknown at preview
+    if value is None or value == UNKNOWN:  # unset, or the engine's unknown at preview (other text is refused)
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
             or value != int(value) or not 0 <= value <= MAX_RETRIES:

@@ -10,9 +10,12 @@ from __future__ import annotations
 from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 
 from components.jobspec.core.env import VARIABLES, EnvError, env_settings
+from components.jobspec.core.names import NAMESPACE
 
 #: Environment override of the API endpoint (tests, the emulator); stack config `apiEndpoint` wins.
 ENDPOINT_ENV = VARIABLES["api_endpoint"]
+#: The stack config key of the endpoint override, in the library's own namespace.
+ENDPOINT_KEY = f"{NAMESPACE}:apiEndpoint"
 
 
 class EndpointProvider(ResourceProvider):
@@ -25,7 +28,15 @@ class EndpointProvider(ResourceProvider):
         self.endpoint = None
 
     def configure(self, req: ConfigureRequest) -> None:
-        configured = req.config.get("apiEndpoint")
+        """The stack's `gcp-training-jobs:apiEndpoint`, named with its namespace whatever the program's project is
+        called (as pulumi-gcp reads `gcp:`): a bare key would be read under the program's own project name."""
+        configured = req.config.get(ENDPOINT_KEY)
+        project = str(getattr(req.config, "_project_name", "") or "")
+        if not configured and project and project != NAMESPACE and req.config.get(f"{project}:apiEndpoint"):
+            # never a silent fall back to Google's endpoint where the user meant another one
+            raise ValueError(f"{project}:apiEndpoint is set, but this library reads its settings under "
+                             f"{NAMESPACE}:, whatever the program's project is named: set {ENDPOINT_KEY} instead "
+                             f"(pulumi config set {ENDPOINT_KEY} URL)")
         self.endpoint = str(configured) if configured else None
 
     def _endpoint(self) -> str | None:

@@ -31,6 +31,7 @@ from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
 from components.resources.job_inputs import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
 from components.resources.job_review import cost_line, job_rule_problems
+from components.resources.provider_log import say_once
 
 
 class QuotaRefused(TrainingJobsError):
@@ -48,16 +49,8 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
                rails: Guardrails, region: str | None, resource: str, stack: str) -> list[CheckFailure]:
     """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
     `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values)."""
-    failures: list[CheckFailure] = []
-    if (problem := job_runs.retries_problem(news.get("retries"))) is not None:
-        failures.append(CheckFailure("retries", problem))
-    rerun = news.get("rerun")
-    if rerun is not None and not _unknown(rerun) and not isinstance(rerun, str):
-        failures.append(CheckFailure("rerun", f"{rerun!r}; allowed: any text (change it to run the job again)"))
+    failures: list[CheckFailure] = []  # (the inputs' types and ranges: input_checks, in the provider's check)
     fallbacks = news.get("fallbacks")
-    if fallbacks is not None and not _unknown(fallbacks) and not isinstance(fallbacks, list):
-        failures.append(CheckFailure("fallbacks", f"{fallbacks!r}; allowed: a list of alternatives (region, "
-                                     "machineSpec, scheduling)"))
     if judged is None or judged.body is None:
         return failures
     name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
@@ -87,7 +80,7 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
                      for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there,
                                                 other.pools)]
-        pulumi.log.info(cost_line(other.body, f"{name} {where}", there, other.pools))
+        say_once(cost_line(other.body, f"{name} {where}", there, other.pools))
         tries.append((index + 1, there or "", other.body, other.pools))
     if failures or backend != VERTEX or not region or not _new_job(olds, news):
         return failures

@@ -113,6 +113,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             fallbacks=[f.wire() for f in job.fallbacks] if job.fallbacks else None,
             retries=job.retries,
             rerun=job.rerun,
+            delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
             stack_quota=stack_quota,
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])],
                                         additional_secret_outputs=hidden or None,

@@ -8,14 +8,18 @@ create; its job carries that identity as a label, so a re-run finds and adopts i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
+from inspect import isawaitable
 from typing import Any
 
 import pulumi
 from pulumi.dynamic import Resource
 
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
+from components.resources.input_checks import input_problems
 from components.resources.job_inputs import canonical, new_job_id, spec_of
 from components.resources.job_provider import (
     OUTPUT_KEYS,
@@ -32,9 +36,17 @@ def resource_identity(resource_name: str) -> str:
     return "/".join(str(part or "") for part in parts)
 
 
+class InvalidArgs(TrainingJobsError, pulumi.RunError):
+    """TrainingJob was given an argument it cannot take (a RunError: Pulumi reports it as one line, no traceback)."""
+
+
 @dataclass
 class TrainingJobArgs:
-    """One training job: where, on which API, the job itself, and the stack's rules on it."""
+    """One training job: where, on which API, the job itself, and the stack's rules on it.
+
+    Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
+    is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
+    `check` instead, against the same rules (components.resources.input_checks)."""
 
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""
@@ -63,6 +75,9 @@ class TrainingJobArgs:
     (None: 2); a failure of the user's code never is."""
     rerun: pulumi.Input[str] | None = None
     """Any text: changing it replaces the job with a fresh run of the same spec."""
+    delete_record_on_delete: pulumi.Input[bool] | None = None
+    """Whether deleting or replacing the resource also removes its finished job's record from Vertex AI (None,
+    False: every record stays, the job's history; an active job is cancelled either way)."""
     stack_quota: pulumi.Input[dict[str, Any]] | None = None
     """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
     that the quota check of this job's preview counts the stack's other new jobs too."""
@@ -88,6 +103,10 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
     """Which placement runs the job: {index (0: the job as written, i: fallbacks[i-1]), region, machine}."""
     retryCount: pulumi.Output[int]
     """How many times the job was made again after failing for Google's reasons (0: the first run of its spec)."""
+    waitFailure: pulumi.Output[str | None]
+    """The error of the FAILED job this `pulumi up` waited for (waitForCompletion), else None. The update fails on it
+    (exit non-zero) after the job is recorded in the state; the next `up` clears it and does not run the job again
+    (a failure of the user's code never is; Google's keep their retries)."""
     costUsd: pulumi.Output[float]
     """What the job has cost so far in USD (the time it has run times the rate it runs at: Spot for SPOT, from the
     price table; components.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None when a
@@ -114,12 +133,41 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "fallbacks": args.fallbacks,
             "retries": args.retries,
             "rerun": args.rerun,
+            "deleteRecordOnDelete": args.delete_record_on_delete,
             "stackQuota": args.stack_quota,
             "identity": resource_identity(resource_name),
         }
+        _check_args(resource_name, props)
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
+        # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
+        # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
+        # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.
+        self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
 
 
-__all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "TrainingJob", "TrainingJobArgs", "TrainingJobProvider",
-           "canonical", "identity_labels", "new_job_id", "resource_identity", "spec_of"]
+def _field(prop: str) -> str:
+    """The TrainingJobArgs field of an input (waitForCompletion: wait_for_completion)."""
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", prop).lower()
+    return snake if snake in {f.name for f in fields(TrainingJobArgs)} else prop
+
+
+def _check_args(name: str, props: dict[str, Any]) -> None:
+    """The known arguments judged now (an Output is the provider's to check once it resolves); InvalidArgs naming
+    every field that is wrong."""
+    known = {k: UNKNOWN if isinstance(v, pulumi.Output) or isawaitable(v) else v for k, v in props.items()}
+    problems = [f"{_field(key)}: {problem}" for key, problem in input_problems(known)]
+    if problems:
+        raise InvalidArgs(f"TrainingJob {name}: " + "; ".join(problems))
+
+
+def _fail_update(name: str, failure: str | None) -> None:
+    if failure:
+        raise pulumi.RunError(
+            f"job {name}: {failure}. The job is recorded in the state as FAILED (`python -m components status` "
+            "shows it); the next `pulumi up` does not run it again: fix it and change the job, or set "
+            f"jobs.{name}.rerun, to run it again")
+
+
+__all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "InvalidArgs", "TrainingJob", "TrainingJobArgs",
+           "TrainingJobProvider", "canonical", "identity_labels", "new_job_id", "resource_identity", "spec_of"]

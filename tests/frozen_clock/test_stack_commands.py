@@ -113,7 +113,8 @@ def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(pro
     assert code == EXIT_OK and err == ""
     assert out.splitlines()[0].startswith("stack team (vertex, project my-proj): 2 jobs; cost so far $")
     block = out.split("  l4: ")[1]
-    assert block.startswith(f"RUNNING (job {l4['jobId']}, us-central1)")
+    api_id = l4["resourceName"].rsplit("/", 1)[1]  # the number Vertex AI, gcloud and the emulator's controls take
+    assert api_id.isdigit() and block.startswith(f"RUNNING (job {l4['jobId']}, id {api_id}, us-central1)")
     assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in block
     assert f"running for 15 min; cost so far ${L4_SPOT_USD_PER_HOUR / 4:.2f} ($0.61/h, SPOT, at Spot rates)" in block
     assert f"console: {l4['consoleUrl']}" in block
@@ -144,7 +145,8 @@ def test_status_shows_a_paused_job_and_exits_0(project, emulator, run) -> None:
     emulator.state.pause_job(cpu["resourceName"])
     code, out, _ = run("status", "--stack", "team")
     assert code == EXIT_OK and ": 2 jobs, 1 PAUSED; cost so far" in out.splitlines()[0]
-    assert out.split("  cpu: ")[1].startswith(f"PAUSED (job {cpu['jobId']}, us-central1)")
+    api_id = cpu["resourceName"].rsplit("/", 1)[1]
+    assert out.split("  cpu: ")[1].startswith(f"PAUSED (job {cpu['jobId']}, id {api_id}, us-central1)")
     code, out, _ = run("status", "--stack", "team", "--json")
     document = json.loads(out)
     assert code == EXIT_OK and document["paused"] == ["cpu"] and document["failed"] == []

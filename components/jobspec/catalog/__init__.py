@@ -32,6 +32,7 @@ from components.jobspec.catalog.vertex_containers import (  # noqa: F401
     PrebuiltContainer,
 )
 from components.jobspec.catalog.vertex_jobspec import (  # noqa: F401
+    ACCELERATOR_PAIR_RULE,
     BOOT_DISK_SIZE_GB,
     BOOT_DISK_TYPES,
     CURRENT_STRATEGIES,

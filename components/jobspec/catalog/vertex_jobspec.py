@@ -62,6 +62,21 @@ SOURCE_BOOT_DISKS: Final = Source(
     note="Whole page read.",
 )
 
+SOURCE_ACCELERATOR_PAIR: Final = Source(
+    title="Vertex AI's answer to a CustomJob create with acceleratorType and no acceleratorCount, quoted in "
+          "PrefectHQ/prefect-gcp issue 175 (2023-04-24)",
+    url="https://github.com/PrefectHQ/prefect-gcp/issues/175",
+    read=date(2026, 11, 25),
+    note="The discovery document describes MachineSpec.acceleratorType and acceleratorCount apart; the pairing "
+         "is Vertex AI's check at create, in its own words: ACCELERATOR_PAIR_RULE",
+)
+
+# --- Accelerators ----------------------------------------------------------------------------------
+
+#: A MachineSpec's acceleratorType and acceleratorCount are given together or not at all, whatever the machine (a
+#: type that comes with its GPUs, such as a3-highgpu-8g, included). Vertex AI's words (SOURCE_ACCELERATOR_PAIR):
+ACCELERATOR_PAIR_RULE: Final = "Both accelerator_type and accelerator_count should be specified or none"
+
 # --- Scheduling ------------------------------------------------------------------------------------
 
 #: Scheduling.strategy enum, in the document's order. enumDescriptions: STRATEGY_UNSPECIFIED "Strategy will

@@ -31,7 +31,7 @@ from components.jobspec.rules.cluster import (
 )
 from components.jobspec.rules.containers import rule_prebuilt_images
 from components.jobspec.rules.hardware import rule_accelerators, rule_gpu_regions, rule_tpu
-from components.jobspec.rules.identity import rule_job_id, rule_labels, rule_uris_and_names
+from components.jobspec.rules.identity import credential_warnings, rule_job_id, rule_labels, rule_uris_and_names
 from components.jobspec.rules.tasks import TI, Options, Rule, Task, gpus_used, scale_tier, tasks, today, uses_tpu
 from components.jobspec.rules.tuning import rule_hyperparameters
 from components.jobspec.rules.vertex_hardware import Setting, rule_machines
@@ -50,7 +50,7 @@ from components.jobspec.vocab.training_input import Job
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
            "check_custom_job", "check_job", "check_tuning_job", "gpus_used", "judge_pools", "judge_translation",
-           "rule_labels", "scale_tier", "tasks", "today", "uses_tpu"]
+           "rule_labels", "scale_tier", "tasks", "today", "uses_tpu", "credential_warnings"]
 
 RULES: tuple[Rule, ...] = (
     rule_job_id,

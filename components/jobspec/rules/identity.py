@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from components.jobspec.catalog.credentials import INSTEAD, credential_in
 from components.jobspec.core.names import (
     DURATION,
     GCS_URI,
@@ -39,6 +41,12 @@ def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
         yield Problem("labels", f"{len(labels)} labels; allowed: at most {most} (a job carries at most "
                       f"{MAX_LABELS}, {len(SYSTEM_LABELS)} of them the project's own: {', '.join(SYSTEM_LABELS)})")
     for key, value in labels.items():
+        found = credential_in(value) if isinstance(value, str) else None
+        if found is not None:  # never echoed: a message lands in CI logs
+            yield Problem(f"labels.{key}", f"the value looks like {found.named()}, so it is not shown; a label is "
+                          "sent to Google in plain text (anyone who can view the job sees it, and billing exports "
+                          f"carry it); allowed: a value that is no credential; for a credential, {INSTEAD}")
+            continue
         if not LABEL_KEY.fullmatch(key):
             yield Problem(
                 f"labels.{key}",
@@ -51,6 +59,30 @@ def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
                 f"{value!r} is not a valid label value; allowed: lowercase letters, digits, _ and -, "
                 "at most 63 characters",
             )
+
+
+#: The most values credential_warnings looks at (a job's data is bounded by its readers already).
+MOST_VALUES = 200_000
+
+
+def credential_warnings(data: Any) -> list[Problem]:
+    """A warning per text value of a job (args, container env, commands, ...; labels are refused by rule_labels)
+    that holds what looks like a credential (catalog.credentials): the field named, never the value. Such a value
+    reaches Google in plain text, visible to anyone who can view the job."""
+    found: list[Problem] = []
+    stack: list[tuple[str, Any]] = [("", data)]
+    seen = 0
+    while stack and seen < MOST_VALUES:
+        path, value = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in value.items() if k != "labels")
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, str) and (kind := credential_in(value)) is not None:
+            found.append(Problem(path, f"holds what looks like {kind.named()} (not shown): it is sent to Google in "
+                                 f"plain text, visible to anyone who can view the job; {INSTEAD}"))
+    return sorted(found, key=lambda p: p.path)
 
 
 def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:

@@ -126,6 +126,11 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
         yield Problem(pool.at("gpuPartitionSize"), f"is set with acceleratorCount {count}; allowed: "
                       "acceleratorCount 1 (aiplatform.v1.json: 'If set, the accelerator_count should be set to 1')")
     fixed = catalog.FIXED_ACCELERATOR_MACHINES.get(mt)
+    if fixed is not None or mt in catalog.TPU_HOSTS:
+        unpaired = _unpaired(acc, count, acc_at, count_at, fixed)
+        if unpaired is not None:
+            yield unpaired
+            return
     if fixed is not None:
         yield from _fixed(mt, fixed, acc, count, acc_at, count_at)
     elif mt in catalog.N1_GPU_COUNTS:
@@ -141,6 +146,21 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
         what = acc if acc is not None else f"acceleratorCount {count}"
         yield Problem(acc_at if acc is not None else count_at, f"{what} on {mt}: {mt} takes no accelerators; "
                       f"allowed: unset, or a GPU machine type{homes(acc) if acc else ' (n1, g2, a2, a3, ...)'}")
+
+
+def _unpaired(acc: str | None, count: int | None, acc_at: str, count_at: str,
+              fixed: catalog.FixedMachine | None) -> Problem | None:
+    """acceleratorType without acceleratorCount, or the other way round: Vertex AI takes both or neither
+    (catalog.ACCELERATOR_PAIR_RULE), even where the machine type fixes them. (N1 and cloud-tpu judge the pair in
+    their own rules, with the counts they take.)"""
+    if (acc is None) == (count is None):
+        return None
+    vertex = f"Vertex AI refuses one without the other ('{catalog.ACCELERATOR_PAIR_RULE}')"
+    if acc is not None:
+        counts = f"acceleratorCount {fixed.count}" if fixed is not None else "an acceleratorCount too"
+        return Problem(count_at, f"required with acceleratorType {acc}: {vertex}; allowed: {counts}, or neither field")
+    kind = f"acceleratorType {fixed.accelerator}" if fixed is not None else "an acceleratorType too"
+    return Problem(acc_at, f"required with acceleratorCount {count}: {vertex}; allowed: {kind}, or neither field")
 
 
 def _fixed(mt: str, fixed: catalog.FixedMachine, acc: str | None, count: int | None, acc_at: str,

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from components.jobspec import catalog, load
+from components.jobspec.catalog.credentials import INSTEAD
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
     BACKENDS,
@@ -35,12 +36,21 @@ from components.resources.fallbacks import KEYS as FALLBACK_KEYS
 from components.resources.fallbacks import alternative_job
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
-from components.resources.settings.secrets import OPAQUE, bounds_problem, is_secure, opaque
+from components.resources.settings.secrets import OPAQUE, bounds_problem, is_label_path, is_secure, opaque, secure_paths
+
+#: Why a secret label value is refused, and what to do instead.
+SECRET_LABEL = ("is a secret (`pulumi config set --secret`), and a label is sent to Google in plain text (anyone "
+                "who can view the job sees it, and billing exports carry it): it would not stay secret; allowed: a "
+                f"plain label value; for a secret, {INSTEAD}")
 
 
-def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset()) -> StackSettings:
-    """The settings of a flat config mapping (`namespace:key` -> value); SpecError with every problem."""
-    problems: list[Problem] = []
+def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = frozenset(),
+          secret_paths: frozenset[str] = frozenset()) -> StackSettings:
+    """The settings of a flat config mapping (`namespace:key` -> value); SpecError with every problem.
+    `secret_paths`: where encrypted values were (secrets.secure_paths), when `config` holds them decrypted (a
+    program); encrypted values still in `config` (`secure: ...`, a stack file read offline) are found here."""
+    secret_labels = {p for p in secure_paths(config) | secret_paths | _opaque_labels(config) if is_label_path(p)}
+    problems: list[Problem] = [Problem(f"{NAMESPACE}:{path}", SECRET_LABEL) for path in sorted(secret_labels)]
     ours: dict[str, Any] = {}
     for full_key, value in config.items():
         namespace, colon, key = full_key.partition(":")
@@ -116,6 +126,18 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
         raise SpecError(_unique(problems))
     assert base is not None
     return base.model_copy(update={"jobs": jobs}).placed(root, secret_keys)
+
+
+def _opaque_labels(config: dict[str, Any]) -> set[str]:
+    """The label values already standing in for a secret (OPAQUE: `plan` runs the program with them), as paths."""
+    labels = config.get(f"{NAMESPACE}:labels")
+    found = {f"labels.{k}" for k, v in labels.items() if v == OPAQUE} if isinstance(labels, dict) else set()
+    jobs = config.get(f"{NAMESPACE}:jobs")
+    for name, job in (jobs.items() if isinstance(jobs, dict) else []):
+        job_labels = job.get("labels") if isinstance(job, dict) else None
+        if isinstance(job_labels, dict):
+            found |= {f"jobs.{name}.labels.{k}" for k, v in job_labels.items() if v == OPAQUE}
+    return found
 
 
 def _plain(problem: Problem) -> Problem:

@@ -205,6 +205,9 @@ class JobSettings(SettingsModel):
     guardrails.protectJobs)."""
     retain_on_delete: bool = False
     """Leave the job running when it leaves the stack (or the stack is destroyed) instead of cancelling it."""
+    delete_record_on_delete: bool = False
+    """Also remove a finished job's record from Vertex AI when the job is replaced, leaves the stack or the stack is
+    destroyed (default: every record stays, the job's history for `status --all` and `spend`)."""
     fallbacks: list[FallbackSettings] | None = Field(default=None, max_length=10)
     """Where else the job may run, in order, when a create is refused for quota or capacity or the job fails for
     capacity before it ran (README, "When Google has no capacity")."""

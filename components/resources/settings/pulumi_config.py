@@ -13,10 +13,11 @@ from components.jobspec.core.env import EnvError, env_settings
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem
+from components.jobspec.io.documents import read_yaml
 from components.resources.settings.decimals import GCP_KEYS, OBJECT_KEYS, number_text, text_fields
 from components.resources.settings.judge import judge
 from components.resources.settings.model import StackSettings
-from components.resources.settings.secrets import STAND_INS, bounds_problem
+from components.resources.settings.secrets import STAND_INS, bounds_problem, redact, secure_paths, value_at
 from components.resources.settings.stack_file import stack_file, stacks_folder
 
 #: Settings already judged from the same stack file by the caller that runs the program (`plan`), so the stack
@@ -71,17 +72,47 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
             config[full_key] = _decode(key, raw) if namespace == NAMESPACE else raw
         except ValueError as error:
             unreadable.append(Problem(full_key, str(error)))
+    paths = _secure_paths_in_file(root, pulumi.get_stack()) if secret_keys else frozenset()
     try:
         if unreadable:
             raise SpecError(unreadable)
-        return judge(config, root, secret_keys=frozenset(secret_keys))
+        return judge(config, root, secret_keys=frozenset(secret_keys), secret_paths=paths)
     except SpecError as error:
         stack_file = _stack_file(root, pulumi.get_stack())
-        lines = [str(p.within(file=stack_file)) for p in error.problems]
+        hidden = _secret_values(config, paths, secret_keys)  # decrypted here: never in a message
+        lines = [redact(str(p.within(file=stack_file)), hidden) for p in error.problems]
         failure = pulumi.RunError(f"invalid configuration of stack {pulumi.get_stack()!r} "
                                   f"({len(lines)} problem{'s' if len(lines) != 1 else ''}):\n" + "\n".join(lines))
         failure.problems = error.problems  # type: ignore[attr-defined]
         raise failure from None
+
+
+def _secure_paths_in_file(root: Path, stack: str) -> frozenset[str]:
+    """Where the stack file holds encrypted values (the program is given them decrypted, and Pulumi says only which
+    whole keys hold one); none when the file cannot be read (its problems are reported elsewhere)."""
+    try:
+        found = stack_file(stacks_folder(root), stack)
+        data = read_yaml(found) if found is not None else None
+    except (TrainingJobsError, OSError):
+        return frozenset()
+    config = data.get("config") if isinstance(data, dict) else None
+    return secure_paths(config) if isinstance(config, dict) else frozenset()
+
+
+def _secret_values(config: dict[str, Any], paths: frozenset[str], secret_keys: set[str]) -> frozenset[str]:
+    """The decrypted text of every secret value: at `paths` when the stack file said where; a secret key's whole
+    value when it is text."""
+    found: set[str] = set()
+    for path in paths:
+        key, _, rest = path.partition(".")
+        value = value_at(config.get(f"{NAMESPACE}:{key}"), rest)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            found.add(str(value))
+    for key in secret_keys:
+        whole = config.get(f"{NAMESPACE}:{key}", config.get(f"gcp:{key}"))
+        if isinstance(whole, str):
+            found.add(whole)
+    return frozenset(found)
 
 
 def _config_keys(runtime_config: Any) -> set[str]:

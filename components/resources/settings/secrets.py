@@ -83,3 +83,56 @@ def _opaque(value: Any, depth: int) -> Any:
     if isinstance(value, list):
         return [_opaque(v, depth + 1) for v in value]
     return value
+
+
+def secure_paths(config: Mapping[Any, Any]) -> frozenset[str]:
+    """Where the encrypted values of our namespace's keys are, as `key.sub.path` (`labels.owner`,
+    `jobs.trial.labels.token`, `jobs.trial.jobSpec.workerPoolSpecs[0]...`): what a message must never print and
+    where a secret must not go (a label). Bounded like every walk here."""
+    found: set[str] = set()
+    for key, value in config.items():
+        name = str(key).partition(":")[2] if str(key).startswith(f"{NAMESPACE}:") else ""
+        if not name:
+            continue
+        stack: list[tuple[str, Any]] = [(name, value)]
+        seen = 0
+        while stack and seen < MAX_NODES:
+            path, current = stack.pop()
+            seen += 1
+            if is_secure(current):
+                found.add(path)
+            elif isinstance(current, dict):
+                stack.extend((f"{path}.{k}", v) for k, v in current.items())
+            elif isinstance(current, list):
+                stack.extend((f"{path}[{i}]", v) for i, v in enumerate(current))
+    return frozenset(found)
+
+
+def is_label_path(path: str) -> bool:
+    """Whether a secure path is a label's value: the stack's (`labels.K`) or a job's (`jobs.NAME.labels.K`)."""
+    parts = path.split(".")
+    return (len(parts) == 2 and parts[0] == "labels") or (len(parts) == 4 and parts[0] == "jobs"
+                                                          and parts[2] == "labels")
+
+
+def value_at(value: Any, path: str) -> Any:
+    """The value at a `sub.path[i]` path below a key's value (None where there is none)."""
+    current = value
+    for part in path.replace("[", ".[").split(".") if path else []:
+        if not part:
+            continue
+        if part.startswith("["):
+            index = int(part[1:-1])
+            current = current[index] if isinstance(current, list) and index < len(current) else None
+        else:
+            current = current.get(part) if isinstance(current, dict) else None
+    return current
+
+
+def redact(text: str, secrets: frozenset[str]) -> str:
+    """`text` with every secret value (and its repr) in it replaced by OPAQUE; values under 3 characters are left
+    (they would hide everything)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 3:
+            text = text.replace(repr(secret), OPAQUE).replace(secret, OPAQUE)
+    return text

@@ -1,0 +1,116 @@
+"""Credentials stay off Google's plain-text fields: a label value shaped like a known credential (the public
+patterns of gitleaks, catalog/credentials.py) is refused without being echoed; args, container env and the other
+text fields of a job get a warning naming the field, never the value; git SHAs and other plain hashes stay allowed.
+The samples are built here from each pattern's shape (none is a real credential)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.jobspec.catalog import credentials
+from components.jobspec.core.errors import SpecError
+from components.jobspec.load import judge_custom_job, load_custom_job, load_job
+
+ROOT = Path(__file__).resolve().parents[1]
+DIGITS, LOWER = "1234567890123", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+#: One made-up value per rule, in the shape its pattern describes.
+SAMPLES = {
+    "aws-access-token": "AKIA" + "ABCDEFGHIJKLMNOP",
+    "gcp-api-key": "AIza" + "Sy" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q",
+    "github-pat": "ghp_" + "aB3" * 12,
+    "github-oauth": "gho_" + "aB3" * 12,
+    "github-app-token": "ghs_" + "aB3" * 12,
+    "github-fine-grained-pat": "github_pat_" + "aB3_" * 20 + "xy",
+    "gitlab-pat": "glpat-" + "aB3-x" * 4,
+    "huggingface-access-token": "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+    "slack-bot-token": f"xoxb-{DIGITS[:10]}-{DIGITS}-{LOWER[:24]}",
+    "slack-user-token": f"xoxp-{DIGITS[:10]}-{DIGITS[:11]}-{DIGITS[:12]}-{LOWER[:32]}",
+    "slack-app-token": f"xapp-1-A0{DIGITS[:9]}-{DIGITS}-{LOWER[:40]}",
+    "openai-api-key": "sk-" + "aB3" * 6 + "xy" + "T3BlbkFJ" + "aB3" * 6 + "xy",
+    "anthropic-api-key": "sk-ant-api03-" + "aB3" * 31 + "AA",
+    "stripe-access-token": "sk_live_" + "aB3" * 8,
+    "npm-access-token": "npm_" + "ab3" * 12,
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----",
+}
+#: Label-safe (lowercase) credentials: the syntax rule alone would let them through.
+LABEL_SAFE = {"slack-bot-token", "slack-user-token", "npm-access-token", "gitlab-pat"}
+HASHES = ["0123456789abcdef0123456789abcdef01234567",  # a git SHA
+          hashlib.sha256(b"x").hexdigest()[:63], "3f9a2c1", "v1-2-3", "sk-learn", "hf-hub", "main"]
+SPEC: dict[str, Any] = {"workerPoolSpecs": [{
+    "machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": 1,
+    "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}]}
+
+
+def test_every_rule_has_a_sample_and_the_catalog_names_its_source() -> None:
+    assert {c.rule for c in credentials.CREDENTIALS} == set(SAMPLES)
+    assert credentials.SOURCE.url.startswith("https://github.com/gitleaks/gitleaks/blob/")
+    for rule, sample in SAMPLES.items():
+        found = credentials.credential_in(f"--flag={sample} more")
+        assert found is not None and found.rule == rule, (rule, found)
+
+
+@pytest.mark.parametrize("value", HASHES)
+def test_plain_hashes_and_words_are_no_credential(value: str) -> None:
+    assert credentials.credential_in(value) is None
+    load_custom_job(SPEC, region="us-central1", labels={"commit": value.lower()})
+
+
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_a_credential_shaped_label_is_refused_without_being_echoed(rule: str) -> None:
+    value = SAMPLES[rule].lower() if rule in LABEL_SAFE else SAMPLES[rule]
+    with pytest.raises(SpecError) as caught:
+        load_custom_job(SPEC, region="us-central1", labels={"token": value})
+    (problem,) = caught.value.problems
+    assert problem.path == "labels.token"
+    assert f"(gitleaks rule {rule}), so it is not shown" in problem.message
+    assert "Secret Manager" in problem.message
+    assert value not in str(problem) and value[4:] not in str(problem)
+
+
+def test_a_trainingInput_label_is_judged_alike() -> None:
+    data = {"labels": {"token": SAMPLES["huggingface-access-token"]},
+            "trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "runtimeVersion": "2.11",
+                              "pythonVersion": "3.7", "pythonModule": "trainer.task",
+                              "packageUris": ["gs://my-code/t.tar.gz"]}}
+    with pytest.raises(SpecError) as caught:
+        load_job(data)
+    assert [p.path for p in caught.value.problems] == ["labels.token"]
+    assert SAMPLES["huggingface-access-token"] not in str(caught.value)
+
+
+def test_args_and_container_env_with_a_credential_warn_naming_the_field_not_the_value() -> None:
+    spec = yaml.safe_load(yaml.safe_dump(SPEC))
+    spec["workerPoolSpecs"][0]["containerSpec"].update(
+        args=["--epochs=3", f"--token={SAMPLES['github-pat']}"],
+        env=[{"name": "HF_TOKEN", "value": SAMPLES["huggingface-access-token"]}, {"name": "SHA", "value": HASHES[0]}])
+    judged = judge_custom_job(spec, region="us-central1")
+    assert judged.ok  # a warning: the job may still run
+    assert [(w.path, w.message.split(" (not shown)")[0]) for w in judged.warnings] == [
+        ("workerPoolSpecs[0].containerSpec.args[1]",
+         "holds what looks like a GitHub personal access token (gitleaks rule github-pat)"),
+        ("workerPoolSpecs[0].containerSpec.env[0].value",
+         "holds what looks like a Hugging Face access token (gitleaks rule huggingface-access-token)")]
+    for warning in judged.warnings:
+        assert SAMPLES["github-pat"] not in str(warning) and SAMPLES["huggingface-access-token"] not in str(warning)
+
+
+def test_validate_prints_neither_a_refused_label_nor_a_warned_arg(tmp_path: Path) -> None:
+    spec = yaml.safe_load(yaml.safe_dump(SPEC))
+    spec["workerPoolSpecs"][0]["containerSpec"]["args"] = [SAMPLES["openai-api-key"]]
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    label = SAMPLES["slack-bot-token"]
+    done = subprocess.run([sys.executable, "-m", "components", "validate", str(path), "--region", "us-central1",
+                           "--labels", f"tok={label}"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{path}: labels.tok: the value looks like a Slack bot token (gitleaks rule slack-bot-token)" in done.stdout
+    assert f"{path}: warning: workerPoolSpecs[0].containerSpec.args[0]: holds what looks like an OpenAI API key" \
+        in done.stderr
+    assert label not in done.stdout + done.stderr and SAMPLES["openai-api-key"] not in done.stdout + done.stderr
