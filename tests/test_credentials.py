@@ -42,7 +42,8 @@ SAMPLES = {
 #: Label-safe (lowercase) credentials: the syntax rule alone would let them through.
 LABEL_SAFE = {"slack-bot-token", "slack-user-token", "npm-access-token", "gitlab-pat"}
 HASHES = ["0123456789abcdef0123456789abcdef01234567",  # a git SHA
-          hashlib.sha256(b"x").hexdigest()[:63], "3f9a2c1", "v1-2-3", "sk-learn", "hf-hub", "main"]
+          hashlib.sha256(b"x").hexdigest()[:63], "3f9a2c1", "v1-2-3", "sk-learn", "hf-hub", "main",
+          "sk-learn-pipeline", "hf_hub", "xoxb-notes"]
 SPEC: dict[str, Any] = {"workerPoolSpecs": [{
     "machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": 1,
     "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}]}
@@ -72,6 +73,18 @@ def test_a_credential_shaped_label_is_refused_without_being_echoed(rule: str) ->
     assert f"(gitleaks rule {rule}), so it is not shown" in problem.message
     assert "Secret Manager" in problem.message
     assert value not in str(problem) and value[4:] not in str(problem)
+
+
+@pytest.mark.parametrize("value", ["xoxb-123456789012-abcdef", "xoxp-1234-5678-abcdefghij", "ghp_abc123def456ghi789jk",
+                                   "github_pat_11abcdefghij0123456789", "hf_abcdefghij1234567890",
+                                   "akia1234567890abcdef", "sk-proj-abc123def456ghi789"])
+def test_a_label_that_starts_like_a_credential_is_refused_too(value: str) -> None:
+    """Shorter than the full patterns (a test token, a truncated one): its published prefix and a token's tail
+    are enough to refuse the label, still without echoing it."""
+    with pytest.raises(SpecError) as caught:
+        load_custom_job(SPEC, region="us-central1", labels={"token": value})
+    (problem,) = caught.value.problems
+    assert "so it is not shown" in problem.message and value not in str(problem) and value[4:] not in str(problem)
 
 
 def test_a_trainingInput_label_is_judged_alike() -> None:
