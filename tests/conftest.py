@@ -2,6 +2,7 @@
 
 import pytest
 
+from components.backends.run_cache import RUN
 from components.jobspec.catalog.prices import PRICES_FILE_ENV
 
 # components.testing.pytest_plugin: the `vertex_emulator` fixture the package offers its users, loaded the way
@@ -15,3 +16,10 @@ def _bundled_prices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     table file is a path that does not exist (a test that writes one sets the variable itself; subprocesses,
     the Pulumi engine and its providers included, inherit it)."""
     monkeypatch.setenv(PRICES_FILE_ENV, str(tmp_path_factory.getbasetemp() / "no-refreshed-prices.json"))
+
+
+@pytest.fixture(autouse=True)
+def _a_run_per_test() -> None:
+    """Each test is a run of its own: what an earlier test's checks read once per run (the session's emulator
+    serves every test at one address) is not this test's answer."""
+    RUN.clear()
