@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from components.backends.run_cache import RUN
 from components.emulator import Emulator
 from components.jobspec.catalog.prices import PRICES_FILE_ENV
 
@@ -28,3 +29,10 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
     return TrainingJobProvider()
+
+
+@pytest.fixture(autouse=True)
+def _a_run_per_test() -> None:
+    """Each test is a run of its own: what an earlier test's checks read once per run (the session's emulator
+    serves every test at one address) is not this test's answer."""
+    RUN.clear()

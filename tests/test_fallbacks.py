@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
+from components.backends.run_cache import RUN
 from components.emulator import Emulator
 from components.resources.job_provider import identity_labels
 from components.resources.job_runs import PLACEMENT_LABEL, RETRY_LABEL
@@ -75,6 +76,11 @@ def created(provider: TrainingJobProvider, news: dict[str, Any]) -> dict[str, An
 
 def quota(emulator: Emulator, region: str, limit: int, metric: str = L4) -> None:
     emulator.state.set_quota(metric, region, limit)
+
+
+def next_run() -> None:
+    """Another `pulumi preview` (a new provider process): the quotas and live jobs are read again."""
+    RUN.clear()
 
 
 def jobs_by_region(emulator: Emulator) -> list[tuple[str, str]]:
@@ -162,6 +168,7 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
     (warning,) = [w for w in logged["warn"] if "over quota" in w]
     assert "fallbacks[0] (us-east1)" in warning and "need 1" in warning
     quota(emulator, "us-east1", 0)
+    next_run()
     found = failures(provider, props(fallbacks=FALLBACK_EAST))
     assert [r.split(":")[1].strip() for _, r in found] == ["quota aiplatform.googleapis.com/" + L4 + " in us-central1",
                                                            "fallbacks[0]"]
@@ -177,8 +184,10 @@ def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(pr
     assert "the new jobs (stack jobs incl. trial) need 3, live jobs hold 0, the limit is 2" in reason
     provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # stack dev: holds 1
     quota(emulator, "us-central1", 3)
+    next_run()
     assert failures(provider, props(stackQuota=stack)) == []  # its 1 is among the stack's 3: not counted twice
     provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
+    next_run()
     ((_, reason),) = failures(provider, props(stackQuota=stack))
     assert "need 3, live jobs hold 1, the limit is 3" in reason
     assert failures(provider, props()) == []  # alone (no stackQuota), the job needs 1 beside the 2 held: fits 3
@@ -191,6 +200,7 @@ def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provide
     assert len(emulator.state.requests("quotaInfos.list")) == reads
     emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission denied on resource")
     emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied on resource")
+    next_run()
     checked(provider, props())
     assert any("quota check skipped" in w and "permission denied" in w for w in logged["warn"])
 

@@ -243,10 +243,12 @@ class Review:
 
 
 def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | None = None,
-           limits: Limits | None = None, log: Callable[[str], None] | None = None) -> Review:
+           limits: Limits | None = None, log: Callable[[str], None] | None = None,
+           held_in: Callable[[str], Held] | None = None) -> Review:
     """Hold what the candidates need, region by region and metric by metric, plus what live jobs hold, against the
-    limits (read here unless given). Regions where no needed metric has a known limit are not listed. Raises
-    QuotaUnreadable when the limits or the jobs cannot be read."""
+    limits (read here unless given). `held_in(region)`: what a region's live jobs hold (read here, `held`, unless
+    given). Regions where no needed metric has a known limit are not listed. Raises QuotaUnreadable when the limits
+    or the jobs cannot be read."""
     chosen = list(candidates)
     found = Review()
     for candidate in chosen:
@@ -264,7 +266,7 @@ def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | Non
                         for m, v in region_limits.items() if v is None]
         if all(v is None for v in region_limits.values()):
             continue
-        there = held(project, region, endpoint, log=log)
+        there = held_in(region) if held_in else held(project, region, endpoint, log=log)
         usage = dict(there.usage)
         for stack in {c.stack for c in here if c.stack}:  # the stack's needs replace what its live jobs hold
             for metric, units in there.by_stack.get(stack, {}).items():

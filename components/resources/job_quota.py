@@ -8,15 +8,23 @@ region and metric, computed by stack.py from the settings; it stands for what th
 then each of `fallbacks`): the check fails, naming the metric, the region, the need, the usage, the limit and how to
 ask for more. Over at the first placement only: a warning says which fallback `up` will use. Quotas that cannot be
 read (no credentials, permission denied): a warning, never a failure.
+
+What the checks of one run read alike is read once per run (components.backends.run_cache.RUN): a project's limits,
+and what a region's live jobs hold where the review puts the stack's needs in place of its live jobs. That read stays
+right while the run creates the stack's jobs: they carry its `pulumi-stack` label, so a later read would add them to
+the region's usage and to the stack's alike, and the review takes the stack's part out again. Where no stack stands
+in (a job without `stackQuota`, or a fallback region none of the stack's jobs is written for), the jobs are read anew.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from components.backends import quotas
+from components.backends.run_cache import RUN
 from components.jobspec.review.quotas import Needs, needs_of
 from components.jobspec.translate.pools import Pool
 
@@ -82,8 +90,10 @@ def check(project: str, name: str, resource: str,
             candidates = [own]
         try:
             if limits is None and any(c.needs for c in candidates):
-                limits = quotas.read_limits(project, endpoint, warn=out.warnings.append)
-            found = quotas.review(project, candidates, endpoint=endpoint, limits=limits or {})
+                limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
+                out.warnings += warned
+            found = quotas.review(project, candidates, endpoint=endpoint, limits=limits or {},
+                                  held_in=partial(_held, project, endpoint) if together else None)
         except quotas.QuotaUnreadable as error:
             (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
             return out
@@ -101,3 +111,14 @@ def check(project: str, name: str, resource: str,
         failures += [f"job {name}: {where}{e.message(project)}" for e in found.excesses]
     out.failures = failures
     return out
+
+
+def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[str, ...]]:
+    """The project's limits and the warnings of their read (each job's check repeats them)."""
+    warned: list[str] = []
+    return quotas.read_limits(project, endpoint, warn=warned.append), tuple(warned)
+
+
+def _held(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold, read once per run: only where the stack's own jobs are taken out (above)."""
+    return RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))

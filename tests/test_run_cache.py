@@ -1,0 +1,190 @@
+"""Once per run (components.backends.run_cache): one read per key however many threads ask, answers kept for
+max_age on an injected clock, failures kept as answers; and the TrainingJob provider's quota check on it, against the
+emulator over real HTTP: many checks in threads read the limits once and each region's live jobs once, and the
+cached read stays right while the run creates the stack's jobs (a job without stackQuota reads them anew)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from components.backends.run_cache import RUN, RunCache
+from components.emulator import Emulator
+from components.resources.training_job import TrainingJobProvider
+from tests.conftest_emulator import LIVENESS_SECONDS
+from tests.helpers import FakeClock
+
+L4 = "custom_model_training_nvidia_l4_gpus"
+#: The reads of a region's live jobs (quotas.held: every custom and tuning job there, no label filter).
+HELD_READS = ("customJobs.list", "hyperparameterTuningJobs.list")
+
+
+def gathered(threads: int, work: Callable[[int], Any]) -> list[Any]:
+    """`work(i)` for i in range(threads), all at once, in a pool of that many threads."""
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(work, range(threads), timeout=LIVENESS_SECONDS))
+
+
+# -- the cache -------------------------------------------------------------------------------------------------
+
+def test_many_threads_asking_for_a_key_read_it_once_per_key() -> None:
+    """The reads wait until all the threads have asked (together they take one permit per thread): a cache
+    without its lock would let each thread that asked meanwhile start a read of its own."""
+    cache, threads, regions = RunCache(), 32, 4
+    reads: dict[str, int] = {}
+    asked = threading.Semaphore(0)
+    counted = threading.Lock()
+
+    def read(region: str) -> str:
+        with counted:
+            reads[region] = reads.get(region, 0) + 1
+        for _ in range(threads // regions):
+            assert asked.acquire(timeout=LIVENESS_SECONDS)
+        return f"limits of {region}"
+
+    def check(i: int) -> str:
+        region = f"region-{i % regions}"
+        asked.release()
+        return cache.once(("held", region), lambda: read(region))
+
+    answers = gathered(threads, check)
+    assert answers == [f"limits of region-{i % regions}" for i in range(threads)]
+    assert reads == {f"region-{r}": 1 for r in range(regions)}
+
+
+def test_an_answer_is_kept_for_max_age_on_the_injected_clock_then_read_again() -> None:
+    clock = FakeClock()
+    cache = RunCache(max_age=120.0, clock=clock.time)
+    reads: list[float] = []
+
+    def read() -> int:
+        reads.append(clock.now)
+        return len(reads)
+
+    assert cache.once("limits", read) == 1
+    clock.sleep(120.0)
+    assert cache.once("limits", read) == 1  # as old as max_age: still this run's
+    clock.sleep(0.5)
+    assert cache.once("limits", read) == 2  # older: read again
+    assert cache.once("other", read) == 3  # another key, its own read
+    cache.clear()
+    assert cache.once("limits", read) == 4
+    assert reads == [0.0, 120.5, 120.5, 120.5]
+
+
+def test_a_failure_is_an_answer_until_it_is_read_again() -> None:
+    clock = FakeClock()
+    cache = RunCache(max_age=60.0, clock=clock.time)
+    calls: list[int] = []
+
+    def refused() -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            raise PermissionError("permission denied")
+        return 7
+
+    for _ in range(3):
+        with pytest.raises(PermissionError, match="permission denied"):
+            cache.once("limits", refused)
+    assert len(calls) == 1  # every job of the run meets the same refusal, without asking again
+    clock.sleep(61.0)
+    assert cache.once("limits", refused) == 7
+
+
+def test_an_interrupted_read_is_not_kept() -> None:
+    cache = RunCache()
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cache.once("limits", interrupted)
+    assert cache.once("limits", lambda: 5) == 5
+
+
+# -- the provider's quota check on it ----------------------------------------------------------------------------
+
+def l4_news(name: str, stack: str = "dev", stack_quota: dict[str, Any] | None = None,
+            region: str = "us-central1") -> dict[str, Any]:
+    """A TrainingJob's inputs: one L4 in `region`, of stack `stack`, with `stack_quota` as its stackQuota."""
+    job = {"jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+         "replicaCount": "1", "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}],
+        "scheduling": {"timeout": "7200s"}}, "region": region}
+    news: dict[str, Any] = {"name": name, "project": "my-proj", "backend": "vertex", "job": job,
+                            "waitForCompletion": False, "waitTimeoutSeconds": None,
+                            "identity": f"org/proj/{stack}/{name}"}
+    if stack_quota is not None:
+        news["stackQuota"] = stack_quota
+    return news
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
+    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    return FakeClock().drive(TrainingJobProvider())
+
+
+def reasons(provider: TrainingJobProvider, news: dict[str, Any]) -> list[str]:
+    return [f.reason for f in provider.check({}, news).failures]
+
+
+def reads(emulator: Emulator) -> dict[str, int]:
+    """How many times the limits and the live jobs were read, per region."""
+    found: dict[str, int] = {"limits": len(emulator.state.requests("quotaInfos.list"))}
+    for method in HELD_READS:
+        for request in emulator.state.requests(method):
+            if not request["query"].get("filter"):  # a lookup of one resource's job filters by its label
+                key = f"{method} {request['path'].split('/')[5]}"
+                found[key] = found.get(key, 0) + 1
+    return found
+
+
+def test_concurrent_checks_read_the_limits_once_and_each_regions_jobs_once(provider, emulator) -> None:
+    """As the engine calls the provider: a new provider object per call (it is unpickled for each), from several
+    threads; the checks of one run of 40 jobs in two regions read the limits once and each region's jobs once."""
+    for region in ("us-central1", "us-east1"):
+        emulator.state.set_quota(L4, region, 40)
+    needs = {"needs": {"us-central1": {L4: 20}, "us-east1": {L4: 20}}}
+
+    def check(i: int) -> list[str]:
+        fresh = FakeClock().drive(TrainingJobProvider())
+        return reasons(fresh, l4_news(f"job-{i}", stack_quota=needs, region=("us-central1", "us-east1")[i % 2]))
+
+    assert gathered(40, check) == [[]] * 40
+    assert reads(emulator) == {"limits": 1, **{f"{m} {r}": 1 for m in HELD_READS for r in ("us-central1", "us-east1")}}
+
+
+def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) -> None:
+    """Two checks of one run with a job of the stack created between them: the second answers as a fresh read
+    would (the stack's live jobs are taken out by their label and its needs counted instead), without reading."""
+    emulator.state.set_quota(L4, "us-central1", 3)
+    needs = {"needs": {"us-central1": {L4: 3}}}  # a, b and c of stack dev, as written
+    assert reasons(provider, l4_news("a", stack_quota=needs)) == []
+    provider.create(provider.check({}, l4_news("a", stack_quota=needs)).inputs)
+    before = reads(emulator)
+    assert reasons(provider, l4_news("b", stack_quota=needs)) == []
+    assert reads(emulator) == before  # the run's answer, not read again
+    RUN.clear()  # what a fresh read says: the same
+    assert reasons(provider, l4_news("b", stack_quota=needs)) == []
+    over = {"needs": {"us-central1": {L4: 4}}}
+    (cached,) = reasons(provider, l4_news("c", stack_quota=over))
+    RUN.clear()
+    assert reasons(provider, l4_news("c", stack_quota=over)) == [cached]
+    assert "need 4, live jobs hold 0, the limit is 3" in cached  # a, live, is among the stack's 4: not twice
+
+
+def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, emulator) -> None:
+    """Without stackQuota nothing takes the run's own creates out of a cached read: the live jobs are read again,
+    so a job created between two checks counts."""
+    emulator.state.set_quota(L4, "us-central1", 1)
+    assert reasons(provider, l4_news("a")) == []
+    provider.create(provider.check({}, l4_news("a")).inputs)
+    (reason,) = reasons(provider, l4_news("b"))
+    assert "need 1, live jobs hold 1, the limit is 1" in reason
+    assert reads(emulator)["limits"] == 1  # the limits are still the run's
