@@ -34,9 +34,9 @@ from components.cli.diff_text import render_markdown, render_text, render_unread
 from components.cli.plan import Planned
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
-from components.resources.job_inputs import spec_of
-from components.resources.job_provider import changes_of
-from components.resources.job_review import Protection
+from components.resources.training_job.inputs import spec_of
+from components.resources.training_job.provider import changes_of
+from components.resources.training_job.review import Protection
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"

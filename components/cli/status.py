@@ -36,7 +36,7 @@ from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.review.cost import accelerator_totals, running_pools, usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
 from components.jobspec.translate.pools import Pool
-from components.resources.job_runs import placement_index, retry_number
+from components.resources.training_job.runs import placement_index, retry_number
 
 
 def cmd_status(args: argparse.Namespace) -> int:

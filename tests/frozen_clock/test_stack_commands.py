@@ -23,10 +23,10 @@ from components.cli.main import main, parser
 from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
-from components.resources import job_provider
-from components.resources.job_inputs import wire_of
 from components.resources.settings import load_stack_file
 from components.resources.training_job import TrainingJobProvider
+from components.resources.training_job import provider as job_provider
+from components.resources.training_job.inputs import wire_of
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

@@ -28,7 +28,7 @@ from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.fallbacks import alternative_job
-from components.resources.job_inputs import canonical, region_of, spec_of
+from components.resources.training_job.inputs import canonical, region_of, spec_of
 
 DEFAULT_RETRIES = 2
 MAX_RETRIES = 10

@@ -13,7 +13,7 @@ from typing import Any
 from pulumi.runtime.rpc import UNKNOWN
 
 from components.jobspec.core.names import BACKENDS
-from components.resources.job_runs import retries_problem
+from components.resources.training_job.runs import retries_problem
 
 #: The flags (true / false) among the inputs.
 FLAGS = ("waitForCompletion", "protect", "deleteRecordOnDelete")

@@ -27,11 +27,19 @@ from components.jobspec.load import Judged
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
 from components.jobspec.translate.pools import Pool
-from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
-from components.resources.job_inputs import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
-from components.resources.job_review import cost_line, job_rule_problems
 from components.resources.provider_log import say_once
+from components.resources.training_job import quota as job_quota
+from components.resources.training_job import runs as job_runs
+from components.resources.training_job.inputs import (
+    canonical,
+    judge_wire,
+    known_only,
+    new_job_id,
+    preview_job_id,
+    region_of,
+)
+from components.resources.training_job.review import cost_line, job_rule_problems
 
 
 class QuotaRefused(TrainingJobsError):
