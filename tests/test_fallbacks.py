@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
 from components.emulator import Emulator
+from components.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
 from components.resources.training_job import TrainingJobProvider
-from components.resources.training_job.provider import identity_labels
-from components.resources.training_job.runs import PLACEMENT_LABEL, RETRY_LABEL
+from components.resources.training_job.identity import identity_labels
 from components.resources.training_job.tries import QuotaRefused
 from tests.helpers import FakeClock
 
