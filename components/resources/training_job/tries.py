@@ -26,7 +26,7 @@ from components.backends.transport import ApiError, QuotaExceeded, TransportErro
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.load import Judged
-from components.jobspec.render.bodies import AnyJob
+from components.jobspec.render.bodies import Renderable
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
 from components.jobspec.translate.pools import Pool
@@ -65,7 +65,7 @@ class JobsAt:
     clock: Callable[[], float]
     sleep: Callable[[float], None]
 
-    def at(self, region: str, job: AnyJob | None = None) -> Jobs:
+    def at(self, region: str, job: Renderable | None = None) -> Jobs:
         """The lifecycle in `region`, in the collection of `job` (the parsed model; else the job as written)."""
         chosen = backends.backend_for(self.backend, job if job is not None else dict(self.job))
         return Jobs(chosen, Target(self.project, region, self.endpoint), log=lambda msg: pulumi.log.info(msg),
@@ -153,7 +153,7 @@ def run_again_if_failed(id_: str, old: Inputs, news: Mapping[str, Any], reach: J
         pulumi.log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
     found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
-                                         retries_of(news.get("retries")))
+                                     retries_of(news.get("retries")))
     if found.line:
         (pulumi.log.warn if found.level == "warn" else pulumi.log.info)(found.line)
     return found.run_again
