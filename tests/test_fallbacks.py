@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
 from components.backends.run_cache import RUN
 from components.emulator import Emulator
-from components.resources.job_provider import identity_labels
-from components.resources.job_runs import PLACEMENT_LABEL, RETRY_LABEL
-from components.resources.provider_runs import QuotaRefused
+from components.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
 from components.resources.training_job import TrainingJobProvider
+from components.resources.training_job.identity import identity_labels
+from components.resources.training_job.tries import QuotaRefused
 from tests.helpers import FakeClock
 
 L4 = "custom_model_training_nvidia_l4_gpus"
@@ -51,9 +50,9 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level in lines:
-        monkeypatch.setattr(f"components.resources.provider_runs.pulumi.log.{level}",
+        monkeypatch.setattr(f"components.resources.training_job.tries.pulumi.log.{level}",
                             lambda msg, *_, level=level, **__: lines[level].append(msg))
-        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"components.resources.training_job.provider.pulumi.log.{level}",
                             lambda msg, *_, level=level, **__: lines[level].append(msg))
     return lines
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from components.emulator import Emulator
-from components.resources.job_review import ProtectedJobError, cost_line
 from components.resources.training_job import TrainingJobProvider
+from components.resources.training_job.review import ProtectedJobError, cost_line
 from tests.helpers import checked, l4_spot, spec_props
 
 RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requiredLabels": ["env"],
@@ -29,7 +29,7 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"info": [], "warn": []}
     for level in found:
-        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"components.resources.training_job.provider.pulumi.log.{level}",
                             lambda msg, *_, level=level, **__: found[level].append(msg))
     return found
 

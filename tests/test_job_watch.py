@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
+from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from components.jobspec.review.run_cost import parse_time, run_seconds
-from components.resources.job_provider import identity_labels, stack_label
-from components.resources.job_watch import LAST_LINES, cost_usd
 from components.resources.training_job import TrainingJobProvider
+from components.resources.training_job.identity import identity_labels, stack_label
+from components.resources.training_job.review import LAST_LINES, cost_usd
 from tests.helpers import FakeClock, as_container, t4_job
 
 PHASE = 1800.0
@@ -45,7 +45,7 @@ def said(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """What the provider logs through Pulumi, by level."""
     logged: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level, kept in logged.items():
-        monkeypatch.setattr(f"components.resources.job_provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"components.resources.training_job.provider.pulumi.log.{level}",
                             lambda msg, *_, kept=kept, **__: kept.append(msg))
     return logged
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import pickle
 import re
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from components.backends import transport
 from components.backends.lifecycle import JobConflict
 from components.emulator import Emulator
 from components.resources.training_job import UNKNOWN, TrainingJobProvider
+from components.resources.training_job import provider as provider_module
 from tests.helpers import FakeClock, as_container, checked, l4_spot, props, spec_props, t4_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,7 +211,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.job_inputs.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("components.resources.training_job.inputs.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
@@ -418,8 +420,9 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
     assert dill.loads(raw).__class__ is TrainingJobProvider
     script = (
         "import base64, os, sys, dill\n"
-        "from components.resources.training_job import TrainingJobProvider\n"
-        "p = dill.loads(base64.b64decode(sys.argv[1]))\n"
+        "p = dill.loads(base64.b64decode(sys.argv[1]))\n"  # imported by the pickle's own path, as the engine does
+        "from components.resources.training_job.provider import TrainingJobProvider\n"
+        "assert type(p) is TrainingJobProvider, type(p)\n"
         "inputs = p.check({}, {'name': 'fresh', 'project': 'my-proj', 'backend': 'vertex', 'identity': 'o/p/s/f', "
         f"'job': {as_container(t4_job())!r}}}).inputs\n"
         "print(p.create(inputs).outs['state'])\n"
@@ -509,3 +512,6 @@ def test_the_pickled_provider_names_only_the_module_of_its_class() -> None:
     job_provider's, so other modules can be renamed without breaking existing states."""
     data = base64.b64decode(serialize_provider(TrainingJobProvider()))
     assert set(re.findall(rb"components(?:\.\w+)+", data)) == {b"components.resources.job_provider"}
+    # what every existing state holds (the class by that path) is the class that lives in the package now
+    old_state = b"ccomponents.resources.job_provider\nTrainingJobProvider\n."
+    assert pickle.loads(old_state) is provider_module.TrainingJobProvider is TrainingJobProvider

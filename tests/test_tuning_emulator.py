@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from googleapiclient.errors import HttpError
 
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Target
+from components.backends.base import Target
 from components.backends.lifecycle import Jobs
 from components.backends.vertex_tuning import VertexTuningBackend
 from components.emulator import API_METHODS, Emulator
 from components.emulator.discovery import validate_body
+from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
 from tests.conftest_emulator import HeldDelays

@@ -3,7 +3,7 @@ as the release (commit 59f59fa) computes them.
 
 A live job is found again by its labels (ARCHITECTURE.md, "Job identity and adoption"): `pulumi-resource`
 (whose job: a hash of organization/project/stack/resource name) and `pulumi-spec` (what it runs: a hash of
-`job_inputs.spec_of`, with its labels on Vertex AI). If a new release computed either differently for the same
+`training_job.inputs.spec_of`, with its labels on Vertex AI). If a new release computed either differently for the same
 stack, a create after a lost answer or a crashed `pulumi up` would no longer find the job the previous
 release started, and would start a second one beside it; a changed user label would relabel (ml v1) or
 replace (Vertex AI) every running job. So these values must never change, whatever is refactored.
@@ -244,7 +244,7 @@ def _noisy(value: Any) -> Any:
 @pytest.mark.parametrize("key", sorted(PINNED))
 def test_the_labels_hold_through_the_noise_pulumi_adds_to_a_job(
         key: str, registered: dict[str, dict[str, Any]], emulator: Emulator) -> None:
-    """The spec label is of the job's canonical form (job_inputs.spec_of), not of how its numbers and keys arrive:
+    """The spec label is of the job's canonical form (inputs.spec_of), not of how its numbers and keys arrive:
     the same pinned values for the job with its numbers as floats and its keys reordered."""
     inputs = {**registered[key], "job": _noisy(registered[key]["job"])}
     assert json.dumps(inputs["job"]) != json.dumps(registered[key]["job"])

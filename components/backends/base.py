@@ -10,12 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-# The identity and stack labels every job carries: their one home is jobspec.core.names; named here too, where
-# the backends and the provider have always imported them.
 from components.jobspec.core.names import JOB_LABEL, label_value
-from components.jobspec.core.names import RESOURCE_LABEL as RESOURCE_LABEL
-from components.jobspec.core.names import SPEC_LABEL as SPEC_LABEL
-from components.jobspec.core.names import STACK_LABEL as STACK_LABEL
 
 
 @dataclass(frozen=True)

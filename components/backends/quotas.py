@@ -21,12 +21,12 @@ from functools import partial
 from typing import Any
 
 from components.backends import transport
-from components.backends.base import RESOURCE_LABEL, Target
+from components.backends.base import Target
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.catalog import quotas as table
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, STACK_LABEL, VERTEX
+from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, VERTEX
 from components.jobspec.render.bodies import TRAINING, TUNING
 from components.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
 

@@ -6,8 +6,8 @@ with `load_stack_file` (its project, backend, regions, endpoint and jobs). Its j
 label filter, in every region its jobs may run in (their own and their fallbacks'; on Vertex AI, in each
 collection its jobs are made in):
 - by the stack label every job has carried since it was added (`pulumi-stack`, a hash of the Pulumi project and
-  stack: job_provider.stack_label), which also finds the jobs of resources that have left the stack file;
-- by each job's `pulumi-resource` label (a hash of organization/project/stack/name: job_provider.resource_label),
+  stack: training_job.identity), which also finds the jobs of resources that have left the stack file;
+- by each job's `pulumi-resource` label (a hash of organization/project/stack/name: training_job.identity),
   which every job has always carried, so jobs made before the stack label existed are found too. The Pulumi
   organization is part of it: `organization` for the self-managed backends (file://, gs://, s3://), the
   organization's name on Pulumi Cloud (`--organization`).
@@ -17,7 +17,6 @@ random suffix). Per name, the newest job is the stack's job now; the older ones 
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -26,18 +25,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from components import backends
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL, Backend, Target
+from components.backends.base import Backend, Target
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, CredentialsError, InsecureEndpointError, TransportError
 from components.cli.job_args import DEFAULT_ORGANIZATION
 from components.jobspec.core.env import env_settings
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, VERTEX
+from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.io.documents import read_yaml
-from components.resources.job_inputs import preview_job_id, region_of, wire_of
-from components.resources.job_provider import resource_label, stack_label
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
+from components.resources.training_job.identity import region_of_name, resource_label, stack_label
+from components.resources.training_job.inputs import preview_job_id, region_of, wire_of
 
 #: The APIs by the name the transport builds them with, as errors name them.
 API_NAMES: Final = {"aiplatform": "Vertex AI (aiplatform.googleapis.com)", "ml": "AI Platform Training "
@@ -160,9 +159,8 @@ def _collections(stack: Stack) -> list[Backend]:
 
 def _region_of(backend: Backend, resource: dict[str, Any], fallback: str) -> str:
     """Where a job lives: its Vertex AI name's location, else its trainingInput.region."""
-    match = re.match(r"projects/[^/]+/locations/([^/]+)/", str(resource.get("name") or ""))
-    if match:
-        return match.group(1)
+    if named := region_of_name(str(resource.get("name") or "")):
+        return named
     region = (resource.get("trainingInput") or {}).get("region")
     return str(region) if isinstance(region, str) and region else fallback
 

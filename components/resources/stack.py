@@ -19,14 +19,14 @@ import pulumi
 
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.jobspec.vocab.jobs import VertexJob
-from components.resources.job_inputs import wire_of
-from components.resources.job_quota import stack_quota
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
 from components.resources.training_job import TrainingJob
+from components.resources.training_job.inputs import wire_of
+from components.resources.training_job.quota import stack_quota
 
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
@@ -128,7 +128,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
 
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
-    """What the stack's Vertex AI jobs need of the quotas together (job_quota.stack_quota, from their judged
+    """What the stack's Vertex AI jobs need of the quotas together (training_job.quota.stack_quota, from their judged
     bodies), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
     if settings.backend != VERTEX:
         return None
@@ -168,7 +168,7 @@ def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path
 
 def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
               buckets: TrainingBuckets) -> dict[str, Any]:
-    """The job as TrainingJob takes it (job_inputs: API names, int64 as strings), with the package's URI and the
+    """The job as TrainingJob takes it (training_job.inputs: API names, int64 as text), with the package's URI and the
     job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's name is
     not known yet, the provider still sees (and judges) the rest of the job."""
     body = wire_of(job.job)

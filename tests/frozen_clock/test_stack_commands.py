@@ -17,16 +17,14 @@ from typing import Any
 import pytest
 import yaml
 
-from components.backends.base import STACK_LABEL
 from components.cli import logs, spend, status
 from components.cli.main import main, parser
 from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
-from components.resources import job_provider
-from components.resources.job_inputs import wire_of
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
 from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from components.resources.training_job import TrainingJobProvider, identity
+from components.resources.training_job.inputs import wire_of
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
@@ -154,7 +152,7 @@ def test_status_shows_a_paused_job_and_exits_0(project, emulator, run) -> None:
 
 def test_a_job_made_before_the_stack_label_is_found_by_its_identity(project, emulator, run, monkeypatch) -> None:
     with monkeypatch.context() as release:  # the release's labels: identity, spec and id, no stack label
-        release.setattr(job_provider, "stack_label_of", lambda identity: {})
+        release.setattr(identity, "stack_label_of", lambda identity: {})
         old = deploy(project, emulator, "t4")
     new = deploy(project, emulator, "l4")
     labels = {entry["job"]["displayName"]: entry["job"]["labels"] for entry in emulator.state.jobs()}
@@ -323,14 +321,14 @@ def test_bad_options_are_usage_errors_naming_what_is_allowed(project, capsys) ->
 
 
 def test_status_says_where_a_fallback_or_a_retry_made_a_job(project, emulator, run, vertex_client) -> None:
-    """A job made on a fallback placement (here in another region), as a retry, carries labels saying so (job_runs):
+    """A job made on a fallback placement (here in another region), as a retry, carries labels saying so (runs):
     status looks in its fallbacks' regions too, and shows them."""
     path = project / "stacks" / "Pulumi.team.yaml"
     document = yaml.safe_load(path.read_text())
     document["config"]["gcp-training-jobs:jobs"]["l4"]["fallbacks"] = [{"region": "us-east4"}]
     path.write_text(yaml.safe_dump(document))
-    labels = {**job_provider.stack_label("gcp-training-jobs", "team"), "pulumi-job": "l4_0000abcd",
-              **job_provider.resource_label("organization/gcp-training-jobs/team/l4"),
+    labels = {**identity.stack_label("gcp-training-jobs", "team"), "pulumi-job": "l4_0000abcd",
+              **identity.resource_label("organization/gcp-training-jobs/team/l4"),
               "pulumi-placement": "1", "pulumi-retry": "1"}
     body = {"displayName": "l4_0000abcd", "labels": labels,
             "jobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)], "scheduling": {"strategy": "SPOT"}}}

@@ -1,7 +1,8 @@
-"""The `job` input of a TrainingJob as data, in either vocabulary: what stack.py sends, the provider reads and
-the policy pack judges. Pure (no Pulumi), so the settings, the provider and the pack read it alike.
+"""A TrainingJob's inputs, read once: the `job` input as data in either vocabulary (what stack.py sends, the
+provider reads and the policy pack judges), what every other input may be, and `Inputs`, the provider's read of
+them all.
 
-Two forms, one vocabulary each:
+Two forms of `job`, one vocabulary each:
 - the seeds' ml v1 Job: `{"trainingInput": {...}, "labels": {...}}` (the region is trainingInput.region; the
   job id is drawn at create);
 - a Vertex AI CustomJobSpec: `{"jobSpec": {...}, "region": "us-central1", "labels": {...}}`: the spec as
@@ -10,20 +11,30 @@ Two forms, one vocabulary each:
 
 What identifies a job's work (`spec_of`, the `pulumi-spec` label and the diff) is its parsed form, so the
 noise Pulumi adds (8 sent back as 8.0, int64 as text or as a number, dict order) never reads as a change.
+
+Each input is judged in one place for both places it is given: `TrainingJob(...)` in the program (each value known
+there, an Output left to the provider) and the provider's `check` (the engine's values; UNKNOWN at preview). Only
+an unknown value passes unchecked: any other text where a number or a flag belongs (`retries="three"`) is a
+problem naming the input and what it allows.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
+
+from pulumi.runtime.rpc import UNKNOWN
 
 from components.jobspec import load
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
+    BACKENDS,
     JOB_ID_SUFFIX_HEX,
     JOB_NAME_MAX,
     JOB_SPEC,
@@ -152,5 +163,126 @@ def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
     return json.loads(json.dumps(canonical(body), sort_keys=True))
 
 
-__all__ = ["JOB_SPEC", "TRAINING_INPUT", "AnyJob", "Job", "VertexJob", "canonical", "is_custom", "judge_wire",
-           "known_only", "load_wire", "new_job_id", "parse_wire", "preview_job_id", "region_of", "spec_of", "wire_of"]
+
+# --- The other inputs ---------------------------------------------------------------------------------------
+
+DEFAULT_RETRIES = 2
+MAX_RETRIES = 10
+DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
+
+
+def retries_of(value: Any) -> int:
+    """The `retries` input: a whole number from 0 to MAX_RETRIES (Pulumi sends 2 as 2.0); unset: DEFAULT_RETRIES."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return DEFAULT_RETRIES
+    return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
+
+
+def retries_problem(value: Any) -> str | None:
+    """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
+    if value is None or unknown(value):  # unset, or the engine's unknown at preview (other text is refused)
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+            or value != int(value) or not 0 <= value <= MAX_RETRIES:
+        return f"{value!r}; allowed: a whole number from 0 to {MAX_RETRIES}"
+    return None
+
+
+def rerun_of(value: Any) -> str | None:
+    """The `rerun` token: any text; unset (or empty): None."""
+    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) else None
+
+
+#: The flags (true / false) among the inputs.
+FLAGS = ("waitForCompletion", "protect", "deleteRecordOnDelete")
+
+
+def unknown(value: Any) -> bool:
+    """Whether a value is the engine's unknown (a preview's Output not resolved yet)."""
+    return isinstance(value, str) and value == UNKNOWN
+
+
+def seconds_problem(value: Any) -> str | None:
+    """Why a waitTimeoutSeconds value is not a number of seconds (None: it is, or it is not set)."""
+    if value is None or unknown(value):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{value!r} is not a number of seconds; allowed: a finite number of seconds > 0, e.g. 3600"
+    if not math.isfinite(value) or value <= 0:
+        return f"{value!r}; allowed: a finite number of seconds > 0, e.g. 3600"
+    return None
+
+
+def input_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(input, what is wrong and what is allowed) for each input of `props` (the engine's camelCase names) that is
+    known and not allowed; unset and unknown values pass."""
+    found: list[tuple[str, str]] = []
+
+    def given(key: str) -> bool:
+        return props.get(key) is not None and not unknown(props.get(key))
+
+    backend = props.get("backend")
+    if given("backend") and backend not in BACKENDS:
+        found.append(("backend", f"{backend!r}; allowed: {', '.join(BACKENDS)}"))
+    for key, what in (("project", "the Google Cloud project id"), ("rerun", "any text (change it to run the job "
+                                                                           "again)")):
+        if given(key) and not isinstance(props[key], str):
+            found.append((key, f"{props[key]!r}; allowed: {what}"))
+    if given("job") and not isinstance(props["job"], Mapping):
+        found.append(("job", f"{type(props['job']).__name__}; allowed: a mapping, {{'trainingInput': ...}} or "
+                             "{'jobSpec': ..., 'region': ...}"))
+    if (problem := seconds_problem(props.get("waitTimeoutSeconds"))) is not None:
+        found.append(("waitTimeoutSeconds", problem))
+    for key in FLAGS:
+        if given(key) and not isinstance(props[key], bool):
+            found.append((key, f"{props[key]!r}; allowed: true, false"))
+    retries = props.get("retries")
+    if given("retries") and (problem := retries_problem(retries)) is not None:
+        found.append(("retries", problem))
+    if given("fallbacks") and not isinstance(props["fallbacks"], list):
+        found.append(("fallbacks", f"{props['fallbacks']!r}; allowed: a list of alternatives (region, machineSpec, "
+                                   "scheduling)"))
+    if given("guardrails") and not isinstance(props["guardrails"], Mapping):
+        found.append(("guardrails", f"{props['guardrails']!r}; allowed: a mapping of the stack's guardrails"))
+    return found
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The provider's read of a resource's inputs (and, from the state, its last outputs: `props`), once per call."""
+
+    name: str
+    project: str
+    backend: str
+    job: dict[str, Any]
+    job_id: str
+    identity: str
+    wait: bool
+    wait_timeout: float
+    retries: int
+    rerun: str | None
+    props: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, props: dict[str, Any]) -> Inputs:
+        timeout = props.get("waitTimeoutSeconds")
+        return cls(
+            name=str(props.get("name", "")),
+            project=str(props.get("project", "")),
+            backend=str(props.get("backend", "")),
+            job=dict(job) if isinstance(job := props.get("job"), dict) else {},
+            job_id=str(props.get("jobId") or ""),
+            identity=str(props.get("identity") or ""),
+            wait=props.get("waitForCompletion") is True,
+            wait_timeout=float(timeout) if seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
+            retries=retries_of(props.get("retries")),
+            rerun=rerun_of(props.get("rerun")),
+            props=props,
+        )
+
+    @property
+    def region(self) -> str:
+        return region_of(self.job)
+
+    def parsed(self) -> AnyJob:
+        return parse_wire(self.job)

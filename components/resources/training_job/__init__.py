@@ -1,9 +1,14 @@
-"""TrainingJob: a training job as a Pulumi resource, driven by a Python dynamic provider (job_provider.py).
+"""TrainingJob: a training job as a Pulumi resource, driven by a Python dynamic provider (`provider`).
 
-The job is given in either vocabulary (components.resources.job_inputs): the seeds' `trainingInput`, or a Vertex AI
-CustomJobSpec (`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from
-the Pulumi organization, project, stack and resource name, since a dynamic provider is never given the URN at
-create; its job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
+The package's modules are the provider's jobs: `inputs` (the inputs read once, and what each may be), `identity`
+(the labels a job is found by, which the CLI reads too), `runs` and `tries` (fallbacks, retries, re-runs), `quota`
+(the quota check), `review` (what a reviewer is told: rules, cost, a running job's fate, a waited job's reports)
+and `provider` (check, diff, create, read, update, delete).
+
+The job is given in either vocabulary (`inputs`): the seeds' `trainingInput`, or a Vertex AI CustomJobSpec
+(`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from the Pulumi
+organization, project, stack and resource name, since a dynamic provider is never given the URN at create; its
+job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -19,15 +24,10 @@ from pulumi.dynamic import Resource
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
-from components.resources.input_checks import input_problems
-from components.resources.job_inputs import canonical, new_job_id, spec_of
-from components.resources.job_provider import (
-    OUTPUT_KEYS,
-    REPLACING,
-    UNKNOWN,
-    TrainingJobProvider,
-    identity_labels,
-)
+from components.resources.training_job.identity import identity_labels
+from components.resources.training_job.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
+from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
+from components.resources.training_job.runs import REPLACING
 
 
 def resource_identity(resource_name: str) -> str:
@@ -46,7 +46,7 @@ class TrainingJobArgs:
 
     Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
     is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
-    `check` instead, against the same rules (components.resources.input_checks)."""
+    `check` instead, against the same rules (components.resources.training_job.inputs)."""
 
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""

@@ -1,7 +1,8 @@
 """Run semantics of a TrainingJob (README, "When Google has no capacity"), pure but for the reads it is handed:
 where each try runs (`fallbacks`: placement 0 is the job as written), what a finished job means for the next
 `pulumi up` (kept, reported, or made again at most `retries` times), and the labels that carry a run's story on the
-job itself, so that a later `up` reads it from the API and never from a state that a crash may have lost.
+job itself, so that a later `up` reads it from the API and never from a state that a crash may have lost; and
+what a change of the inputs does (`changes_of`: a new job, new labels, or a change in place).
 
 - SUCCEEDED: kept. FAILED because the user's code failed: kept and reported, never made again on its own.
 - FAILED for Google's reasons (capacity, preemption, internal faults): made again, at most `retries` times (default
@@ -17,21 +18,16 @@ exactly the labels it always did.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi.runtime.rpc import UNKNOWN
-
+from components.backends import get_backend
 from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import PLACEMENT_LABEL, RETRY_LABEL
+from components.jobspec.core.names import BACKENDS, PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.fallbacks import alternative_job
-from components.resources.job_inputs import canonical, region_of, spec_of
-
-DEFAULT_RETRIES = 2
-MAX_RETRIES = 10
+from components.resources.training_job.inputs import Inputs, canonical, region_of, spec_of
 
 
 class RetriesExhausted(TrainingJobsError):
@@ -58,23 +54,6 @@ def placements(job: Mapping[str, Any], fallbacks: Any) -> list[Placement]:
         if not problems:
             found.append(Placement(index, data, region_of(data)))
     return found
-
-
-def retries_of(value: Any) -> int:
-    """The `retries` input: a whole number from 0 to MAX_RETRIES (Pulumi sends 2 as 2.0); unset: DEFAULT_RETRIES."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return DEFAULT_RETRIES
-    return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
-
-
-def retries_problem(value: Any) -> str | None:
-    """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
-    if value is None or value == UNKNOWN:  # unset, or the engine's unknown at preview (other text is refused)
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-            or value != int(value) or not 0 <= value <= MAX_RETRIES:
-        return f"{value!r}; allowed: a whole number from 0 to {MAX_RETRIES}"
-    return None
 
 
 def run_labels(index: int, retry: int) -> dict[str, str]:
@@ -156,17 +135,41 @@ def decide_finished_job(name: str, resource: Mapping[str, Any] | None, state: st
                          f"of {retries})")
 
 
-def rerun_of(value: Any) -> str | None:
-    """The `rerun` token: any text; unset (or empty): None."""
-    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) else None
+#: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
+#: for a fresh run of the same spec.
+REPLACING = ("project", "backend", "rerun")
+#: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
+#: `retries` never replaces a job.
+IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries",
+            "deleteRecordOnDelete")
 
 
-def replaced(olds: Mapping[str, Any], news: Mapping[str, Any], keys: Sequence[str]) -> bool:
-    """Whether `news` makes a new job where `olds` had one (no olds: a create): a change of the spec or of one of
-    `keys` (project, backend, rerun)."""
-    if not olds:
-        return True
-    if any(canonical(olds.get(k)) != canonical(news.get(k)) for k in keys):
-        return True
-    old_job, new_job = olds.get("job"), news.get("job")
-    return not isinstance(old_job, dict) or not isinstance(new_job, dict) or spec_of(old_job) != spec_of(new_job)
+@dataclass(frozen=True)
+class Changes:
+    """What a change of a job's inputs does, as the provider's diff decides it: the inputs that make a new job
+    (`replaces`), whether its labels changed, and the inputs changed in place (`in_place`)."""
+
+    replaces: tuple[str, ...]
+    labels_changed: bool
+    in_place: tuple[str, ...]
+
+    @property
+    def any(self) -> bool:
+        return bool(self.replaces or self.labels_changed or self.in_place)
+
+
+def changes_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> Changes:
+    """The provider's diff from the inputs alone (no API call): a changed spec, project, backend or rerun makes a
+    new job; a label change too where the API cannot patch labels (Vertex). `diff`, the quota check of a job about
+    to be made, and `python -m components diff` (offline) decide with it."""
+    old, new = Inputs.of(dict(olds)), Inputs.of(dict(news))
+    replaces = [key for key in REPLACING if canonical(olds.get(key)) != canonical(news.get(key))]
+    if spec_of(old.job) != spec_of(new.job):
+        replaces.append("job")
+    labels_changed = canonical(old.job.get("labels")) != canonical(new.job.get("labels"))
+    if labels_changed and "job" not in replaces and new.backend in BACKENDS \
+            and not get_backend(new.backend).supports_label_update:
+        replaces.append("job")
+    # `identity` is not compared: it labels the job at create, and a renamed stack keeps its jobs.
+    others = [k for k in IN_PLACE if canonical(olds.get(k)) != canonical(news.get(k))]
+    return Changes(tuple(replaces), labels_changed, tuple(others))

@@ -1,64 +1,104 @@
 """The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
 guardrailed and priced like the job, `retries` and `rerun` checked, the quota check), what `diff` adds (a job whose
-inputs did not change is kept, reported or made again, by job_runs.decide_finished_job on its state read from the API),
+inputs did not change is kept, reported or made again, by runs.decide_finished_job on its state read from the API),
 and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
 this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
 failed for Google's reasons made again in the same `up`).
 
-Functions of the provider (job_provider.TrainingJobProvider), which stays the one class pickled into state.
+The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
+its inputs read once (inputs.Inputs), its endpoint, where its jobs are reached (JobsAt) and how it waits (Wait).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 from pulumi.dynamic import CheckFailure
-from pulumi.runtime.rpc import UNKNOWN
 
-from components.backends.base import RESOURCE_LABEL, SPEC_LABEL
+from components import backends
+from components.backends.base import Target
 from components.backends.failures import failure_of_job
 from components.backends.lifecycle import Jobs, LookupFailed
 from components.backends.transport import ApiError, QuotaExceeded, TransportError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, VERTEX
+from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.load import Judged
+from components.jobspec.render.bodies import Renderable
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
 from components.jobspec.translate.pools import Pool
-from components.resources import job_quota, job_runs
 from components.resources.fallbacks import alternative_job
-from components.resources.job_inputs import canonical, judge_wire, known_only, new_job_id, preview_job_id, region_of
-from components.resources.job_review import cost_line, job_rule_problems
 from components.resources.provider_log import say_once
+from components.resources.training_job import quota, runs
+from components.resources.training_job.identity import labels_of, region_of_name
+from components.resources.training_job.inputs import (
+    Inputs,
+    judge_wire,
+    known_only,
+    new_job_id,
+    preview_job_id,
+    region_of,
+    retries_of,
+    unknown,
+)
+from components.resources.training_job.review import cost_line, job_rule_problems
 
 
 class QuotaRefused(TrainingJobsError):
     """Every placement of a job was refused for quota: nothing was created."""
 
 
-def _unknown(value: Any) -> bool:
-    return bool(value == UNKNOWN)
+@dataclass(frozen=True)
+class JobsAt:
+    """Where a resource's jobs are reached: its project and backend, at the provider's endpoint, with its clock and
+    sleep (the lifecycle's retries and waits); `region` and `job`: the job as written, which a name or a placement
+    may move elsewhere."""
+
+    project: str
+    backend: str
+    region: str
+    job: Mapping[str, Any]
+    endpoint: str | None
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+
+    def at(self, region: str, job: Renderable | None = None) -> Jobs:
+        """The lifecycle in `region`, in the collection of `job` (the parsed model; else the job as written)."""
+        chosen = backends.backend_for(self.backend, job if job is not None else dict(self.job))
+        return Jobs(chosen, Target(self.project, region, self.endpoint), log=lambda msg: pulumi.log.info(msg),
+                    clock=self.clock, sleep=self.sleep)
+
+    def of_name(self, name: str | None) -> Jobs:
+        """The lifecycle of the job named `name` (a Vertex AI job's name says its region: a fallback may run elsewhere
+        than the job as written), else at the job's own region."""
+        return self.at(region_of_name(name) or self.region)
+
+
+#: How the provider waits for a job it made: (where, its id, the job as created, whether a FAILED job is made
+#: again) -> the job as it ended (or as it is, when not asked to wait).
+Wait = Callable[[Jobs, str, dict[str, Any], Callable[[dict[str, Any]], bool]], dict[str, Any]]
 
 
 # -- check -----------------------------------------------------------------------------------------------------
 
 
-def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged | None,
-               rails: Guardrails, region: str | None, resource: str, stack: str) -> list[CheckFailure]:
+def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged | None, rails: Guardrails,
+               region: str | None, resource: str, stack: str, endpoint: str | None) -> list[CheckFailure]:
     """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
-    `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values)."""
-    failures: list[CheckFailure] = []  # (the inputs' types and ranges: input_checks, in the provider's check)
+    `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values; `endpoint`: the provider's)."""
+    failures: list[CheckFailure] = []  # (the inputs' types and ranges: inputs.input_problems, in the provider's check)
     fallbacks = news.get("fallbacks")
     if judged is None or judged.body is None:
         return failures
     name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
-    job = known_only(news.get("job") or {}, _unknown)
+    job = known_only(news.get("job") or {}, unknown)
     tries: list[tuple[int, str, Mapping[str, Any], Sequence[Pool]]] = [(0, region or "", judged.body, judged.pools)]
     for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else []):
         where = f"fallbacks[{index}]"
-        if _unknown(alternative):
+        if unknown(alternative):
             continue
         if not isinstance(alternative, Mapping):
             failures.append(CheckFailure(where, f"{alternative!r}; allowed: a mapping of region, machineSpec and "
@@ -76,16 +116,17 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
         failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
         if other.body is None:
             continue
-        there = _region(data)
+        there = region_of(data) or None
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
                      for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there,
                                                 other.pools)]
         say_once(cost_line(other.body, f"{name} {where}", there, other.pools))
         tries.append((index + 1, there or "", other.body, other.pools))
-    if failures or backend != VERTEX or not region or not _new_job(olds, news):
+    # only for a job about to be made: a create, or a replace
+    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, news).replaces):
         return failures
-    outcome = job_quota.check(str(news.get("project") or ""), name, resource, tries, stack,
-                              job_quota.stack_needs_of(news.get("stackQuota")), provider._endpoint())
+    outcome = quota.check(str(news.get("project") or ""), name, resource, tries, stack,
+                              quota.stack_needs_of(news.get("stackQuota")), endpoint)
     for line in outcome.warnings:
         pulumi.log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with
@@ -95,37 +136,24 @@ def check_runs(provider: Any, olds: Mapping[str, Any], news: Mapping[str, Any], 
     return failures + [CheckFailure("job", line) for line in outcome.failures]
 
 
-def _region(job: Mapping[str, Any]) -> str | None:
-    return region_of(job) or None
-
-
-def _new_job(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
-    """Whether this check is for a job that will be made (a create, or a replace)."""
-    if job_runs.replaced(olds, news, ("project", "backend", "rerun")):
-        return True
-    old_job, new_job = olds.get("job") or {}, news.get("job") or {}
-    return news.get("backend") == VERTEX and isinstance(old_job, dict) and isinstance(new_job, dict) \
-        and canonical(old_job.get("labels")) != canonical(new_job.get("labels"))
-
-
 # -- diff ------------------------------------------------------------------------------------------------------
 
 
-def run_again_if_failed(provider: Any, id_: str, old: Any, news: Mapping[str, Any]) -> bool:
-    """For a job whose inputs did not change (`old`: its inputs and last outputs, job_provider._Inputs): read its
-    state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
-    reasons, retries left). A read that fails keeps the job."""
+def run_again_if_failed(id_: str, old: Inputs, news: Mapping[str, Any], reach: JobsAt) -> bool:
+    """For a job whose inputs did not change (`old`: its inputs and last outputs): read its state from the API
+    (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's reasons, retries left).
+    A read that fails keeps the job."""
     state = old.props.get("state")
     if not id_ or state == "SUCCEEDED" or state not in (*ACTIVE_STATES, "FAILED", "CANCELLED"):
         return False
     try:
-        jobs = provider._jobs(old, name=id_)
+        jobs = reach.of_name(id_)
         resource = jobs.get(id_)
     except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
         pulumi.log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
-    found = job_runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
-                             job_runs.retries_of(news.get("retries")))
+    found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
+                                     retries_of(news.get("retries")))
     if found.line:
         (pulumi.log.warn if found.level == "warn" else pulumi.log.info)(found.line)
     return found.run_again
@@ -134,17 +162,17 @@ def run_again_if_failed(provider: Any, id_: str, old: Any, news: Mapping[str, An
 # -- create ----------------------------------------------------------------------------------------------------
 
 
-def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
+def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[str, Any], str]:
     """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
     last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
     same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
-    tries = job_runs.placements(inputs.job, inputs.props.get("fallbacks"))
-    retries = job_runs.retries_of(inputs.props.get("retries"))
+    tries = runs.placements(inputs.job, inputs.props.get("fallbacks"))
+    retries = inputs.retries
     judged = {0: judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()}
-    model = judged[0].job
-    sample = inputs.labels(preview_job_id(inputs.name), model)
+    model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try
+    sample = labels_of(inputs, preview_job_id(inputs.name), model)
     identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
-    places = _places(provider, inputs, tries, model)
+    places = {place.index: reach.at(place.region, model) for place in tries}
     history: list[dict[str, Any]] = []
     for jobs in _distinct(places):  # one lookup per place: a live job is adopted; the others are the history
         try:
@@ -158,7 +186,7 @@ def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
         history += found
     previous = max(history, key=lambda job: str(job.get("createTime") or ""), default=None)
     failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
-    step = job_runs.next_try(previous, failure, len(tries), retries)
+    step = runs.next_try(previous, failure, len(tries), retries)
     if step.why:
         pulumi.log.info(f"job {inputs.name}: {step.why}")
     refused: list[str] = []
@@ -169,7 +197,7 @@ def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, judge=False).checked()
         jobs = places[place.index]
         job_id = new_job_id(inputs.name or "job")
-        labels = {**inputs.labels(job_id, model), **job_runs.run_labels(place.index, step.retry)}
+        labels = {**labels_of(inputs, job_id, model), **runs.run_labels(place.index, step.retry)}
         try:
             resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
                                    looked_up=looked_up)
@@ -180,13 +208,13 @@ def create_runs(provider: Any, inputs: Any) -> tuple[Jobs, dict[str, Any], str]:
                                    f"{'; '.join(refused)}") from None
             pulumi.log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
                             f"{_placement_words(tries[(step.index + 1) % len(tries)])}")
-            step = job_runs.NextTry((step.index + 1) % len(tries), step.retry)
+            step = runs.NextTry((step.index + 1) % len(tries), step.retry)
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
         again = _retryable_failure(jobs, retries)
-        resource = provider._maybe_wait(jobs, inputs, job_id, resource, again=again)
+        resource = wait(jobs, job_id, resource, again)
         if inputs.wait and again(resource):
-            step = job_runs.next_try(resource, failure_of_job(resource), len(tries), retries)
+            step = runs.next_try(resource, failure_of_job(resource), len(tries), retries)
             pulumi.log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
             refused, looked_up = [], False
             continue
@@ -199,18 +227,14 @@ def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], b
         if jobs.backend.state(resource) != "FAILED":
             return False
         failure = failure_of_job(resource)
-        return failure.googles and job_runs.retry_number(resource) < retries
+        return failure.googles and runs.retry_number(resource) < retries
     return again
 
 
-def _placement_words(place: job_runs.Placement) -> str:
+def _placement_words(place: runs.Placement) -> str:
     """How a log line names where a try runs."""
     return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
         f"the job as written ({place.region or 'its region'})"
-
-
-def _places(provider: Any, inputs: Any, tries: list[job_runs.Placement], model: Any) -> dict[int, Jobs]:
-    return {place.index: provider._jobs_at(inputs, place.region, model) for place in tries}
 
 
 def _distinct(places: Mapping[int, Jobs]) -> list[Jobs]:
