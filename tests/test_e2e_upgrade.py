@@ -1,4 +1,5 @@
-"""The real engine across an upgrade: a stack deployed by the release (commit 59f59fa, taken with `git archive`),
+"""The real engine across an upgrade: a stack deployed by a release (commits 59f59fa and 8b2f7fb, each taken with
+`git archive`),
 then this working tree's code in its place, same state and stack. Pulumi pickled the release's provider into
 the state and runs that pickle (which imports the provider by its module path) for `read` and `delete`; the
 new code's provider runs `check`, `diff` and `create`. The upgrade must replace no job, find (adopt) the
@@ -26,8 +27,10 @@ pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 
-#: The release the upgrade starts from.
-RELEASE = "59f59fa0b0f8b52f6532d8a522392cc858976d37"
+#: The releases an upgrade starts from: the first release, and the last landing before the provider became a
+#: package (resources/training_job/) and the job input's module was renamed (job_wire -> job_inputs).
+RELEASES = {"59f59fa": "59f59fa0b0f8b52f6532d8a522392cc858976d37",
+            "8b2f7fb": "8b2f7fb263ecfbad93ff4ad088dc756a5e90cc0f"}
 #: The emulator process's phase length (tests/e2e_support.Emulator.start): jobs stay in a state until advanced.
 PHASE_SECONDS = 1_000_000
 #: What moves a new job from QUEUED through PREPARING into the middle of RUNNING.
@@ -74,9 +77,10 @@ def stack_config(backend: str) -> dict[str, Any]:
                           tpuAccess={"grant": False})
 
 
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=sorted(RELEASES))
+def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The release's tree, from this clone's history (`git archive`)."""
+    RELEASE = RELEASES[request.param]  # noqa: N806 - one release of RELEASES
     try:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", RELEASE],
                                  capture_output=True, timeout=120)
