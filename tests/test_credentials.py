@@ -57,6 +57,24 @@ def test_every_rule_has_a_sample_and_the_catalog_names_its_source() -> None:
         assert found is not None and found.rule == rule, (rule, found)
 
 
+PREFIX_SAMPLES = ["xoxb-123456789012-abcdef", "xoxp-1234-5678-abcdefghij", "ghp_abc123def456ghi789jk",
+                  "github_pat_11abcdefghij0123456789", "hf_abcdefghij1234567890", "akia1234567890abcdef",
+                  "sk-proj-abc123def456ghi789"]
+
+
+def test_every_match_holds_one_of_its_rules_anchors() -> None:
+    """credential_in tells a value with no anchor apart without a regex: each rule's samples (full and prefix) hold
+    one of its anchors, lowercased, and each anchor is lowercase text the pattern itself requires."""
+    for rule, sample in SAMPLES.items():
+        (kind,) = [c for c in credentials.CREDENTIALS if c.rule == rule]
+        assert any(a in sample.lower() for a in kind.anchors), rule
+    for sample in PREFIX_SAMPLES:
+        kinds = [c for c in credentials.PREFIXES if c.pattern.search(sample)]
+        assert kinds and any(a in sample.lower() for a in kinds[0].anchors), sample
+    for kind in (*credentials.CREDENTIALS, *credentials.PREFIXES):
+        assert kind.anchors and all(a == a.lower() for a in kind.anchors), kind.rule
+
+
 @pytest.mark.parametrize("value", HASHES)
 def test_plain_hashes_and_words_are_no_credential(value: str) -> None:
     assert credentials.credential_in(value) is None
@@ -75,9 +93,7 @@ def test_a_credential_shaped_label_is_refused_without_being_echoed(rule: str) ->
     assert value not in str(problem) and value[4:] not in str(problem)
 
 
-@pytest.mark.parametrize("value", ["xoxb-123456789012-abcdef", "xoxp-1234-5678-abcdefghij", "ghp_abc123def456ghi789jk",
-                                   "github_pat_11abcdefghij0123456789", "hf_abcdefghij1234567890",
-                                   "akia1234567890abcdef", "sk-proj-abc123def456ghi789"])
+@pytest.mark.parametrize("value", PREFIX_SAMPLES)
 def test_a_label_that_starts_like_a_credential_is_refused_too(value: str) -> None:
     """Shorter than the full patterns (a test token, a truncated one): its published prefix and a token's tail
     are enough to refuse the label, still without echoing it."""

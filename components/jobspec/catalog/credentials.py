@@ -27,44 +27,53 @@ SOURCE: Final = Source(
 
 @dataclass(frozen=True)
 class Credential:
-    """One kind of credential: its gitleaks rule id, what it is, and its pattern."""
+    """One kind of credential: its gitleaks rule id, what it is, its pattern, and the texts (lowercase) one of which
+    every match contains: a value holding none of them is told apart without a regex (nearly every value)."""
 
     rule: str
     what: str
-    pattern: re.Pattern[str]
+    regex: str
+    anchors: tuple[str, ...]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex)  # compiled at first use, then from re's own cache
 
     def named(self) -> str:
         """How a message names it, without the value: `a GitHub personal access token (gitleaks rule github-pat)`."""
         return f"{self.what} (gitleaks rule {self.rule})"
 
 
-def _credential(rule: str, what: str, regex: str) -> Credential:
-    return Credential(rule, what, re.compile(regex))
+def _credential(rule: str, what: str, regex: str, *anchors: str) -> Credential:
+    return Credential(rule, what, regex, anchors)
 
 
 #: The credentials recognised, each from the gitleaks rule named (SOURCE).
 CREDENTIALS: Final = (
     _credential("aws-access-token", "an AWS access key id",
-                r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
-    _credential("gcp-api-key", "a Google Cloud API key", r"\bAIza[\w-]{35}(?![A-Za-z0-9])"),
-    _credential("github-pat", "a GitHub personal access token", r"ghp_[0-9a-zA-Z]{36}"),
-    _credential("github-oauth", "a GitHub OAuth access token", r"gho_[0-9a-zA-Z]{36}"),
-    _credential("github-app-token", "a GitHub App token", r"(?:ghu|ghs)_[0-9a-zA-Z]{36}"),
-    _credential("github-fine-grained-pat", "a GitHub fine-grained personal access token", r"github_pat_\w{82}"),
-    _credential("gitlab-pat", "a GitLab personal access token", r"glpat-[\w-]{20}"),
+                r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", "a3t", "akia", "asia", "abia", "acca"),
+    _credential("gcp-api-key", "a Google Cloud API key", r"\bAIza[\w-]{35}(?![A-Za-z0-9])", "aiza"),
+    _credential("github-pat", "a GitHub personal access token", r"ghp_[0-9a-zA-Z]{36}", "ghp_"),
+    _credential("github-oauth", "a GitHub OAuth access token", r"gho_[0-9a-zA-Z]{36}", "gho_"),
+    _credential("github-app-token", "a GitHub App token", r"(?:ghu|ghs)_[0-9a-zA-Z]{36}", "ghu_", "ghs_"),
+    _credential("github-fine-grained-pat", "a GitHub fine-grained personal access token", r"github_pat_\w{82}",
+                "github_pat_"),
+    _credential("gitlab-pat", "a GitLab personal access token", r"glpat-[\w-]{20}", "glpat-"),
     _credential("huggingface-access-token", "a Hugging Face access token",
-                r"\bhf_(?i:[a-z]{34})(?![A-Za-z0-9])"),
-    _credential("slack-bot-token", "a Slack bot token", r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*"),
-    _credential("slack-user-token", "a Slack user token", r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}"),
-    _credential("slack-app-token", "a Slack app-level token", r"(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+                r"\bhf_(?i:[a-z]{34})(?![A-Za-z0-9])", "hf_"),
+    _credential("slack-bot-token", "a Slack bot token", r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*", "xoxb-"),
+    _credential("slack-user-token", "a Slack user token", r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}",
+                "xoxp-", "xoxe-"),
+    _credential("slack-app-token", "a Slack app-level token", r"(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+", "xapp-"),
     _credential("openai-api-key", "an OpenAI API key",
                 r"\bsk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ"
-                r"(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|\bsk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}"),
-    _credential("anthropic-api-key", "an Anthropic API key", r"\bsk-ant-api03-[a-zA-Z0-9_\-]{93}AA"),
+                r"(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|\bsk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}", "sk-"),
+    _credential("anthropic-api-key", "an Anthropic API key", r"\bsk-ant-api03-[a-zA-Z0-9_\-]{93}AA", "sk-ant-"),
     _credential("stripe-access-token", "a Stripe access token",
-                r"\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![A-Za-z0-9])"),
-    _credential("npm-access-token", "an npm access token", r"(?i)\bnpm_[a-z0-9]{36}(?![A-Za-z0-9])"),
-    _credential("private-key", "a private key", r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"),
+                r"\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![A-Za-z0-9])", "sk_", "rk_"),
+    _credential("npm-access-token", "an npm access token", r"(?i)\bnpm_[a-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+    _credential("private-key", "a private key", r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+                "-----begin"),
 )
 
 #: Where a recognised credential belongs instead of a plain-text field of the job.
@@ -77,19 +86,33 @@ INSTEAD: Final = ("keep it in Secret Manager and give the job the secret's name,
 #: on with at least 16 characters of a token's alphabet, a digit among them: a test or truncated token that the full
 #: patterns above miss is still not sent or shown. Derived from the rules above; "sk-learn" or "hf_hub" stay allowed.
 PREFIXES: Final = (
-    _credential("slack-bot-token", "a Slack bot token (its prefix xoxb-)", r"^xoxb-(?=[\w-]*\d)[\w-]{16,}"),
-    _credential("slack-user-token", "a Slack user token (its prefix xoxp-)", r"^xox[pe]-(?=[\w-]*\d)[\w-]{16,}"),
+    _credential("slack-bot-token", "a Slack bot token (its prefix xoxb-)", r"^xoxb-(?=[\w-]*\d)[\w-]{16,}", "xoxb-"),
+    _credential("slack-user-token", "a Slack user token (its prefix xoxp-)", r"^xox[pe]-(?=[\w-]*\d)[\w-]{16,}",
+                "xoxp-", "xoxe-"),
     _credential("github-pat", "a GitHub token (its prefix ghp_, gho_, ghu_, ghs_ or ghr_)",
-                r"^gh[pousr]_(?=\w*\d)\w{16,}"),
+                r"^gh[pousr]_(?=\w*\d)\w{16,}", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     _credential("github-fine-grained-pat", "a GitHub fine-grained token (its prefix github_pat_)",
-                r"^github_pat_(?=\w*\d)\w{16,}"),
-    _credential("huggingface-access-token", "a Hugging Face token (its prefix hf_)", r"^hf_(?=\w*\d)\w{16,}"),
-    _credential("aws-access-token", "an AWS access key id (its prefix AKIA)", r"(?i)^akia(?=\w*\d)\w{12,}"),
-    _credential("openai-api-key", "an OpenAI API key (its prefix sk-)", r"^sk-(?=[\w-]*\d)[\w-]{16,}"),
+                r"^github_pat_(?=\w*\d)\w{16,}", "github_pat_"),
+    _credential("huggingface-access-token", "a Hugging Face token (its prefix hf_)", r"^hf_(?=\w*\d)\w{16,}", "hf_"),
+    _credential("aws-access-token", "an AWS access key id (its prefix AKIA)", r"(?i)^akia(?=\w*\d)\w{12,}", "akia"),
+    _credential("openai-api-key", "an OpenAI API key (its prefix sk-)", r"^sk-(?=[\w-]*\d)[\w-]{16,}", "sk-"),
 )
+
+
+#: Every credential's anchors, one search: a value (lowercased) that holds none of them holds no credential.
+_ANCHORS: Final = re.compile("|".join(map(re.escape, sorted({a for c in (*CREDENTIALS, *PREFIXES)
+                                                              for a in c.anchors}))))
+
+
+def may_hold_credential(text: str) -> bool:
+    """False when no value written into `text` (e.g. a job's repr: its anchors are never escaped there) can be a
+    credential; True means look value by value."""
+    return _ANCHORS.search(text.lower()) is not None
 
 
 def credential_in(text: str) -> Credential | None:
     """The first kind of credential `text` holds (a full pattern anywhere, or a known prefix at its start), or None."""
+    if not may_hold_credential(text):
+        return None
     return next((c for c in CREDENTIALS if c.pattern.search(text)), None) or \
         next((c for c in PREFIXES if c.pattern.search(text)), None)
