@@ -20,6 +20,10 @@ Backend = Literal["ai-platform", "vertex"]
 #: Legacy AI Platform Training was shut down on 2025-01-31: Vertex AI is what runs today.
 DEFAULT_BACKEND: Final[Literal["vertex"]] = "vertex"
 DEFAULT_REGION: Final = "us-central1"
+#: How many times a job that failed for Google's reasons is made again, unless `jobs.NAME.retries` says otherwise,
+#: and the most `retries` may say.
+DEFAULT_RETRIES: Final = 2
+MAX_RETRIES: Final = 10
 
 #: Exit codes of every command: all valid; something invalid; input unreadable (or usage).
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2

@@ -21,6 +21,7 @@ from components.jobspec.core.names import (
     DEFAULT_REGION,
     ENDPOINT,
     LOCATION,
+    MAX_RETRIES,
     PROJECT_ID,
     SERVICE_ACCOUNT,
 )
@@ -178,10 +179,6 @@ class FallbackSettings(SettingsModel):
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-#: How many times a job that failed for Google's reasons is made again, unless `jobs.NAME.retries` says otherwise.
-DEFAULT_RETRIES = 2
-
-
 class JobSettings(SettingsModel):
     """One job of `gcp-training-jobs:jobs`: the job in one of two vocabularies (exactly one of trainingInput and
     jobSpec) plus where its code comes from and how the stack treats it."""
@@ -211,7 +208,7 @@ class JobSettings(SettingsModel):
     fallbacks: list[FallbackSettings] | None = Field(default=None, max_length=10)
     """Where else the job may run, in order, when a create is refused for quota or capacity or the job fails for
     capacity before it ran (README, "When Google has no capacity")."""
-    retries: int | None = Field(default=None, ge=0, le=10)
+    retries: int | None = Field(default=None, ge=0, le=MAX_RETRIES)
     """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
     (default DEFAULT_RETRIES); a failure of the user's code never is."""
     rerun: str | None = Field(default=None, max_length=63)

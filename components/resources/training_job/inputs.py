@@ -35,9 +35,11 @@ from components.jobspec import load
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
     BACKENDS,
+    DEFAULT_RETRIES,
     JOB_ID_SUFFIX_HEX,
     JOB_NAME_MAX,
     JOB_SPEC,
+    MAX_RETRIES,
     TRAINING_INPUT,
 )
 from components.jobspec.io.vocabulary import vocabulary_of
@@ -166,8 +168,6 @@ def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
 
 # --- The other inputs ---------------------------------------------------------------------------------------
 
-DEFAULT_RETRIES = 2
-MAX_RETRIES = 10
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
 
 
