@@ -16,13 +16,13 @@ Paging: `pageSize` quotas a page (default 100), an opaque `nextPageToken`.
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any
 
 from components.emulator import capacity
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import project_number
+from components.emulator.listing import decode_token, encode_token
 from components.emulator.routing import Request, Route
 from components.emulator.state import EmulatorState
 
@@ -75,10 +75,11 @@ def list_infos(state: EmulatorState, r: Request) -> dict[str, Any]:
     if size is not None and size < 0:
         raise invalid("page_size must not be negative.", "page_size")
     size = min(size or DEFAULT_PAGE, MAX_PAGE)
-    start = _offset(str(r.query.get("pageToken") or ""))
+    token = str(r.query.get("pageToken") or "")
+    start = decode_token(token, "quotainfos") if token else 0
     answer: dict[str, Any] = {"quotaInfos": infos[start:start + size]} if infos[start:start + size] else {}
     if start + size < len(infos):
-        answer["nextPageToken"] = base64.urlsafe_b64encode(f"quotainfos:{start + size}".encode()).decode("ascii")
+        answer["nextPageToken"] = encode_token(start + size, "quotainfos")
     return answer
 
 
@@ -89,18 +90,6 @@ def get_info(state: EmulatorState, r: Request) -> dict[str, Any]:
             return info
     raise ApiError(404, f"QuotaInfo projects/{r.project}/locations/{r.location}/services/{r.params['s']}/quotaInfos/"
                    f"{r.params['q']} not found.", "NOT_FOUND")
-
-
-def _offset(token: str) -> int:
-    if not token:
-        return 0
-    try:
-        prefix, _, number = base64.urlsafe_b64decode(token.encode("ascii")).decode("ascii").partition(":")
-        if prefix != "quotainfos":
-            raise ValueError(prefix)
-        return int(number)
-    except (ValueError, UnicodeError):
-        raise invalid("Invalid page token.", "page_token") from None
 
 
 _PARENT = r"^/v1/projects/(?P<p>[^/:]+)/locations/(?P<l>[^/:]+)/services/(?P<s>[^/:]+)/quotaInfos"

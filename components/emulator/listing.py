@@ -81,15 +81,18 @@ def field_value(job: Any, name: str, fields: dict[str, Callable[[Any], str | Non
     return getter(job)
 
 
-def encode_token(seq: int) -> str:
-    return base64.urlsafe_b64encode(f"after:{seq}".encode()).decode("ascii")
+def encode_token(seq: int, kind: str = "after") -> str:
+    """A page token: `kind` (what a list pages by: the last job's sequence, an offset into quota metrics, ...) and
+    the number it resumes from."""
+    return base64.urlsafe_b64encode(f"{kind}:{seq}".encode()).decode("ascii")
 
 
-def decode_token(token: str) -> int:
+def decode_token(token: str, kind: str = "after") -> int:
+    """The number a token of `kind` resumes from (400 INVALID_ARGUMENT for any other token)."""
     try:
         text = base64.urlsafe_b64decode(token.encode("ascii")).decode("ascii")
         prefix, _, number = text.partition(":")
-        if prefix != "after":
+        if prefix != kind:
             raise ValueError(text)
         return int(number)
     except (ValueError, UnicodeError) as error:

@@ -17,7 +17,6 @@ value is a 400. Paging: `pageSize` metrics a page, an opaque `nextPageToken`.
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +24,7 @@ from urllib.parse import quote
 from components.emulator import capacity
 from components.emulator.errors import ApiError, invalid
 from components.emulator.jobs import project_number
+from components.emulator.listing import decode_token, encode_token
 from components.emulator.routing import Request, Route
 from components.emulator.state import EmulatorState
 
@@ -66,10 +66,11 @@ def list_metrics(state: EmulatorState, r: Request) -> dict[str, Any]:
         return {}
     metrics = [_metric(r.project, m, buckets, full) for m, buckets in state.quota_table().items()]
     size = r.page_size() or DEFAULT_PAGE
-    start = _offset(str(r.query.get("pageToken") or ""))
+    token = str(r.query.get("pageToken") or "")
+    start = decode_token(token, "quota") if token else 0
     answer: dict[str, Any] = {"metrics": metrics[start:start + size]} if metrics[start:start + size] else {}
     if start + size < len(metrics):
-        answer["nextPageToken"] = base64.urlsafe_b64encode(f"quota:{start + size}".encode()).decode("ascii")
+        answer["nextPageToken"] = encode_token(start + size, "quota")
     return answer
 
 
@@ -82,18 +83,6 @@ def get_metric(state: EmulatorState, r: Request) -> dict[str, Any]:
         raise ApiError(404, f"Quota metric projects/{r.project}/services/{r.params['s']}/consumerQuotaMetrics/"
                        f"{quote(metric, '')} not found.", "NOT_FOUND")
     return _metric(r.project, metric, buckets, full)
-
-
-def _offset(token: str) -> int:
-    if not token:
-        return 0
-    try:
-        prefix, _, number = base64.urlsafe_b64decode(token.encode("ascii")).decode("ascii").partition(":")
-        if prefix != "quota":
-            raise ValueError(prefix)
-        return int(number)
-    except (ValueError, UnicodeError):
-        raise invalid("Invalid page token.", "page_token") from None
 
 
 _PARENT = r"^/v1beta1/projects/(?P<p>[^/:]+)/services/(?P<s>[^/:]+)/consumerQuotaMetrics"
