@@ -187,6 +187,11 @@ class Project:
             raise AssertionError(f"pulumi {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
         return done
 
+    def components(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        """`python -m components ARGV` in the project's copy, as a user runs it there."""
+        return subprocess.run([str(ROOT / "venv" / "bin" / "python"), "-m", "components", *argv], cwd=self.path,
+                              env=self.env, capture_output=True, text=True, timeout=300)
+
     def up(self) -> subprocess.CompletedProcess[str]:
         return self.pulumi("up", "--yes", "--skip-preview")
 

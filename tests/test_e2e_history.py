@@ -14,7 +14,6 @@ these tests; under CI (CI=true) it fails them.
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import pytest
@@ -56,11 +55,6 @@ def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Pro
     return Project.copy(tmp_path_factory.mktemp("e2e-history"), PULUMI, emulator, stack="history", config=CONFIG)
 
 
-def command(project: Project, *argv: str) -> subprocess.CompletedProcess[str]:
-    """`python -m components ARGV` in the project's copy, as a user runs it there."""
-    return subprocess.run([str(ROOT / "venv" / "bin" / "python"), "-m", "components", *argv], cwd=project.path,
-                          env=project.env, capture_output=True, text=True, timeout=300)
-
 
 def records(emulator: Emulator) -> dict[str, str]:
     """job id -> state of every custom job record the emulator holds."""
@@ -72,7 +66,7 @@ def stems(emulator: Emulator) -> list[str]:
 
 
 def spend(project: Project) -> dict[str, Any]:
-    done = command(project, "spend", "--stack", "history", "--json")
+    done = project.components("spend", "--stack", "history", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     document: dict[str, Any] = json.loads(done.stdout)
     return document
@@ -139,7 +133,7 @@ def test_run_replace_remove_and_destroy_keep_every_record_but_the_opted_out_one(
     # what ran is still counted: the cancelled job never ran, so the spend is as before the destroy
     after_destroy = spend(project)
     assert ran(after_destroy) == ran(after_remove) and after_destroy["costUsd"] == after_remove["costUsd"]
-    status = command(project, "status", "--stack", "history", "--json")
+    status = project.components("status", "--stack", "history", "--json")
     assert status.returncode == 0, status.stdout + status.stderr
     document = json.loads(status.stdout)
     shown = {job["jobId"] for job in document["jobs"]} | {e["jobId"] for job in document["jobs"]

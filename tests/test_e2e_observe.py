@@ -16,7 +16,6 @@ these tests; under CI (CI=true) it fails them.
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import pytest
@@ -46,11 +45,6 @@ CONFIG: dict[str, Any] = offline_config("local", {"trial": {
 def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
     return Project.copy(tmp_path_factory.mktemp("e2e-observe"), PULUMI, emulator, stack="observe", config=CONFIG)
 
-
-def command(project: Project, *argv: str) -> subprocess.CompletedProcess[str]:
-    """`python -m components ARGV` in the project's copy, as a user runs it there."""
-    return subprocess.run([str(ROOT / "venv" / "bin" / "python"), "-m", "components", *argv], cwd=project.path,
-                          env=project.env, capture_output=True, text=True, timeout=300)
 
 
 def test_a_waiting_up_reports_the_states_and_a_failure_with_its_last_log_lines(
@@ -83,26 +77,26 @@ def test_a_waiting_up_reports_the_states_and_a_failure_with_its_last_log_lines(
 
 
 def test_status_exits_1_naming_the_failed_job(project: Project) -> None:
-    done = command(project, "status", "--stack", "observe")
+    done = project.components("status", "--stack", "observe")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "  trial: FAILED (job trial_" in done.stdout and f"error: {ERROR}" in done.stdout
     assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in done.stdout
-    document = json.loads(command(project, "status", "--stack", "observe", "--json").stdout)
+    document = json.loads(project.components("status", "--stack", "observe", "--json").stdout)
     assert document["failed"] == ["trial"] and document["jobs"][0]["cost"]["runsAs"] == "SPOT, at Spot rates"
 
 
 def test_logs_print_the_failed_jobs_lines(project: Project) -> None:
-    done = command(project, "logs", "--stack", "observe", "trial")
+    done = project.components("logs", "--stack", "observe", "trial")
     assert done.returncode == 0, done.stderr
     messages = [line.split(" ", 3)[3] for line in done.stdout.splitlines()]
     assert messages[:3] == ["Waiting for job to be provisioned.", "Job is running.", f"Running {IMAGE} --epochs=5"]
     assert messages[-len(TRACEBACK) - 1:] == [*TRACEBACK, ERROR]
-    tail = command(project, "logs", "--stack", "observe", "trial", "--tail", "1")
+    tail = project.components("logs", "--stack", "observe", "trial", "--tail", "1")
     assert tail.stdout.splitlines() == done.stdout.splitlines()[-1:]
 
 
 def test_spend_and_refresh_record_what_it_cost(project: Project) -> None:
-    done = command(project, "spend", "--stack", "observe", "--by", "team", "--json")
+    done = project.components("spend", "--stack", "observe", "--by", "team", "--json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     (job,) = document["jobs"]
