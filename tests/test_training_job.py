@@ -211,7 +211,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.training_job.inputs.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("components.resources.job_model.inputs.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
@@ -515,3 +515,24 @@ def test_the_pickled_provider_names_only_the_module_of_its_class() -> None:
     # what every existing state holds (the class by that path) is the class that lives in the package now
     old_state = b"ccomponents.resources.job_provider\nTrainingJobProvider\n."
     assert pickle.loads(old_state) is provider_module.TrainingJobProvider is TrainingJobProvider
+
+
+def test_the_job_models_unknown_is_the_pulumi_sdks() -> None:
+    """job_model.inputs spells the engine's unknown itself, so that reading inputs loads no Pulumi."""
+    from pulumi.runtime import rpc
+
+    from components.resources.job_model import inputs
+
+    assert inputs.UNKNOWN == rpc.UNKNOWN == UNKNOWN
+
+
+@pytest.mark.slow
+def test_the_job_model_loads_no_pulumi() -> None:
+    """The inputs, identity and runs of a job are read by the command line and the policy pack without Pulumi."""
+    script = ("import sys\n"
+              "import components.resources.job_model.inputs, components.resources.job_model.identity\n"
+              "import components.resources.job_model.runs\n"
+              "print('PULUMI', sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp')))\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "PULUMI []" in done.stdout

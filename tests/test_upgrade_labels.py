@@ -3,7 +3,7 @@ as the release (commit 59f59fa) computes them.
 
 A live job is found again by its labels (ARCHITECTURE.md, "Job identity and adoption"): `pulumi-resource`
 (whose job: a hash of organization/project/stack/resource name) and `pulumi-spec` (what it runs: a hash of
-`training_job.inputs.spec_of`, with its labels on Vertex AI). If a new release computed either differently for the same
+`job_model.inputs.spec_of`, with its labels on Vertex AI). If a new release computed either differently for the same
 stack, a create after a lost answer or a crashed `pulumi up` would no longer find the job the previous
 release started, and would start a second one beside it; a changed user label would relabel (ml v1) or
 replace (Vertex AI) every running job. So these values must never change, whatever is refactored.

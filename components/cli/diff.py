@@ -5,7 +5,7 @@ Both sides are planned offline through `plan`'s one pass (cli.plan.plan_stack): 
 with the price table of the code running (the head's), so a price refresh never shows as a change of the jobs.
 A job's figures are its plan's (`cost.jobs.NAME.atItsRate.knownUsdPerHour`, null when incomplete, and
 `worstCaseUsd`); whether it is replaced or updated is what the provider's diff decides on the inputs the program
-registers (resources.training_job.runs.changes_of). The guardrails each side breaks are the plan's problems; one the
+registers (resources.job_model.runs.changes_of). The guardrails each side breaks are the plan's problems; one the
 head breaks and the base kept is the headline, and exit 1. A side that cannot be read is exit 2, named.
 """
 
@@ -34,9 +34,9 @@ from components.cli.diff_text import render_markdown, render_text, render_unread
 from components.cli.plan import Planned
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
-from components.resources.training_job.inputs import spec_of
+from components.resources.job_model.inputs import spec_of
 from components.resources.training_job.review import Protection
-from components.resources.training_job.runs import changes_of
+from components.resources.job_model.runs import changes_of
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"
@@ -173,7 +173,7 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
 
 
 def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
-    """The paths where two jobs' specs (training_job.inputs.spec_of: what identifies a job's work) differ, in order."""
+    """The paths where two jobs' specs (job_model.inputs.spec_of: what identifies a job's work) differ, in order."""
     if isinstance(old, dict) and isinstance(new, dict):
         return [p for key in dict.fromkeys([*old, *new])
                 for p in changed_paths(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))]

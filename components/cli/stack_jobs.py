@@ -6,8 +6,8 @@ with `load_stack_file` (its project, backend, regions, endpoint and jobs). Its j
 label filter, in every region its jobs may run in (their own and their fallbacks'; on Vertex AI, in each
 collection its jobs are made in):
 - by the stack label every job has carried since it was added (`pulumi-stack`, a hash of the Pulumi project and
-  stack: training_job.identity), which also finds the jobs of resources that have left the stack file;
-- by each job's `pulumi-resource` label (a hash of organization/project/stack/name: training_job.identity),
+  stack: job_model.identity), which also finds the jobs of resources that have left the stack file;
+- by each job's `pulumi-resource` label (a hash of organization/project/stack/name: job_model.identity),
   which every job has always carried, so jobs made before the stack label existed are found too. The Pulumi
   organization is part of it: `organization` for the self-managed backends (file://, gs://, s3://), the
   organization's name on Pulumi Cloud (`--organization`).
@@ -35,8 +35,8 @@ from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURC
 from components.jobspec.io.documents import read_yaml
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
-from components.resources.training_job.identity import region_of_name, resource_label, stack_label
-from components.resources.training_job.inputs import preview_job_id, region_of, wire_of
+from components.resources.job_model.identity import region_of_name, resource_label, stack_label
+from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
 
 #: The APIs by the name the transport builds them with, as errors name them.
 API_NAMES: Final = {"aiplatform": "Vertex AI (aiplatform.googleapis.com)", "ml": "AI Platform Training "

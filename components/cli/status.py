@@ -3,7 +3,7 @@
 Per job (its resource's job now; the older ones are its history): its name, id, region and state; its accelerators
 and machines (as the job holds them: after a fallback, the ones it got); when it started and how long it has run;
 which run of the same spec it is (attempt N, where there were earlier ones) and where a fallback or a retry made
-it (its `pulumi-placement` and `pulumi-retry` labels, training_job.runs); what it has cost so far (run time x
+it (its `pulumi-placement` and `pulumi-retry` labels, job_model.runs); what it has cost so far (run time x
 the rate it runs at: review.run_cost); its console URL. `--json` prints the same as one document.
 
 Exit 0 when no job FAILED (a PAUSED job, stopped until someone resumes it, is shown as such and fails nothing), 1
@@ -36,7 +36,7 @@ from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.review.cost import accelerator_totals, running_pools, usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
 from components.jobspec.translate.pools import Pool
-from components.resources.training_job.runs import placement_index, retry_number
+from components.resources.job_model.runs import placement_index, retry_number
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """`jobs.NAME.fallbacks`: the places a job may run instead, in order. Pure (no Pulumi): the settings, the provider's
 check and its create build each alternative's job data here, then read it through the one entry point (load.judge,
-by way of training_job.inputs.judge_wire or the settings) like the main job; nothing else reads an alternative.
+by way of job_model.inputs.judge_wire or the settings) like the main job; nothing else reads an alternative.
 
 An alternative sets any of:
 - `region`: where the job runs instead (trainingInput.region; a jobSpec's region);

@@ -25,7 +25,7 @@ from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
 from components.resources.training_job import TrainingJob
-from components.resources.training_job.inputs import wire_of
+from components.resources.job_model.inputs import wire_of
 from components.resources.training_job.quota import stack_quota
 
 #: Labels every created bucket carries, besides the stack's own.
@@ -168,7 +168,7 @@ def _packages(settings: StackSettings, buckets: TrainingBuckets, build_dir: Path
 
 def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
               buckets: TrainingBuckets) -> dict[str, Any]:
-    """The job as TrainingJob takes it (training_job.inputs: API names, int64 as text), with the package's URI and the
+    """The job as TrainingJob takes it (job_model.inputs: API names, int64 as text), with the package's URI and the
     job dir filled in as Outputs. Only those leaves are Outputs: at preview, when a created bucket's name is
     not known yet, the provider still sees (and judges) the rest of the job."""
     body = wire_of(job.job)

@@ -24,10 +24,10 @@ from pulumi.dynamic import Resource
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
-from components.resources.training_job.identity import identity_labels
-from components.resources.training_job.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
+from components.resources.job_model.identity import identity_labels
+from components.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
 from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
-from components.resources.training_job.runs import REPLACING
+from components.resources.job_model.runs import REPLACING
 
 
 def resource_identity(resource_name: str) -> str:
@@ -46,7 +46,7 @@ class TrainingJobArgs:
 
     Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
     is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
-    `check` instead, against the same rules (components.resources.training_job.inputs)."""
+    `check` instead, against the same rules (components.resources.job_model.inputs)."""
 
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""

@@ -32,9 +32,10 @@ from components.jobspec.rules import today
 from components.jobspec.translate.pools import Pool
 from components.resources.fallbacks import alternative_job
 from components.resources.provider_log import say_once
-from components.resources.training_job import quota, runs
-from components.resources.training_job.identity import labels_of, region_of_name
-from components.resources.training_job.inputs import (
+from components.resources.job_model import runs
+from components.resources.training_job import quota
+from components.resources.job_model.identity import labels_of, region_of_name
+from components.resources.job_model.inputs import (
     Inputs,
     judge_wire,
     known_only,

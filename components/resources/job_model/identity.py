@@ -22,7 +22,7 @@ from typing import Any
 from components.backends import get_backend
 from components.jobspec.core.names import BACKENDS, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from components.jobspec.render.bodies import AnyJob, job_labels
-from components.resources.training_job.inputs import Inputs, canonical, spec_of
+from components.resources.job_model.inputs import Inputs, canonical, spec_of
 
 #: Hex digits of the identity label values (80 bits).
 IDENTITY_HEX = 20

@@ -27,7 +27,7 @@ from components.backends.failures import Failure, failure_of_job
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import BACKENDS, PLACEMENT_LABEL, RETRY_LABEL
 from components.resources.fallbacks import alternative_job
-from components.resources.training_job.inputs import Inputs, canonical, region_of, spec_of
+from components.resources.job_model.inputs import Inputs, canonical, region_of, spec_of
 
 
 class RetriesExhausted(TrainingJobsError):
