@@ -48,10 +48,10 @@ from components.jobspec.review.guardrails import (
     stack_guardrail_problems,
 )
 from components.jobspec.rules.tasks import today
+from components.resources.job_model.inputs import judge_wire, known_only, preview_job_id, region_of
 from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
-from components.resources.job_model.inputs import judge_wire, known_only, preview_job_id, region_of
 
 PACK_NAME = "gcp-training-jobs"
 TRAINING_JOB = "training:TrainingJob"

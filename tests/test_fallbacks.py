@@ -14,8 +14,8 @@ import pytest
 from components.backends.run_cache import RUN
 from components.emulator import Emulator
 from components.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
-from components.resources.training_job import TrainingJobProvider
 from components.resources.job_model.identity import identity_labels
+from components.resources.training_job import TrainingJobProvider
 from components.resources.training_job.tries import QuotaRefused
 from tests.helpers import FakeClock
 

@@ -14,8 +14,8 @@ from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
 from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from components.jobspec.review.run_cost import parse_time, run_seconds
-from components.resources.training_job import TrainingJobProvider
 from components.resources.job_model.identity import identity_labels, stack_label
+from components.resources.training_job import TrainingJobProvider
 from components.resources.training_job.review import LAST_LINES, cost_usd
 from tests.helpers import FakeClock, as_container, t4_job
 

@@ -33,10 +33,10 @@ from components.jobspec.core.env import env_settings
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.io.documents import read_yaml
-from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
-from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 from components.resources.job_model.identity import region_of_name, resource_label, stack_label
 from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
+from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
+from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 
 #: The APIs by the name the transport builds them with, as errors name them.
 API_NAMES: Final = {"aiplatform": "Vertex AI (aiplatform.googleapis.com)", "ml": "AI Platform Training "

@@ -19,13 +19,13 @@ import pulumi
 
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.jobspec.vocab.jobs import VertexJob
+from components.resources.job_model.inputs import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from components.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from components.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
 from components.resources.training_job import TrainingJob
-from components.resources.job_model.inputs import wire_of
 from components.resources.training_job.quota import stack_quota
 
 #: Labels every created bucket carries, besides the stack's own.

@@ -22,10 +22,10 @@ from components.cli.main import main, parser
 from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
-from components.resources.settings import load_stack_file
 from components.resources.job_model import identity
-from components.resources.training_job import TrainingJobProvider
 from components.resources.job_model.inputs import wire_of
+from components.resources.settings import load_stack_file
+from components.resources.training_job import TrainingJobProvider
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

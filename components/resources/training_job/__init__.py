@@ -26,8 +26,8 @@ from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
 from components.resources.job_model.identity import identity_labels
 from components.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
-from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
 from components.resources.job_model.runs import REPLACING
+from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
 
 
 def resource_identity(resource_name: str) -> str:

@@ -33,8 +33,6 @@ from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.rules import today
 from components.resources.fallbacks import placement_of, pools_held
-from components.resources.provider_base import EndpointProvider, environment_failures
-from components.resources.provider_log import say_once
 from components.resources.job_model import runs
 from components.resources.job_model.identity import labels_of, resource_label, stack_label_of
 from components.resources.job_model.inputs import (
@@ -46,6 +44,9 @@ from components.resources.job_model.inputs import (
     preview_job_id,
     unknown,
 )
+from components.resources.job_model.runs import changes_of
+from components.resources.provider_base import EndpointProvider, environment_failures
+from components.resources.provider_log import say_once
 from components.resources.training_job.review import (
     ProtectedJobError,
     Protection,
@@ -57,7 +58,6 @@ from components.resources.training_job.review import (
     job_rule_problems,
     replacing_active_job,
 )
-from components.resources.job_model.runs import changes_of
 from components.resources.training_job.tries import JobsAt, check_runs, create_runs, run_again_if_failed
 
 #: Outputs read back from the API.

@@ -31,9 +31,7 @@ from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
 from components.jobspec.translate.pools import Pool
 from components.resources.fallbacks import alternative_job
-from components.resources.provider_log import say_once
 from components.resources.job_model import runs
-from components.resources.training_job import quota
 from components.resources.job_model.identity import labels_of, region_of_name
 from components.resources.job_model.inputs import (
     Inputs,
@@ -45,6 +43,8 @@ from components.resources.job_model.inputs import (
     retries_of,
     unknown,
 )
+from components.resources.provider_log import say_once
+from components.resources.training_job import quota
 from components.resources.training_job.review import cost_line, job_rule_problems
 
 
