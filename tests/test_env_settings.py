@@ -23,7 +23,7 @@ from components.jobspec.core.env import VARIABLES, EnvError, EnvSettings, env_se
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import ENV_PREFIX, EXIT_INVALID, EXIT_OK, TODAY_ENV
 from components.jobspec.rules import today
-from components.resources import provider_base, trainer_package
+from components.resources import trainer_package
 from components.resources.settings import from_pulumi_config
 from components.resources.tpu_access import TpuServiceAccountProvider
 from components.resources.training_job import TrainingJobProvider
@@ -69,7 +69,6 @@ def test_every_variable_is_named_by_its_setting_with_the_one_prefix() -> None:
     assert VARIABLES["today"] == TODAY_ENV
     assert lifecycle.RECONCILE_ENV == RECONCILE
     assert VARIABLES["build_dir"] == trainer_package.BUILD_DIR_ENV
-    assert VARIABLES["api_endpoint"] == provider_base.ENDPOINT_ENV
 
 
 def test_each_setting_says_what_it_allows() -> None:
