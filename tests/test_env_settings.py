@@ -29,7 +29,7 @@ from components.resources.tpu_access import TpuServiceAccountProvider
 from components.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "tests" / "fixtures" / "seeds" / "gpu_legacy.yaml"
+GUIDE_EXAMPLE = ROOT / "tests" / "fixtures" / "guide_examples" / "gpu_legacy.yaml"
 TIMEOUT = VARIABLES["http_timeout_seconds"]
 RETRY = VARIABLES["retry_base_seconds"]
 RECONCILE = VARIABLES["reconcile_seconds"]
@@ -248,14 +248,14 @@ def run(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_the_command_line_names_a_bad_variable_with_exit_1_and_no_traceback() -> None:
     allowed = SECONDS_ABOVE_ZERO.format(60)
-    for args in (("validate", str(SEED)), ("render", str(SEED)), ("plan", "--stack", "prod")):
+    for args in (("validate", str(GUIDE_EXAMPLE)), ("render", str(GUIDE_EXAMPLE)), ("plan", "--stack", "prod")):
         done = run(*args, **{TIMEOUT: "abc"})
         assert done.returncode == EXIT_INVALID, (args, done.stdout, done.stderr)
         assert done.stderr.splitlines() == [f"{TIMEOUT}: 'abc' is not a number; {allowed}"], args
         assert done.stdout == "" and "Traceback" not in done.stderr
-    done = run("validate", str(SEED), **{TIMEOUT: "abc", TODAY_ENV: "soon"})
+    done = run("validate", str(GUIDE_EXAMPLE), **{TIMEOUT: "abc", TODAY_ENV: "soon"})
     assert [line.split(":")[0] for line in done.stderr.splitlines()] == [TIMEOUT, TODAY_ENV]
-    assert run("validate", str(SEED), **{TIMEOUT: "30"}).returncode == EXIT_OK
+    assert run("validate", str(GUIDE_EXAMPLE), **{TIMEOUT: "30"}).returncode == EXIT_OK
 
 
 def test_the_program_stops_with_a_clean_pulumi_error(monkeypatch: pytest.MonkeyPatch) -> None:
