@@ -44,17 +44,16 @@ from components.resources.job_model.inputs import (
     preview_job_id,
     unknown,
 )
+from components.resources.job_model.protection import Protection, guardrails_of
 from components.resources.job_model.runs import changes_of
 from components.resources.provider_base import EndpointProvider, environment_failures
 from components.resources.provider_log import say_once
 from components.resources.training_job.review import (
     ProtectedJobError,
-    Protection,
     Standing,
     WaitReport,
     cost_line,
     cost_usd,
-    guardrails_of,
     job_rule_problems,
     replacing_active_job,
 )

@@ -23,32 +23,20 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from components.backends.cloud_logging import LoggingError, LogLine, Reader, log_job_id
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
-from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.core.problems import Problem
 from components.jobspec.review.cost import estimate, hours_text
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
 from components.jobspec.review.run_cost import run_cost
 from components.jobspec.translate.pools import Pool
+from components.resources.job_model.protection import Protection
 
 
 class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
-
-
-def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
-    """The `guardrails` input (the stack's, by alias; nothing: none), and what is wrong with it."""
-    if not isinstance(value, Mapping):
-        return Guardrails(), []
-    try:
-        return Guardrails.of(value), []
-    except ValidationError as error:
-        return Guardrails(), [Problem(f"{NAMESPACE}:guardrails.{p.path}" if p.path else f"{NAMESPACE}:guardrails",
-                                      p.message) for p in from_validation_error(error, Guardrails)]
 
 
 def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None, rails: Guardrails,
@@ -97,29 +85,6 @@ class Standing:
         return cls(state if isinstance(state, str) else None, since if isinstance(since, str) else None)
 
 
-@dataclass(frozen=True)
-class Protection:
-    """Whether a job is protected now (the new inputs) and when last deployed (the state), and by what."""
-
-    now: bool
-    before: bool
-    by_job: bool
-
-    @classmethod
-    def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
-        def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            protect = props.get("protect")
-            own = protect if isinstance(protect, bool) else None
-            return is_protected(guardrails_of(props.get("guardrails"))[0], own), own is not None
-        before, before_by_job = of_inputs(olds)
-        now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)
-        return cls(now, before, now_by_job if now else before_by_job)
-
-    @property
-    def any(self) -> bool:
-        return self.now or self.before
-
-
 def replacing_active_job(name: str, standing: Standing, protection: Protection, *,
                          replacing: bool) -> tuple[str | None, str | None]:
     """(warning, failure) for a change that replaces (or deletes) a job: a warning in words for an active job,
@@ -139,11 +104,6 @@ def replacing_active_job(name: str, standing: Standing, protection: Protection, 
 
 
 # --- What a merge does to a running job (the provider's diff) ------------------------------------------
-
-
-def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
-    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
-    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
 
 
 def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
