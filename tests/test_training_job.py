@@ -67,7 +67,7 @@ def test_check_reports_every_problem_as_a_check_failure(provider, backend) -> No
     failures = provider.check({}, props(backend, job)).failures
     three = "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"
     # Every problem, each under its job.* property (the rules may name several fields in one problem).
-    bad_dir = "'/tmp/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH"
+    bad_dir = "'/tmp/out' is not a Cloud Storage URI: it does not start with gs://; allowed: gs://BUCKET/PATH"
     assert {f.message for f in failures} == {three, bad_dir}
     counts = " ".join(f.field for f in failures if f.message == three)
     assert counts.startswith("job.trainingInput.masterConfig.acceleratorConfig.count")

@@ -2,7 +2,8 @@
 
 A dynamic provider is pickled into Pulumi state, so it keeps only the endpoint override read in
 `configure` (stack config `apiEndpoint`, else $GCP_TRAINING_JOBS_API_ENDPOINT): never a client, a
-credential or an Output.
+credential or an Output. `configure` runs in the provider's process, after the program pickled it, and also notes
+the names of the stack's jobs, so that a check failure names a stack's job by its stack key (`refused`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ class EndpointProvider(ResourceProvider):
                              f"{NAMESPACE}:, whatever the program's project is named: set {ENDPOINT_KEY} instead "
                              f"(pulumi config set {ENDPOINT_KEY} URL)")
         self.endpoint = str(configured) if configured else None
-        # Set in the provider's process, after the pickle was made: the state never holds it.
-        self.stack_jobs = _stack_job_names(req.config.get(f"{NAMESPACE}:jobs"))
+        # Named in the provider's process, after the program made the pickle: the state never holds them.
+        if names := _stack_job_names(req.config.get(f"{NAMESPACE}:jobs")):
+            self.stack_jobs = names
 
     def _refused(self, kind: str, name: str, failures: Iterable[CheckFailure]) -> list[CheckFailure]:
         """The failures as the engine shows them: the project's own line each (`refused`), named by the stack key
