@@ -1,7 +1,8 @@
 """A refused job under the real engine reads as the project's own line: `pulumi preview` of a stack whose job
 breaks a guardrail, and of a team's program whose TrainingJob names a bad job dir, say where (the stack key, or
 the TrainingJob and its field), what is wrong and what is allowed, and never the engine's dump of the input's
-value (`property job value {map[...]}`, `value {<nil>}`), which a check failure with a property brings.
+value (`property job value {map[...]}`, `value {<nil>}`), which a check failure with a property brings. A destroy
+of a protected running job names both keys and the `pulumi up` that must record lifting the protection.
 
 Needs the `pulumi` CLI (official, or built by scripts/install-pulumi-engine.sh). Outside CI a missing engine skips
 these tests; under CI (CI=true) it fails them.
@@ -13,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the emulator fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -60,3 +68,27 @@ def test_a_programs_refused_job_names_the_trainingjob_and_its_field(tmp_path: Pa
     assert text.count("has a problem: ") == 2, text  # the engine's line and its summary: the one failure
     _no_dump(text)
     assert emulator.jobs() == {}
+
+
+def test_a_protected_jobs_destroy_names_both_keys_and_the_up_that_must_record_the_change(
+        tmp_path: Path, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    image = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
+    config = offline_config("local", {"l4": {"jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+        "replicaCount": 1, "containerSpec": {"imageUri": image}}]}}},
+        buckets=LOCAL_BUCKETS, guardrails={"protectJobs": True})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="messages", config=config)
+    project.up()
+    project.edit_config(lambda c: c["gcp-training-jobs:guardrails"].update(protectJobs=False))  # not yet recorded
+    done = project.pulumi("destroy", "--yes", "--skip-preview", ok=False)
+    text = done.stdout + done.stderr
+    assert done.returncode != 0, text
+    assert "gcp-training-jobs:guardrails.protectJobs: deleting job l4 (QUEUED" in text, text
+    assert "set gcp-training-jobs:guardrails.protectJobs to false (every job), or gcp-training-jobs:jobs.l4.protect " \
+        "to false (this job; in a program, TrainingJob's protect argument), then run `pulumi up` to record that: a " \
+        "replace or destroy reads the protection the last `pulumi up` recorded" in text, text
+    assert len(emulator.live()) == 1
+    project.up()  # records protectJobs: false
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    assert emulator.live() == {}
