@@ -284,9 +284,9 @@ def test_the_providers_check_names_a_bad_variable_as_a_check_failure(monkeypatch
               (TODAY_ENV, "'someday' is not a date; allowed: YYYY-MM-DD (e.g. 2026-11-22), or unset for the "
                           "system's date")]
     result = TrainingJobProvider().check({}, news)
-    assert [(f.property, f.reason) for f in result.failures] == wanted
+    assert [(f.field, f.message) for f in result.failures] == wanted
     tpu = TpuServiceAccountProvider().check({}, {"project": "my-proj"})
-    assert [(f.property, f.reason) for f in tpu.failures] == wanted
+    assert [(f.field, f.message) for f in tpu.failures] == wanted
 
 
 def test_a_provider_call_past_check_raises_the_library_error_naming_the_variable(monkeypatch) -> None:

@@ -60,13 +60,13 @@ def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
 def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
             ) -> dict[str, Any]:
     result = provider.check(olds or {}, news)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    assert result.failures == [], [(f.field, f.message) for f in result.failures]
     return dict(result.inputs)
 
 
 def failures(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
              ) -> list[tuple[str, str]]:
-    return [(f.property, f.reason) for f in provider.check(olds or {}, news).failures]
+    return [(f.field, f.message) for f in provider.check(olds or {}, news).failures]
 
 
 def created(provider: TrainingJobProvider, news: dict[str, Any]) -> dict[str, Any]:

@@ -264,7 +264,15 @@ def test_protected_running_job_fails_naming_the_setting() -> None:
     assert str(problem) == (
         "gcp-training-jobs:guardrails.protectJobs: replacing job distributed (RUNNING since 2026-11-19T08:00:00Z): "
         "the running job will be cancelled, and job distributed is protected; allowed: let it finish (or cancel "
-        "it) first, or set gcp-training-jobs:jobs.distributed.protect to false")
+        "it) first, or set gcp-training-jobs:guardrails.protectJobs to false (every job), or "
+        "gcp-training-jobs:jobs.distributed.protect to false (this job; in a program, TrainingJob's protect "
+        "argument), then run `pulumi up` to record that: a replace or destroy reads the protection the last "
+        "`pulumi up` recorded")
+    own = protected_job_problem("d", "RUNNING", None, replacing=False, by_job=True)
+    assert str(own).startswith("gcp-training-jobs:jobs.d.protect: deleting job d (RUNNING): ")
+    assert "set gcp-training-jobs:jobs.d.protect to false (a job's own protect wins over " \
+           "gcp-training-jobs:guardrails.protectJobs; in a program, TrainingJob's protect argument), then run " \
+           "`pulumi up` to record that" in str(own)
     assert protected_job_problem("d", "CANCELLED", None, replacing=True, by_job=True) is None
     assert is_protected({"protectJobs": True}, None) and not is_protected({"protectJobs": True}, False)
     assert is_protected(None, True) and not is_protected(None, None)

@@ -76,7 +76,7 @@ def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(
     cases += [(ti_ok, None), (ti_bad, "3 NVIDIA_TESLA_T4 on n1-standard-8")]
 
     def verdict(news: dict[str, Any]) -> list[str]:
-        return [f"{f.property}: {f.reason}" for f in provider.check({}, news).failures]
+        return [f"{f.field}: {f.reason}" for f in provider.check({}, news).failures]
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(5):

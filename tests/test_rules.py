@@ -194,8 +194,10 @@ def test_job_id_format() -> None:
 def test_gs_uris_where_uris_are_expected() -> None:
     job = custom(packageUris=["/local/trainer.tar.gz"], jobDir="s3://bucket/out")
     assert problems_of(job) == [
-        "trainingInput.packageUris[0]: '/local/trainer.tar.gz' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH",
-        "trainingInput.jobDir: 's3://bucket/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH",
+        "trainingInput.packageUris[0]: '/local/trainer.tar.gz' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
+        "trainingInput.jobDir: 's3://bucket/out' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
     ]
 
 

@@ -226,7 +226,8 @@ def test_python_package_and_container_fields() -> None:
             "pythonPackageSpec": {"packageUris": ["trainer.tar.gz"], "pythonModule": "t.task"}}
     assert problems(custom_job_spec(pool)) == [
         "workerPoolSpecs[0].pythonPackageSpec.executorImageUri: required with pythonPackageSpec",
-        "workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: 'trainer.tar.gz' is not a Cloud Storage URI; "
+        "workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: 'trainer.tar.gz' is not a Cloud Storage URI: "
+        "it does not start with gs://; "
         "allowed: gs://BUCKET/PATH",
     ]
     env = container_pool(machine("n1-standard-4"))
@@ -327,7 +328,8 @@ def test_persistent_resource_id_and_names() -> None:
                                     tensorboard="projects/p/locations/europe-west4/tensorboards/1")) == [
         "serviceAccount: 'me'; allowed: a service account email",
         "network: 'default'; allowed: projects/PROJECT_NUMBER/global/networks/NAME",
-        "baseOutputDirectory.outputUriPrefix: '/tmp/out'; allowed: gs://BUCKET/PATH",
+        "baseOutputDirectory.outputUriPrefix: '/tmp/out' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
         "tensorboard: is in europe-west4, not in the job's region us-central1; allowed: a resource in us-central1",
     ]
 

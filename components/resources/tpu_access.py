@@ -53,7 +53,7 @@ class TpuServiceAccountProvider(EndpointProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = [] if news.get("project") else [CheckFailure("project", "required: the Google Cloud project")]
         failures += environment_failures()
-        return CheckResult(news, failures)
+        return CheckResult(news, self._refused("TpuServiceAccount", "lookup", failures))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         outs = self._lookup(str(props["project"]))

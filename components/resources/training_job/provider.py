@@ -115,7 +115,7 @@ class TrainingJobProvider(EndpointProvider):
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
-            return CheckResult(dict(news), env_failures)
+            return CheckResult(dict(news), self._refused("TrainingJob", str(news.get("name", "")), env_failures))
         # every input's type and range (inputs, as TrainingJob judges them in the program); only UNKNOWN passes
         judged_inputs = input_problems(news)
         failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == "backend"]
@@ -130,7 +130,7 @@ class TrainingJobProvider(EndpointProvider):
                                          "stack/name), which labels its job so that a re-run finds it"))
         failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != "backend"]
         rails, rail_problems = guardrails_of(news.get("guardrails"))
-        failures += [CheckFailure("guardrails", str(p)) for p in rail_problems]
+        failures += [CheckFailure(p.path, p.message) for p in rail_problems]
         unknown_paths = list(_unknown_paths(new.job))
         judged: Judged | None = None
         try:
@@ -155,7 +155,7 @@ class TrainingJobProvider(EndpointProvider):
         failures += check_runs(olds, news, judged, rails, None if unknown(new.region) else new.region,
                                resource_label(new.identity)[RESOURCE_LABEL],
                                stack_label_of(new.identity).get(STACK_LABEL, ""), self._endpoint())
-        return CheckResult(inputs, failures)
+        return CheckResult(inputs, self._refused("TrainingJob", new.name, failures))  # the project's own lines
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         old = Inputs.of(olds)

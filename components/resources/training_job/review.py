@@ -122,9 +122,13 @@ def protected_job_problem(name: str, state: str | None, since: str | None, repla
     warning = running_job_warning(name, state, since, replacing)
     if warning is None:
         return None
-    where = f"{NAMESPACE}:jobs.{name}.protect" if by_job else key("protectJobs")
-    return Problem(where, f"{warning}, and job {name} is protected; allowed: let it finish (or cancel it) "
-                   f"first, or set {NAMESPACE}:jobs.{name}.protect to false")
+    own, every = f"{NAMESPACE}:jobs.{name}.protect", key("protectJobs")
+    lift = (f"set {own} to false (a job's own protect wins over {every}; in a program, TrainingJob's protect "
+            f"argument)" if by_job else f"set {every} to false (every job), or {own} to false (this job; in a "
+            "program, TrainingJob's protect argument)")
+    return Problem(own if by_job else every, f"{warning}, and job {name} is protected; allowed: let it finish (or "
+                   f"cancel it) first, or {lift}, then run `pulumi up` to record that: a replace or destroy reads the "
+                   "protection the last `pulumi up` recorded")
 
 
 # --- A job after its create: a waited job's reports, its cost so far --------------------------------------
