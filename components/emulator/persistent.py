@@ -273,6 +273,10 @@ ROUTES: list[Route] = [
           lambda s, r: get(s, r.project, r.location, r.params["r"]), ("aiplatform", SCHEMA)),
     Route("DELETE", re.compile(_ITEM + "$"), "persistentResources.delete",
           lambda s, r: delete(s, r.project, r.location, r.params["r"])),
-    Route("GET", re.compile(_ITEM + r"/operations/(?P<o>[^/:]+)$"), "persistentResources.operations.get",
-          lambda s, r: get_operation(s, r.project, r.location, r.params["r"], r.params["o"])),
+    *(Route("GET", re.compile(prefix + _ITEM.removeprefix("^/v1") + r"/operations/(?P<o>[^/:]+)$"),
+            "persistentResources.operations.get",
+            lambda s, r: get_operation(s, r.project, r.location, r.params["r"], r.params["o"]))
+      # The SDK's REST transport asks the /ui/ binding of GetOperation first (google-api-core operations_v1 takes the
+      # first http rule that matches; aiplatform_v1's persistent_resource_service rest_base lists /ui/ before /v1/).
+      for prefix in ("^/v1", "^/ui")),
 ]
