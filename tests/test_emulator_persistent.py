@@ -321,3 +321,21 @@ def test_under_autoscaling_the_resource_holds_its_max_replica_count(emu: Emulato
     assert status == 429
     emu.state.set_quota(L4_QUOTA, "europe-west4", 1)
     assert vertex.projects().locations().customJobs().create(parent=other, body=plain).execute()["name"]
+
+
+def test_a_tpu_slice_fits_only_its_topology(emu: Emulator, vertex: Any) -> None:
+    slice_4x4 = {"machineType": "ct5lp-hightpu-4t", "tpuTopology": "4x4"}
+    running(emu, vertex, "v5e", resource_pool(slice_4x4, replicas=1))
+    assert create_job(vertex, job_on("v5e", container_pool(dict(slice_4x4))))["state"] == "JOB_STATE_QUEUED"
+    status, error = refusal(lambda: create_job(vertex, job_on("v5e", container_pool({**slice_4x4, "tpuTopology":
+                                                                                      "2x2"}))))
+    assert status == 400 and violations(error) == ["job_spec.worker_pool_specs[0].machine_spec"]
+
+
+def test_a_stockout_does_not_stop_a_job_on_machines_already_there(emu: Emulator, vertex: Any) -> None:
+    running(emu, vertex, "held")
+    emu.state.add_stockout(REGION, "g2-standard-8")
+    made = create_job(vertex, job_on("held"))
+    emu.state.advance(3 * PHASE)
+    assert vertex.projects().locations().customJobs().get(name=made["name"]).execute()["state"] \
+        == "JOB_STATE_SUCCEEDED"

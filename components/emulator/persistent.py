@@ -12,9 +12,9 @@ against the quota limits (a 429 as a job's).
 A job on a resource (`vertex_limits.PERSISTENT_RESOURCE_SOURCES`, "Run training jobs on a persistent resource"):
 the resource exists in the job's project and location (else 404 NOT_FOUND), is RUNNING (else 400
 FAILED_PRECONDITION), and each worker pool matches one resource pool exactly (machine type, accelerator type and
-count; boot disk type and size, Vertex's defaults where unset) with a replica count at most that pool's replica
-count, or its maxReplicaCount under autoscaling (else 400 INVALID_ARGUMENT naming the pool's field). No real answer
-was found for these refusals: the words are the emulator's, in Google's style.
+count, TPU topology; boot disk type and size, Vertex's defaults where unset) with a replica count at most that
+pool's replica count, or its maxReplicaCount under autoscaling (else 400 INVALID_ARGUMENT naming the pool's field).
+No real answer was found for these refusals: the words are the emulator's, in Google's style.
 """
 
 from __future__ import annotations
@@ -200,10 +200,11 @@ def check_job(state: EmulatorState, project: str, location: str, spec: dict[str,
             _fit(pool, f"{at}.worker_pool_specs[{index}]", resource, shown)
 
 
-def _machine(pool: dict[str, Any]) -> tuple[str, str, int]:
+def _machine(pool: dict[str, Any]) -> tuple[str, str, int, str]:
+    """What of a machine spec must match: type, accelerator type and count, TPU topology."""
     machine = pool.get("machineSpec") or {}
     return (str(machine.get("machineType") or ""), str(machine.get("acceleratorType") or ""),
-            int_value(machine.get("acceleratorCount")) or 0)
+            int_value(machine.get("acceleratorCount")) or 0, str(machine.get("tpuTopology") or ""))
 
 
 def _disk(pool: dict[str, Any]) -> tuple[str, int]:
@@ -219,12 +220,10 @@ def _capacity(pool: dict[str, Any]) -> tuple[int, str]:
 
 
 def _shown(index: int, pool: dict[str, Any]) -> str:
-    machine, accelerator, count = _machine(pool)
     disk_type, disk_size = _disk(pool)
     replicas, field = _capacity(pool)
-    gpus = f", {count} {accelerator}" if accelerator else ""
     named = f" ({pool['id']})" if pool.get("id") else ""
-    return (f"resource_pools[{index}]{named}: {machine}{gpus}, {disk_type} {disk_size} GB, "
+    return (f"resource_pools[{index}]{named}: {_spec(_machine(pool))}, {disk_type} {disk_size} GB, "
             f"{field} {replicas}")
 
 
@@ -250,9 +249,10 @@ def _fit(pool: dict[str, Any], where: str, resource: Resource, shown: str) -> No
                       f"matching resource pool of PersistentResource {resource.name}.", f"{where}.replica_count")
 
 
-def _spec(machine: tuple[str, str, int]) -> str:
-    machine_type, accelerator, count = machine
-    return f"{machine_type}, {count} {accelerator}" if accelerator else machine_type
+def _spec(machine: tuple[str, str, int, str]) -> str:
+    machine_type, accelerator, count, topology = machine
+    gpus = f", {count} {accelerator}" if accelerator else ""
+    return machine_type + gpus + (f", topology {topology}" if topology else "")
 
 
 # ------------------------------------------------------------------------------------------------------ routes
