@@ -26,8 +26,7 @@ from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.catalog import quotas as table
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, VERTEX
-from components.jobspec.render.bodies import TRAINING, TUNING
+from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, TRAINING, TUNING, VERTEX
 from components.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
 
 ENDPOINT = "https://serviceusage.googleapis.com/"

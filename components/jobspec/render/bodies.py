@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, TRAINING, TUNING, VERTEX, label_value
 from components.jobspec.core.problems import Problem, collapse_repeated, vertex_only
 from components.jobspec.io.vocabulary import is_tuning_config
 from components.jobspec.render.custom_job import custom_job_body, trial_job_spec
@@ -28,10 +28,6 @@ AnyJob = Job | VertexJob
 #: What can be rendered: either of those, or a Vertex AI tuning config (studySpec, trialJobSpec).
 Renderable = Job | VertexJob | TuningJob
 
-#: What a job is created as: a training job (ml v1 Job, Vertex CustomJob) or a Vertex HyperparameterTuningJob.
-TRAINING = "training"
-TUNING = "tuning"
-JOB_KINDS = (TRAINING, TUNING)
 
 
 def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *,
