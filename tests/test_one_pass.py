@@ -58,7 +58,7 @@ def test_check_reads_each_job_once_and_create_never_judges_it_again(
         assert created.outs["jobId"].startswith(news["name"].replace("-", "_"))
         # Judged by the check the engine runs before every create: parsed, translated, rendered once, never judged.
         # The second parse and translation read the job as the API answered the create (it may be a live job
-        # adopted at another placement), for its costUsd and placement outputs, by the same path (pools_of_body).
+        # adopted at another placement), for its costUsd and placement outputs, by the same path (facts_of_body).
         assert counts == {"parse": 2, "translate": 2, "judge": 0, "render": 1}, news["job"].keys()
 
 

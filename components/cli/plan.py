@@ -13,7 +13,7 @@ import json
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +25,7 @@ from components.jobspec import catalog
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.cost import accelerator_totals, running_pools
-from components.jobspec.translate.pools import Pool, pools_of_body
+from components.jobspec.translate.facts import JobFacts, facts_of_body
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file, settings_given
 from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
@@ -272,14 +271,13 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
             ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
 
 
-def _task_lines(job: dict[str, Any], pools: Sequence[Pool], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _task_lines(job: dict[str, Any], facts: JobFacts) -> list[tuple[str, str]]:
     """One line per task role with machines, replica count and accelerators; then the accelerators in all, read
-    from the job's pools as it was judged (load.Judged.pools: on Vertex AI its translation, whose pools are the
+    from the job's facts as it was judged (load.Judged.facts: on Vertex AI its translation, whose pools are the
     roles in order, catalog.ROLES; on AI Platform the machines as written)."""
     ti = job.get("trainingInput") or {}
     lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
-    running = running_pools(body, pools)
-    for pool in running:
+    for pool in facts.running:
         role = str(pool.role)
         if pool.machine_type is None:
             lines.append((role, pool.note))
@@ -288,7 +286,7 @@ def _task_lines(job: dict[str, Any], pools: Sequence[Pool], body: Mapping[str, A
         if pool.accelerators:
             text += f" + {pool.held[1]} {pool.held[0]}"
         lines.append((role, text + (f" ({pool.note})" if pool.note else "")))
-    totals = accelerator_totals(body, running)
+    totals = facts.accelerator_totals
     if totals:
         lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
     return lines
@@ -299,19 +297,16 @@ def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
     for a job the program made itself (its pools then read from its inputs, as a body's)."""
     job = inputs.get("job") or {}
     body: Mapping[str, Any] | None = judged.body if judged is not None else None
-    try:
-        pools = judged.pools if judged is not None else tuple(pools_of_body(job))
-    except SpecError:
-        pools = ()  # validate names what is wrong with it
+    facts = judged.facts if judged is not None else facts_of_body(job)  # one that does not read: validate says why
     if "jobSpec" in job:
         from components.cli.plan_custom_job import describe_custom_job
 
-        return describe_custom_job(inputs, pools)
+        return describe_custom_job(inputs, facts.pools)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
     backend = str(inputs.get("backend"))
     lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
-    lines += _task_lines(job, pools, body or job)
+    lines += _task_lines(job, facts)
     if master.get("imageUri"):
         lines.append(("image", master["imageUri"]))
     else:

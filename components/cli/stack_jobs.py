@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,6 +34,7 @@ from components.jobspec.core.env import env_settings
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.io.documents import read_yaml
+from components.jobspec.translate.facts import JobFacts, facts_of_body
 from components.resources.job_model.identity import region_of_name, resource_label, stack_label
 from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
@@ -114,6 +116,11 @@ class FoundJob:
     """Its project, the region it lives in and the endpoint."""
     history: list[FoundJob] = field(default_factory=list)
     """The older jobs of the same resource, oldest first (on the stack's job now only)."""
+
+    @cached_property
+    def facts(self) -> JobFacts:
+        """What status and spend read of the job (translate.facts.facts_of_body, in the region it lives in), once."""
+        return facts_of_body(self.resource, region=self.target.region)
 
     @property
     def job_id(self) -> str:

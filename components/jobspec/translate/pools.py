@@ -22,7 +22,7 @@ from components.jobspec.core.names import TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.vocab.jobs import VertexJob
-from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput, parse_job
+from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
 
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import ReservationAffinity
@@ -411,22 +411,3 @@ def _tpu_worker_image(ti: TrainingInput, m: _Machine) -> str | None:
     """A Cloud TPU worker's own container, for the one cloud-tpu pool of a job whose master gives none."""
     worker = ti.role_config("worker")
     return worker.image_uri if m.machine_type == catalog.CLOUD_TPU_MACHINE and worker else None
-
-
-# --- A body, as rendered or as the API holds it ------------------------------------------------------------
-
-
-def pools_of_body(body: Mapping[str, Any]) -> list[Pool]:
-    """The pools of a request body, or of a job as the API holds it, by the same reading as a job's own: a Vertex
-    AI body's CustomJobSpec (a CustomJob's jobSpec, a tuning job's trialJobSpec) parsed by its model and read as
-    written (spec_pools); an ml v1 body's trainingInput parsed and read as AI Platform runs it (ml_pools). A
-    body that does not parse is a SpecError."""
-    for key in VERTEX_SPEC_KEYS:
-        spec = body.get(key)
-        if isinstance(spec, Mapping):
-            from components.jobspec.vocab.custom_job import parse_custom_job_spec  # Vertex's models, for its bodies
-
-            parsed, single = parse_custom_job_spec(dict(spec))
-            return spec_pools(VertexJob(parsed, single_pool=single))
-    ti = body.get(TRAINING_INPUT)
-    return ml_pools(parse_job({TRAINING_INPUT: dict(ti)}).training_input) if isinstance(ti, Mapping) else []

@@ -32,7 +32,8 @@ from components.jobspec.core.names import BACKENDS, PAUSED_STATES, RESOURCE_LABE
 from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.rules import today
-from components.resources.fallbacks import placement_of, pools_held
+from components.jobspec.translate.facts import facts_of_body
+from components.resources.fallbacks import placement_of
 from components.resources.job_model import runs
 from components.resources.job_model.identity import labels_of, resource_label, stack_label_of
 from components.resources.job_model.inputs import (
@@ -100,15 +101,15 @@ class TrainingJobProvider(EndpointProvider):
     def _outputs(self, jobs: Jobs, resource: dict[str, Any], job_id: str = "") -> dict[str, Any]:
         backend = jobs.backend
         job_id = backend.job_id_of(resource) or job_id
-        pools = pools_held(resource)  # the job as the API holds it, read once (it may run at a fallback)
+        facts = facts_of_body(resource, region=jobs.target.region)  # as the API holds it (it may run at a fallback)
         return {
             "jobId": job_id,
             "resourceName": backend.name_of(jobs.target, job_id, resource),
             "state": backend.state(resource),
             "backendState": resource.get("state"),
             **backend.outputs(resource, jobs.target),
-            "costUsd": cost_usd(resource, jobs.target.region, self.wall_clock(), pools),
-            "placement": placement_of(runs.placement_index(resource), resource, jobs.target.region, pools),
+            "costUsd": cost_usd(resource, facts, self.wall_clock()),
+            "placement": placement_of(runs.placement_index(resource), facts),
             "retryCount": runs.retry_number(resource),
         }
 
@@ -145,13 +146,10 @@ class TrainingJobProvider(EndpointProvider):
             failures.extend(_failures(error.problems, unknown_paths))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
         if judged is not None and judged.body is not None and new.backend in BACKENDS:
-            name = new.name or "job"
-            region = None if unknown(new.region) else new.region  # unknown at preview: the cost cap waits
-            failures += [CheckFailure(p.path, p.message)
-                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region,
-                                                    judged.pools)]
+            name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
+            failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, rails, today())]
             # said once: not again in the preview's summary (provider_log)
-            say_once(cost_line(judged.body, name, region, judged.pools))
+            say_once(cost_line(judged.facts, name))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)
         failures += check_runs(olds, news, judged, rails, None if unknown(new.region) else new.region,
                                resource_label(new.identity)[RESOURCE_LABEL],

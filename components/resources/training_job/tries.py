@@ -11,7 +11,7 @@ its inputs read once (inputs.Inputs), its endpoint, where its jobs are reached (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ from components.jobspec.load import Judged
 from components.jobspec.render.bodies import Renderable
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 from components.resources.fallbacks import alternative_job
 from components.resources.job_model import runs
 from components.resources.job_model.identity import labels_of, region_of_name
@@ -39,7 +39,6 @@ from components.resources.job_model.inputs import (
     known_only,
     new_job_id,
     preview_job_id,
-    region_of,
     retries_of,
     unknown,
 )
@@ -96,7 +95,7 @@ def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged 
         return failures
     name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
     job = known_only(news.get("job") or {}, unknown)
-    tries: list[tuple[int, str, Mapping[str, Any], Sequence[Pool]]] = [(0, region or "", judged.body, judged.pools)]
+    tries: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
     for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else []):
         where = f"fallbacks[{index}]"
         if unknown(alternative):
@@ -117,12 +116,10 @@ def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged 
         failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
         if other.body is None:
             continue
-        there = region_of(data) or None
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
-                     for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there,
-                                                other.pools)]
-        say_once(cost_line(other.body, f"{name} {where}", there, other.pools))
-        tries.append((index + 1, there or "", other.body, other.pools))
+                     for p in job_rule_problems(other.facts, name, rails, today())]
+        say_once(cost_line(other.facts, f"{name} {where}"))
+        tries[index + 1] = other.facts
     # only for a job about to be made: a create, or a replace
     if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, news).replaces):
         return failures
