@@ -35,7 +35,7 @@ from components.jobspec.core.errors import SpecError, TrainingJobsError, Unreada
 from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.io.documents import read_yaml
 from components.jobspec.translate.facts import JobFacts, facts_of_body
-from components.resources.job_model.identity import region_of_name, resource_label, stack_label
+from components.resources.job_model.identity import identity_of, region_of_name, resource_label, stack_label
 from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
@@ -176,7 +176,7 @@ def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
               sleep: Callable[[float], None] = time.sleep) -> list[FoundJob]:
     """Every job of the stack the APIs hold, oldest first (StackJobsError naming the API when a lookup fails)."""
     settings = stack.settings
-    identities = {name: resource_label(f"{organization}/{stack.project_name}/{stack.name}/{name}")[RESOURCE_LABEL]
+    identities = {name: resource_label(identity_of(organization, stack.project_name, stack.name, name))[RESOURCE_LABEL]
                   for name in settings.jobs}
     stems = {preview_job_id(name).rsplit("_", 1)[0]: name for name in settings.jobs}
     lookups = [stack_label(stack.project_name, stack.name)] + [{RESOURCE_LABEL: v} for v in identities.values()]

@@ -17,6 +17,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
 from components.jobspec.core.problems import Problem
 from components.jobspec.translate.facts import JobFacts, machine_text
@@ -24,7 +25,6 @@ from components.jobspec.translate.facts import JobFacts, machine_text
 #: What an alternative may set (the settings model says the same, with types).
 KEYS = ("region", "machineSpec", "scheduling")
 MACHINE_KEYS = ("machineType", "acceleratorType", "acceleratorCount")
-ROLES = ("master", "worker", "parameterServer", "evaluator")
 
 
 def alternative_job(job: Mapping[str, Any], alternative: Mapping[str, Any], *,
@@ -77,12 +77,12 @@ def _spec_pools(given: Any, machine: Mapping[str, Any]) -> Any:
 
 
 def _roles(ti: dict[str, Any], machine: Mapping[str, Any]) -> None:
-    present = [r for r in ROLES if ti.get(f"{r}Type")]
+    present = [r for r in catalog.ROLES if ti.get(f"{r}Type")]
     with_gpus = [r for r in present if ((ti.get(f"{r}Config") or {}).get("acceleratorConfig") or {}).get("type")]
     for role in with_gpus or present:
         if "machineType" in machine:
             ti[f"{role}Type"] = machine["machineType"]
-        given = {k: machine[k] for k in ("acceleratorType", "acceleratorCount") if k in machine}
+        given = {k: machine[k] for k in MACHINE_KEYS[1:] if k in machine}  # its accelerators
         if given:
             config = dict(ti.get(f"{role}Config") or {})
             accelerator = dict(config.get("acceleratorConfig") or {})

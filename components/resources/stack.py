@@ -17,6 +17,7 @@ from typing import Any
 
 import pulumi
 
+from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.resources.job_model.inputs import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
@@ -178,7 +179,7 @@ def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
         ti["packageUris"] = [package.uri, *ti.get("packageUris", [])]
     if "args" in ti:
         ti["args"] = _with_job_dirs(ti["args"], job_dir)
-    for role in ("master", "worker", "parameterServer", "evaluator"):
+    for role in catalog.ROLES:
         config = ti.get(f"{role}Config")
         if isinstance(config, dict) and "containerArgs" in config:
             ti[f"{role}Config"] = {**config, "containerArgs": _with_job_dirs(config["containerArgs"], job_dir)}

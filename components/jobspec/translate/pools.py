@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from components.jobspec import catalog
-from components.jobspec.core.names import TRAINING_INPUT
+from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.io.vocabulary import pool_path
+from components.jobspec.io.vocabulary import TRIAL, pool_path
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
 #: Where a Vertex AI body holds its CustomJobSpec: a CustomJob's jobSpec, a HyperparameterTuningJob's trials'.
-VERTEX_SPEC_KEYS = ("jobSpec", "trialJobSpec")
+VERTEX_SPEC_KEYS = (JOB_SPEC, TRIAL)
 
 
 def scale_tier(ti: TrainingInput) -> str:

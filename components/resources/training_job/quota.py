@@ -29,17 +29,6 @@ from components.jobspec.review.quotas import Needs, needs_of
 from components.jobspec.translate.facts import JobFacts
 
 
-def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
-    """The `stackQuota` input ({"needs": {region: {metric: units}}}): what all the stack's jobs need, as written."""
-    given = value.get("needs") if isinstance(value, Mapping) else None
-    found: dict[str, dict[str, int]] = {}
-    for region, needs in (given.items() if isinstance(given, Mapping) else ()):
-        if isinstance(region, str) and isinstance(needs, Mapping):
-            found[region] = {str(k): int(v) for k, v in needs.items()
-                             if isinstance(v, int | float) and not isinstance(v, bool)}
-    return found
-
-
 def stack_quota(jobs: Iterable[JobFacts]) -> dict[str, Any] | None:
     """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
     and metric, from their judged facts. The same small value for every job

@@ -23,33 +23,21 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from components.backends.cloud_logging import LoggingError, LogLine, Reader, log_job_id
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
-from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.core.problems import Problem
 from components.jobspec.review.cost import estimate
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
 from components.jobspec.review.money import hours_text, missing_text
 from components.jobspec.review.run_cost import run_cost
 from components.jobspec.translate.facts import JobFacts
+from components.resources.job_model.inputs import Inputs
 
 
 class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
-
-
-def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
-    """The `guardrails` input (the stack's, by alias; nothing: none), and what is wrong with it."""
-    if not isinstance(value, Mapping):
-        return Guardrails(), []
-    try:
-        return Guardrails.of(value), []
-    except ValidationError as error:
-        return Guardrails(), [Problem(f"{NAMESPACE}:guardrails.{p.path}" if p.path else f"{NAMESPACE}:guardrails",
-                                      p.message) for p in from_validation_error(error, Guardrails)]
 
 
 def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date) -> list[Problem]:
@@ -105,9 +93,8 @@ class Protection:
     @classmethod
     def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
         def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            protect = props.get("protect")
-            own = protect if isinstance(protect, bool) else None
-            return is_protected(guardrails_of(props.get("guardrails"))[0], own), own is not None
+            read = Inputs.of(props)  # the inputs read once: the job's `protect`, the stack's guardrails
+            return is_protected(read.guardrails, read.protect), read.protect is not None
         before, before_by_job = of_inputs(olds)
         now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)
         return cls(now, before, now_by_job if now else before_by_job)
