@@ -330,16 +330,16 @@ def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(n
 
 
 def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() -> None:
-    """The Vertex job the provider tests create, and the seeds' jobs (ml v1 bodies at Vertex AI's rates); the seed
-    with legacy K80 machines is unknown for its K80s only, which Vertex AI does not offer."""
+    """The Vertex job the provider tests create, and the guides' example jobs (ml v1 bodies at Vertex AI's rates);
+    the one with legacy K80 machines is unknown for its K80s only, which Vertex AI does not offer."""
     from components.jobspec.io.documents import read_yaml
     from tests.helpers import l4_spot
 
     bodies = {"l4": {"jobSpec": l4_spot()["jobSpec"]}}
-    for seed in ("basic_tpu_resnet", "gpu_compute_engine", "tpu_compute_engine_master", "tpu_legacy_master",
+    for example in ("basic_tpu_resnet", "gpu_compute_engine", "tpu_compute_engine_master", "tpu_legacy_master",
                  "gpu_legacy"):
-        ti = read_yaml(ROOT / "tests" / "fixtures" / "seeds" / f"{seed}.yaml")["trainingInput"]
-        bodies[seed] = {"trainingInput": {**ti, "region": "us-central1"}}
+        ti = read_yaml(ROOT / "tests" / "fixtures" / "guide_examples" / f"{example}.yaml")["trainingInput"]
+        bodies[example] = {"trainingInput": {**ti, "region": "us-central1"}}
     for name, body in bodies.items():
         cost = estimate(facts(body, "us-central1"), name)
         if name == "gpu_legacy":

@@ -56,7 +56,7 @@ def machine(machine_type: str, accelerator: str | None = None, count: int | None
     (machine("g4-standard-96", "NVIDIA_RTX_PRO_6000", 2), "us-east4"),
     (machine("n1-standard-8", "NVIDIA_TESLA_T4", 2), "us-central1"),
     (machine("n1-standard-32", "NVIDIA_TESLA_V100", 4), "us-west1"),
-    (machine("n2-standard-8"), "us-east5"),  # CPU only, in a region the seeds did not know
+    (machine("n2-standard-8"), "us-east5"),  # CPU only, in a region the AI Platform Training guides did not know
     (machine("cloud-tpu", "TPU_V3", 8), "europe-west4"),
     (machine("cloud-tpu", "TPU_V2", 32), "us-central1"),
     (machine("ct5lp-hightpu-4t", tpuTopology="4x4"), "us-central1"),  # Google's own example: 16 chips, 4 VMs

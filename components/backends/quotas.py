@@ -34,9 +34,9 @@ ENDPOINT = "https://serviceusage.googleapis.com/"
 CLOUD_QUOTAS_ENDPOINT = "https://cloudquotas.googleapis.com/"
 METHOD = "consumerQuotaMetrics.list"
 CLOUD_QUOTAS_METHOD = "quotaInfos.list"
-#: The IAM permission each API asks to read quota limits (their REST references' "IAM Permissions").
+#: The IAM permission Cloud Quotas asks to read quota limits (its REST reference's "IAM Permissions"), which the
+#: warning names; Service Usage's, `serviceusage.quotas.get`, no message names.
 CLOUD_QUOTAS_PERMISSION = "cloudquotas.quotas.get"
-SERVICE_USAGE_PERMISSION = "serviceusage.quotas.get"
 #: Cloud Quotas' answers that send the read to Service Usage: not enabled / not permitted, or not served.
 FALL_BACK_ON = frozenset({403, 404})
 MAX_PAGES = 50

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 
-from components.jobspec.core.env import VARIABLES, EnvError, env_settings
+from components.jobspec.core.env import EnvError, env_settings
 from components.jobspec.core.names import NAMESPACE
 
-#: Environment override of the API endpoint (tests, the emulator); stack config `apiEndpoint` wins.
-ENDPOINT_ENV = VARIABLES["api_endpoint"]
 #: The stack config key of the endpoint override, in the library's own namespace.
 ENDPOINT_KEY = f"{NAMESPACE}:apiEndpoint"
 

@@ -218,7 +218,7 @@ def _with_job_dirs(args: list[str], job_dir: pulumi.Input[str]) -> list[pulumi.I
 
 
 def _with_job_dir(arg: str, job_dir: pulumi.Input[str]) -> pulumi.Input[str]:
-    """An argument naming ${jobDir} (the seed's --model_dir=$OUTPUT_PATH), with the job dir put in."""
+    """An argument naming ${jobDir} (the TPU guide's --model_dir=$OUTPUT_PATH), with the job dir put in."""
     if JOB_DIR_PLACEHOLDER not in arg:
         return arg
     known = job_dir if isinstance(job_dir, str) else None  # a given bucket or job dir: the same text, no apply

@@ -28,7 +28,7 @@ MAX_RETRIES: Final = 10
 #: Exit codes of every command: all valid; something invalid; input unreadable (or usage).
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
-#: The two vocabularies of a job, by their top-level key: the seeds' ml v1 Job (a gcloud config.yaml) and
+#: The two vocabularies of a job, by their top-level key: AI Platform Training's ml v1 Job (a gcloud config.yaml) and
 #: Vertex AI's CustomJobSpec (as `gcloud ai custom-jobs create --config` reads it).
 TRAINING_INPUT: Final = "trainingInput"
 JOB_SPEC: Final = "jobSpec"

@@ -68,7 +68,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-#: AI Platform Training's hardware limits (the seeds' GPU table, zones, TPU regions and runtimes): on backend
+#: AI Platform Training's hardware limits (its GPU guide's table, zones, TPU regions and runtimes): on backend
 #: vertex a trainingInput is judged by POOL_RULES instead, on its translation.
 AI_PLATFORM_ONLY: frozenset[Rule] = frozenset({rule_accelerators, rule_gpu_regions, rule_tpu})
 

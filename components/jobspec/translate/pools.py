@@ -324,7 +324,8 @@ def ml_pools(ti: TrainingInput) -> list[Pool]:
 def _master_beside_tpu(ti: TrainingInput) -> tuple[str, str] | None:
     """(where, what) of the master of a job whose only other task is its Cloud TPU worker: BASIC_TPU (a `standard`
     master beside a Cloud TPU, catalog.TIER_MACHINES), or CUSTOM with cloud_tpu workers and no parameter server or
-    evaluator (seed 000's two shapes). On Vertex AI the TPU VM runs the code itself, so that master is not used."""
+    evaluator (the AI Platform Training TPU guide's two shapes). On Vertex AI the TPU VM runs the code itself, so that
+    master is not used."""
     machines = {role: m for role in catalog.ROLES if (m := _written(role, ti)) is not None}
     master, worker = machines.get("master"), machines.get("worker")
     if set(machines) != {"master", "worker"} or worker is None or worker.machine_type != catalog.CLOUD_TPU \
