@@ -15,8 +15,8 @@ from components.jobspec.translate.facts import (
     PERSISTENT_RESOURCE,
     RESERVATION,
     facts_of_body,
-    machine_text,
 )
+from components.jobspec.translate.pools import machine_text
 
 TRAINING_INPUT: dict[str, Any] = {"trainingInput": {
     "scaleTier": "CUSTOM", "region": "us-central1", "masterType": "n1-standard-8",
@@ -77,7 +77,7 @@ def test_a_custom_job_spec() -> None:
                                                                                       False)
     assert facts.labels == {"env": "dev"}
     assert facts.accelerator_totals == {"NVIDIA_L4": 2}
-    assert facts.machines_text() == "1 x g2-standard-24 + 2 NVIDIA_L4, 2 x n2-standard-8"
+    assert [facts.held_text(p) for p in facts.running] == ["g2-standard-24 x1 + 2 NVIDIA_L4", "n2-standard-8 x2"]
 
 
 def test_a_tuning_config() -> None:
@@ -126,6 +126,7 @@ def test_a_body_whose_pools_do_not_read_says_so_once() -> None:
     (("n1-standard-8", "NVIDIA_TESLA_T4", None), "n1-standard-8 + ? NVIDIA_TESLA_T4"),
     (("n2-standard-4", None, None), "n2-standard-4"),
     ((None, None, None), "(no machine type)"),
+    (("a2-ultragpu-8g", "NVIDIA_A100_80GB", 8, 3), "a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB"),
 ])
 def test_one_wording_of_a_machine(args: tuple[Any, ...], text: str) -> None:
     assert machine_text(*args) == text

@@ -20,7 +20,8 @@ from typing import Any
 from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
 from components.jobspec.core.problems import Problem
-from components.jobspec.translate.facts import JobFacts, machine_text
+from components.jobspec.translate.facts import JobFacts
+from components.jobspec.translate.pools import machine_text
 
 #: What an alternative may set (the settings model says the same, with types).
 KEYS = ("region", "machineSpec", "scheduling")
@@ -103,5 +104,5 @@ def placement_of(index: int, facts: JobFacts) -> dict[str, Any]:
     machine = None
     if chosen is not None and chosen.machine_type:
         kind, count, _ = chosen.held
-        machine = machine_text(chosen.machine_type, kind if count else None, count)
+        machine = machine_text(chosen.machine_type, kind if count else None, count)  # as it holds them
     return {"index": index, "region": facts.region, "machine": machine}

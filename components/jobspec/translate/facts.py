@@ -30,21 +30,12 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, DURATION, JOB_SPEC, TRAINING, TRAINING_INPUT, TUNING, VERTEX
 from components.jobspec.core.problems import Problem
 from components.jobspec.io.vocabulary import TRIAL
-from components.jobspec.translate.pools import VERTEX_SPEC_KEYS, Pool, ml_pools, spec_pools
+from components.jobspec.translate.pools import VERTEX_SPEC_KEYS, Pool, machine_text, ml_pools, spec_pools
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import parse_job
 
 #: Where a job runs: on machines of its own, on a persistent resource, or on a Compute Engine reservation.
 OWN_MACHINES, PERSISTENT_RESOURCE, RESERVATION = "own machines", "persistent resource", "reservation"
-
-
-def machine_text(machine_type: str | None, accelerator_type: str | None, count: int | None) -> str:
-    """The one wording of a machine and its accelerators: `n1-standard-8 + 2 NVIDIA_TESLA_T4` (`?` for a count
-    not given; `(no machine type)` for none)."""
-    text = machine_type or "(no machine type)"
-    if accelerator_type:
-        text += f" + {count if count is not None else '?'} {accelerator_type}"
-    return text
 
 
 def as_int(value: Any, default: int = 0) -> int:
@@ -154,10 +145,11 @@ class JobFacts:
         where an ml v1 job wrote it (`trainingInput.workerType`)."""
         return f"{self.spec_key}.workerPoolSpecs[{pool.index}]" if self.spec_key else pool.where
 
-    def machines_text(self) -> str:
-        """The running pools, `2 x n1-standard-8 + 2 NVIDIA_TESLA_T4` each (replicas first), joined with `, `."""
-        return ", ".join(f"{p.replica_count} x {machine_text(p.machine_type, p.accelerator_type, p.accelerator_count)}"
-                         for p in self.running)
+    def held_text(self, pool: Pool) -> str:
+        """A running pool as the job holds it, in the one wording (translate.pools.machine_text): its machine, its
+        replicas and the accelerators each holds, `a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB`."""
+        kind, count, _ = pool.held
+        return machine_text(pool.machine_type, kind if count else None, count, replicas=pool.replica_count)
 
 
 # --- Reading a body --------------------------------------------------------------------------------------

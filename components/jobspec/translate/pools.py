@@ -42,6 +42,18 @@ def scale_tier(ti: TrainingInput) -> str:
 EXECUTOR, CONTAINER, RUNTIME = "executor", "container", "runtime"
 
 
+def machine_text(machine_type: str | None, accelerator_type: str | None, count: int | None,
+                 replicas: int | None = None) -> str:
+    """The one wording of a machine and its accelerators: `n1-standard-8 + 2 NVIDIA_TESLA_T4` (`?` for a count
+    not given; `(no machine type)` for none), with its replicas when given: `n1-standard-8 x3 + 2 NVIDIA_TESLA_T4`."""
+    text = machine_type or "(no machine type)"
+    if replicas is not None:
+        text += f" x{replicas}"
+    if accelerator_type:
+        text += f" + {count if count is not None else '?'} {accelerator_type}"
+    return text
+
+
 @dataclass(frozen=True)
 class Pool:
     """One worker pool as Vertex AI runs it, and where the user wrote each of its values."""
@@ -74,11 +86,7 @@ class Pool:
     @property
     def machine(self) -> str:
         """machineType, and accelerators as given, for messages: "n1-standard-8 + 2 NVIDIA_TESLA_T4"."""
-        text = self.machine_type or "(no machine type)"
-        if self.accelerator_type:
-            text += f" + {self.accelerator_count if self.accelerator_count is not None else '?'} " \
-                    f"{self.accelerator_type}"
-        return text
+        return machine_text(self.machine_type, self.accelerator_type, self.accelerator_count)
 
     @property
     def implied_accelerator(self) -> str | None:
