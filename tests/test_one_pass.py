@@ -17,6 +17,7 @@ from typing import Any
 from components.jobspec import load, rules
 from components.jobspec.render import bodies
 from components.jobspec.translate import pools
+from components.jobspec.translate import training_input as translation
 from components.jobspec.vocab import custom_job, training_input
 from components.resources.training_job import TrainingJobProvider
 from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
@@ -24,7 +25,7 @@ from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
 #: stage -> the functions that do it (each counted wherever it is called from).
 STAGES: dict[str, tuple[Callable[..., Any], ...]] = {
     "parse": (training_input.parse_job, custom_job.parse_custom_job_spec),
-    "translate": (pools.training_input_pools, pools.spec_pools, pools.ml_pools),
+    "translate": (translation.training_input_pools, pools.spec_pools, pools.ml_pools),
     "judge": (rules.check_job, rules.check_custom_job, rules.check_tuning_job),
     "render": (bodies.render_body,),
 }

@@ -26,7 +26,8 @@ from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
 from components.jobspec.translate.facts import JobFacts, facts_of
-from components.jobspec.translate.pools import Pool, ml_pools, spec_pools, training_input_pools
+from components.jobspec.translate.pools import Pool, ml_pools, spec_pools
+from components.jobspec.translate.training_input import training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
 

@@ -20,7 +20,8 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import VERTEX
 from components.jobspec.core.problems import Problem, notices
 from components.jobspec.rules import Options, judge_translation
-from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool, training_input_pools
+from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool
+from components.jobspec.translate.training_input import training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
 

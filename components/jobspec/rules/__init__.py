@@ -44,7 +44,8 @@ from components.jobspec.rules.vertex_pools import (
     rule_tpus,
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
-from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.translate.pools import Pool, spec_pools
+from components.jobspec.translate.training_input import training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job
 
@@ -94,7 +95,7 @@ def check_job(job: Job, opts: Options | None = None, pools: Sequence[Pool] | Non
               untranslated: Sequence[Problem] = ()) -> list[Problem]:
     """Every problem of a parsed job, in a stable order, without duplicates (on backend vertex, with Vertex
     AI's limits on the job's translation instead of AI Platform's). `pools` is the job's translation
-    (translate.pools.training_input_pools) and `untranslated` what did not translate; without them the job is
+    (translate.training_input.training_input_pools) and `untranslated` what did not translate; without them the job is
     translated here."""
     opts = opts or Options()
     problems: list[Problem] = []
