@@ -20,8 +20,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -114,13 +113,10 @@ class FoundJob:
     backend: Backend
     target: Target
     """Its project, the region it lives in and the endpoint."""
+    facts: JobFacts
+    """What status and spend read of the job (translate.facts.facts_of_body, in the region it lives in), once."""
     history: list[FoundJob] = field(default_factory=list)
     """The older jobs of the same resource, oldest first (on the stack's job now only)."""
-
-    @cached_property
-    def facts(self) -> JobFacts:
-        """What status and spend read of the job (translate.facts.facts_of_body, in the region it lives in), once."""
-        return facts_of_body(self.resource, region=self.target.region)
 
     @property
     def job_id(self) -> str:
@@ -164,12 +160,11 @@ def _collections(stack: Stack) -> list[Backend]:
     return list({type(backend): backend for backend in chosen}.values())
 
 
-def _region_of(backend: Backend, resource: dict[str, Any], fallback: str) -> str:
-    """Where a job lives: its Vertex AI name's location, else its trainingInput.region."""
-    if named := region_of_name(str(resource.get("name") or "")):
-        return named
-    region = (resource.get("trainingInput") or {}).get("region")
-    return str(region) if isinstance(region, str) and region else fallback
+def _facts_of(resource: dict[str, Any], listed_in: str) -> JobFacts:
+    """A listed job's facts, read once: where it lives is its Vertex AI name's location, else its own
+    trainingInput.region (facts_of_body), else the region it was listed in."""
+    facts = facts_of_body(resource, region=region_of_name(str(resource.get("name") or "")))
+    return facts if facts.region else replace(facts, region=listed_in)
 
 
 def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
@@ -189,9 +184,9 @@ def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
             for labels in lookups:
                 for resource in _listed(jobs, labels):
                     name = by_identity.get((resource.get("labels") or {}).get(RESOURCE_LABEL, ""))
-                    job = FoundJob(name, resource, backend, Target(settings.project,
-                                                                   _region_of(backend, resource, region),
-                                                                   stack.endpoint))
+                    facts = _facts_of(resource, region)
+                    job = FoundJob(name, resource, backend, Target(settings.project, str(facts.region),
+                                                                   stack.endpoint), facts)
                     if job.name is None:
                         job.name = stems.get(job.job_id.rsplit("_", 1)[0])
                     found.setdefault(job.key, job)

@@ -132,7 +132,7 @@ def judge_job(
     if judge:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
-                             pools if vertex else None, untranslated)
+                             pools, untranslated)
         warnings += credential_warnings(data)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 
