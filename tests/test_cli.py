@@ -4,9 +4,11 @@ traceback, and no import of pulumi, pulumi_gcp or googleapiclient."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,6 +173,63 @@ def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+#: A project of one Vertex AI stack whose one job runs on the emulator (its apiEndpoint).
+STACK_ON_THE_EMULATOR = """\
+config:
+  gcp:project: my-proj
+  gcp:region: us-central1
+  gcp-training-jobs:backend: vertex
+  gcp-training-jobs:apiEndpoint: {url}
+  gcp-training-jobs:enableApis: false
+  gcp-training-jobs:buckets: {{staging: my-staging, jobDir: my-job-dir}}
+  gcp-training-jobs:jobs:
+    cpu:
+      jobSpec:
+        workerPoolSpecs:
+        - machineSpec: {{machineType: n1-standard-8}}
+          replicaCount: 1
+          containerSpec: {{imageUri: us-docker.pkg.dev/my-proj/trainers/resnet:1.0}}
+"""
+
+
+@pytest.mark.slow
+def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: Any, provider: Any) -> None:
+    """status, logs and spend run against the emulator (a job made as `pulumi up` makes it) in a process that loads
+    no pulumi or pulumi_gcp module; diff's module and its parsing, `diff --help` included, load none either (it
+    imports the program's harness, and with it Pulumi, only when it plans)."""
+    from components.resources.job_model.inputs import wire_of
+    from components.resources.settings import load_stack_file
+
+    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    stack = write(tmp_path / "stacks" / "Pulumi.team.yaml", STACK_ON_THE_EMULATOR.format(url=emulator.url))
+    settings = load_stack_file(stack)
+    checked = provider.check({}, {"name": "cpu", "project": "my-proj", "backend": "vertex",
+                                  "job": wire_of(settings.jobs["cpu"].job),
+                                  "identity": "organization/gcp-training-jobs/team/cpu"})
+    assert checked.failures == []
+    provider.create(checked.inputs)
+    script = (
+        "import sys\n"
+        "from components.cli.main import main, parser\n"
+        "codes = [main(['status', '--stack', 'team']), main(['logs', '--stack', 'team', 'cpu']),\n"
+        "         main(['spend', '--stack', 'team', '--json'])]\n"
+        "import components.cli.diff\n"
+        "parser().parse_args(['diff', '--base', 'main', '--stack', 'team', '--json'])\n"
+        "try:\n"
+        "    main(['diff', '--help'])\n"
+        "except SystemExit as end:\n"
+        "    codes.append(end.code)\n"
+        "print('CODES', codes)\n"
+        "print('PULUMI', sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "stack team (vertex, project my-proj): 1 job;" in done.stdout  # status read the job from the API
+    assert "CODES [0, 0, 0, 0]" in done.stdout and "PULUMI []" in done.stdout
 
 
 # --- Vertex AI's own vocabulary: a CustomJobSpec, as `gcloud ai custom-jobs create --config FILE --region R` ---

@@ -25,10 +25,11 @@ from components.jobspec.review.guardrails import (
     stack_guardrail_problems,
 )
 from components.jobspec.translate.facts import JobFacts, facts_of_body
+from components.resources.job_model.protection import is_protected
 from components.resources.resource_rules import is_authoritative_iam, resource_problems
 from components.resources.settings import load_stack_file
 from components.resources.settings.guardrails import guardrail_problems_of
-from components.resources.training_job.review import is_protected, protected_job_problem, running_job_warning
+from components.resources.training_job.review import protected_job_problem, running_job_warning
 
 ROOT = Path(__file__).resolve().parents[1]
 

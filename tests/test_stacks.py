@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from pulumi.dynamic import Config, ConfigureRequest  # noqa: E402
 
-from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
+from components.cli.plan_mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
 from components.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from components.resources import stack as stack_module  # noqa: E402

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pydantic import ValidationError
-
 from components.jobspec import load
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import (
@@ -40,10 +38,9 @@ from components.jobspec.core.names import (
     JOB_NAME_MAX,
     JOB_SPEC,
     MAX_RETRIES,
-    NAMESPACE,
     TRAINING_INPUT,
 )
-from components.jobspec.core.problems import Problem, from_validation_error
+from components.jobspec.core.problems import Problem
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.load import Judged, enclosed_spec, within_spec
 from components.jobspec.render.bodies import AnyJob
@@ -51,6 +48,7 @@ from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import job_body, parse_job
+from components.resources.job_model.protection import guardrails_of, protect_of
 
 
 def is_custom(job: Any) -> bool:
@@ -163,17 +161,6 @@ def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
 
 
 # --- The other inputs ---------------------------------------------------------------------------------------
-
-
-def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
-    """The `guardrails` input (the stack's, by alias; nothing: none), and what is wrong with it."""
-    if not isinstance(value, Mapping):
-        return Guardrails(), []
-    try:
-        return Guardrails.of(value), []
-    except ValidationError as error:
-        return Guardrails(), [Problem(f"{NAMESPACE}:guardrails.{p.path}" if p.path else f"{NAMESPACE}:guardrails",
-                                      p.message) for p in from_validation_error(error, Guardrails)]
 
 
 def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
@@ -318,7 +305,7 @@ class Inputs:
             props=dict(props),
             guardrails=rails,
             guardrail_problems=tuple(rail_problems),
-            protect=protect if isinstance(protect, bool) else None,
+            protect=protect_of(protect),
             fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
             stack_needs=stack_needs_of(props.get("stackQuota")),
             delete_record=props.get("deleteRecordOnDelete") is True,

@@ -44,12 +44,12 @@ from components.resources.job_model.inputs import (
     preview_job_id,
     unknown,
 )
+from components.resources.job_model.protection import Protection
 from components.resources.job_model.runs import changes_of
 from components.resources.provider_base import EndpointProvider, environment_failures
 from components.resources.provider_log import say_once
 from components.resources.training_job.review import (
     ProtectedJobError,
-    Protection,
     Standing,
     WaitReport,
     cost_line,

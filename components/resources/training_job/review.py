@@ -33,7 +33,7 @@ from components.jobspec.review.guardrails import Guardrails, end_of_life_problem
 from components.jobspec.review.money import hours_text, missing_text
 from components.jobspec.review.run_cost import run_cost
 from components.jobspec.translate.facts import JobFacts
-from components.resources.job_model.inputs import Inputs
+from components.resources.job_model.protection import Protection
 
 
 class ProtectedJobError(TrainingJobsError):
@@ -82,28 +82,6 @@ class Standing:
         return cls(state if isinstance(state, str) else None, since if isinstance(since, str) else None)
 
 
-@dataclass(frozen=True)
-class Protection:
-    """Whether a job is protected now (the new inputs) and when last deployed (the state), and by what."""
-
-    now: bool
-    before: bool
-    by_job: bool
-
-    @classmethod
-    def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
-        def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            read = Inputs.of(props)  # the inputs read once: the job's `protect`, the stack's guardrails
-            return is_protected(read.guardrails, read.protect), read.protect is not None
-        before, before_by_job = of_inputs(olds)
-        now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)
-        return cls(now, before, now_by_job if now else before_by_job)
-
-    @property
-    def any(self) -> bool:
-        return self.now or self.before
-
-
 def replacing_active_job(name: str, standing: Standing, protection: Protection, *,
                          replacing: bool) -> tuple[str | None, str | None]:
     """(warning, failure) for a change that replaces (or deletes) a job: a warning in words for an active job,
@@ -123,11 +101,6 @@ def replacing_active_job(name: str, standing: Standing, protection: Protection, 
 
 
 # --- What a merge does to a running job (the provider's diff) ------------------------------------------
-
-
-def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
-    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
-    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
 
 
 def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
