@@ -35,7 +35,7 @@ from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURC
 from components.jobspec.io.documents import read_yaml
 from components.jobspec.translate.facts import JobFacts, facts_of_body
 from components.resources.job_model.identity import identity_of, region_of_name, resource_label, stack_label
-from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
+from components.resources.job_model.inputs import preview_job_id
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 
@@ -61,9 +61,9 @@ class Stack:
 
     def regions(self) -> list[str]:
         """Where the stack's jobs may run: the stack's region, each job's own and its fallbacks'."""
-        found = [self.settings.region]
+        found: list[str | None] = [self.settings.region]
         for job in self.settings.jobs.values():
-            found += [region_of(wire_of(job.job)), *(f.region for f in job.fallbacks or [] if f.region)]
+            found += [job.facts.region, *(alternative.facts.region for alternative in job.alternatives)]
         return sorted(dict.fromkeys(r for r in found if r and r != OPAQUE))
 
 
