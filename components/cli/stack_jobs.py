@@ -132,8 +132,7 @@ class FoundJob:
 
     @property
     def labels(self) -> dict[str, str]:
-        labels = self.resource.get("labels")
-        return dict(labels) if isinstance(labels, dict) else {}
+        return dict(self.facts.labels)
 
     @property
     def outputs(self) -> dict[str, Any]:
