@@ -27,7 +27,7 @@ STAGES: dict[str, tuple[Callable[..., Any], ...]] = {
     "parse": (training_input.parse_job, custom_job.parse_custom_job_spec),
     "translate": (translation.training_input_pools, pools.spec_pools, pools.ml_pools),
     "judge": (rules.check_job, rules.check_custom_job, rules.check_tuning_job),
-    "render": (bodies.render_body,),
+    "render": (bodies.render_judged,),  # render_body, a model's, renders through it too
 }
 
 

@@ -23,7 +23,7 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAINING_INPUT, VERTEX
 from components.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
 from components.jobspec.io.vocabulary import vocabulary_of
-from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
+from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_judged
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
 from components.jobspec.translate.facts import JobFacts, facts_of
 from components.jobspec.translate.pools import Pool, ml_pools, spec_pools
@@ -89,8 +89,7 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
     body = None
     if not problems:
         try:
-            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID,
-                               pools=pools if backend == VERTEX else None)  # ml v1 bodies are the model's own
+            body = render_judged(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)  # ml v1: the model's own
         except SpecError as error:  # what the backend cannot express
             problems = collapse_repeated(list(error.problems))
     facts = facts_of(body, pools, backend=backend, kind=job_kind(job, backend), region=_region(job),
