@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from components.emulator import Emulator
+from components.jobspec.translate.facts import facts_of_body
 from components.resources.training_job import TrainingJobProvider
 from components.resources.training_job.review import ProtectedJobError, cost_line
 from tests.helpers import checked, l4_spot, spec_props
@@ -83,7 +84,7 @@ def test_the_cost_line_is_the_full_text(provider, logged) -> None:
 def test_a_cost_line_with_an_unpriced_part_gives_the_whole_reason() -> None:
     body = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "a3-ultragpu-8g", "acceleratorType":
                                                              "NVIDIA_H200_141GB", "acceleratorCount": 8}}]}}
-    line = cost_line(body, "h200", "us-central1")
+    line = cost_line(facts_of_body(body, region="us-central1"), "h200")
     assert "…" not in line
     assert line.startswith("job h200: unknown on demand, Spot unknown, worst case unknown (168 h, no timeout set), "
                            "us-central1; no price for 1 x a3-ultragpu-8g (no source prices it: "), line

@@ -444,7 +444,8 @@ def test_the_policy_pack_renders_every_stacks_job_in_either_vocabulary(recording
     from policies import pack
 
     job = one(recordings[name], JOB)
-    rendered = pack.rendered_job(job.name, job.inputs)
-    assert rendered is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
-    assert rendered.region == "us-central1"
-    assert ("trainingInput" if name == "dev-ai-platform" else "jobSpec") in rendered.body  # ml v1 Job, or a CustomJob
+    judged = pack.judged_job(job.name, job.inputs)
+    assert judged is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
+    facts = judged[1]
+    assert facts.region == "us-central1"
+    assert (facts.ml_v1, facts.spec_key) == ((True, None) if name == "dev-ai-platform" else (False, "jobSpec"))

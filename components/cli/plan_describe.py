@@ -8,15 +8,14 @@ and whether `up` waits for it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from components.cli.plan_mocks import Registration
 from components.jobspec import catalog
-from components.jobspec.core.errors import SpecError
-from components.jobspec.review.cost import accelerator_totals, running_pools
-from components.jobspec.translate.pools import Pool, pools_of_body
+from components.jobspec.translate.facts import JobFacts, facts_of_body
+from components.jobspec.translate.pools import VERTEX_SPEC_KEYS
 
 
 def _yes(value: Any) -> str:
@@ -79,44 +78,42 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
             ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
 
 
-def _task_lines(job: dict[str, Any], pools: Sequence[Pool], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _accelerator_line(facts: JobFacts) -> list[tuple[str, str]]:
+    """`accelerators: 32 NVIDIA_A100_80GB`: what the job holds at once (JobFacts.accelerator_totals, the one sum)."""
+    totals = facts.accelerator_totals
+    return [("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items()))] if totals else []
+
+
+def _task_lines(job: dict[str, Any], facts: JobFacts) -> list[tuple[str, str]]:
     """One line per task role with machines, replica count and accelerators; then the accelerators in all, read
-    from the job's pools as it was judged (load.Judged.pools: on Vertex AI its translation, whose pools are the
+    from the job's facts as it was judged (load.Judged.facts: on Vertex AI its translation, whose pools are the
     roles in order, catalog.ROLES; on AI Platform the machines as written)."""
     ti = job.get("trainingInput") or {}
     lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
-    running = running_pools(body, pools)
-    for pool in running:
+    for pool in facts.running:
         role = str(pool.role)
         if pool.machine_type is None:
             lines.append((role, pool.note))
             continue
-        text = f"{pool.machine_type} x{pool.replica_count}"
-        if pool.accelerators:
-            text += f" + {pool.held[1]} {pool.held[0]}"
-        lines.append((role, text + (f" ({pool.note})" if pool.note else "")))
-    totals = accelerator_totals(body, running)
-    if totals:
-        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
-    return lines
+        lines.append((role, facts.held_text(pool) + (f" ({pool.note})" if pool.note else "")))
+    return lines + _accelerator_line(facts)
 
 
 def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
-    """A TrainingJob's lines; `judged`: the job as the stack judged it (JobSettings: its body and pools), None
-    for a job the program made itself (its pools then read from its inputs, as a body's)."""
+    """A TrainingJob's lines; `judged`: the job as the stack judged it (JobSettings: its body and facts), None
+    for a job the program made itself (its facts then read from its inputs, as a body's: one that does not read
+    has no pools, and validate names what is wrong with it)."""
     job = inputs.get("job") or {}
     body: Mapping[str, Any] | None = judged.body if judged is not None else None
-    try:
-        pools = judged.pools if judged is not None else tuple(pools_of_body(job))
-    except SpecError:
-        pools = ()  # validate names what is wrong with it
+    given = job.get("region") if isinstance(job.get("region"), str) else None  # a jobSpec's, beside it
+    facts: JobFacts = judged.facts if judged is not None else facts_of_body(job, region=given)
     if "jobSpec" in job:
-        return _describe_custom_job(inputs, pools)
+        return _describe_custom_job(inputs, facts)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
     backend = str(inputs.get("backend"))
-    lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
-    lines += _task_lines(job, pools, body or job)
+    lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(facts.region))]
+    lines += _task_lines(job, facts)
     if master.get("imageUri"):
         lines.append(("image", master["imageUri"]))
     else:
@@ -134,7 +131,8 @@ def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
 
 def _vertex_executor(body: Mapping[str, Any]) -> str:
     """The prebuilt container Vertex AI runs the package in (pool 0 of the body the job was judged with)."""
-    pools_ = (body.get("jobSpec") or body.get("trialJobSpec") or {}).get("workerPoolSpecs") or [{}]
+    spec: Mapping[str, Any] = next((body[key] for key in VERTEX_SPEC_KEYS if isinstance(body.get(key), Mapping)), {})
+    pools_ = spec.get("workerPoolSpecs") or [{}]
     return str(pools_[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
 
 
@@ -160,23 +158,15 @@ def describe(reg: Registration, jobs: Mapping[str, Any] | None = None) -> list[t
     return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
 
 
-def _describe_custom_job(inputs: dict[str, Any], pools: Sequence[Pool]) -> list[tuple[str, str]]:
-    """A job written as a Vertex AI CustomJobSpec: its pools (as judged, load.Judged.pools), code, output
+def _describe_custom_job(inputs: dict[str, Any], facts: JobFacts) -> list[tuple[str, str]]:
+    """A job written as a Vertex AI CustomJobSpec: its pools (as judged, load.Judged.facts), code, output
     directory and scheduling."""
     job = inputs.get("job") or {}
     spec = job.get("jobSpec") or {}
     lines = [("backend", str(inputs.get("backend"))), ("project", str(inputs.get("project"))),
-             ("region", str(job.get("region")))]
-    totals: dict[str, int] = {}
-    for pool in (p for p in pools if p.runs):
-        kind, count, _ = pool.held
-        text = f"{pool.machine_type} x{pool.replica_count}"
-        if kind:
-            text += f" + {count} {kind}"
-            totals[kind] = totals.get(kind, 0) + pool.accelerators
-        lines.append((f"pool {pool.index}", text))
-    if totals:
-        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in sorted(totals.items()))))
+             ("region", str(facts.region))]
+    lines += [(f"pool {pool.index}", facts.held_text(pool)) for pool in facts.running]
+    lines += _accelerator_line(facts)
     for i, pool in enumerate(spec.get("workerPoolSpecs") or []):
         box, package = pool.get("containerSpec") or {}, pool.get("pythonPackageSpec") or {}
         if box.get("imageUri"):

@@ -17,12 +17,13 @@ from typing import Any
 
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import Amount, Estimate, StackEstimate, part_text, source_lines, stale_warning
+from components.jobspec.review.cost import Estimate, StackEstimate, part_text, source_lines, stale_warning
 from components.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
+from components.jobspec.review.money import Amount
 from components.jobspec.rules.tasks import today as today_of_rules
 from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings import StackSettings
-from components.resources.settings.guardrails import guardrail_problems_of, rendered_jobs
+from components.resources.settings.guardrails import guardrail_problems_of, stack_facts
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -46,7 +47,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     """
     today = today or today_of_rules()
     table = prices.active_table()
-    jobs = rendered_jobs(settings)
+    jobs = stack_facts(settings)
     problems = guardrail_problems_of(settings, today, table)
     for reg in resources:
         if getattr(reg, "custom", True):

@@ -32,6 +32,10 @@ EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 #: Vertex AI's CustomJobSpec (as `gcloud ai custom-jobs create --config` reads it).
 TRAINING_INPUT: Final = "trainingInput"
 JOB_SPEC: Final = "jobSpec"
+#: What a job is created as: a training job (ml v1 Job, Vertex CustomJob) or a Vertex HyperparameterTuningJob.
+TRAINING: Final = "training"
+TUNING: Final = "tuning"
+JOB_KINDS: Final = (TRAINING, TUNING)
 
 #: Job states of the common vocabulary (ml v1's; Vertex AI's JOB_STATE_* map onto them), used in outputs
 #: whatever the backend: a job still holding (or about to hold) machines, and a job that is over.

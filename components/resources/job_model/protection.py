@@ -28,6 +28,11 @@ def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
                                       p.message) for p in from_validation_error(error, Guardrails)]
 
 
+def protect_of(value: Any) -> bool | None:
+    """The `protect` input: true or false as set; None when unset (the guardrails' protectJobs decides)."""
+    return value if isinstance(value, bool) else None
+
+
 def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
     """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
     return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
@@ -44,8 +49,7 @@ class Protection:
     @classmethod
     def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
         def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            protect = props.get("protect")
-            own = protect if isinstance(protect, bool) else None
+            own = protect_of(props.get("protect"))
             return is_protected(guardrails_of(props.get("guardrails"))[0], own), own is not None
         before, before_by_job = of_inputs(olds)
         now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)

@@ -18,7 +18,7 @@ never timed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
@@ -28,10 +28,11 @@ from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import estimate, hours_text
+from components.jobspec.review.cost import estimate
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
+from components.jobspec.review.money import hours_text, missing_text
 from components.jobspec.review.run_cost import run_cost
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 from components.resources.job_model.protection import Protection
 
 
@@ -39,32 +40,28 @@ class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
 
 
-def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None, rails: Guardrails,
-                      today: date, region: str | None = None, pools: Sequence[Pool] | None = None) -> list[Problem]:
-    """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in `region`) and of the fixed
-    job rules (end-of-life accelerators), on its body and pools (load.Judged); the stack-wide guardrails
+def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date) -> list[Problem]:
+    """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in its region) and of the fixed
+    job rules (end-of-life accelerators), on its facts (load.Judged.facts); the stack-wide guardrails
     (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's."""
-    return (guardrail_problems(body, name, labels, rails, region or None, pools=pools)
-            + end_of_life_problems(body, name, today, pools))
+    return guardrail_problems(facts, name, rails) + end_of_life_problems(facts, name, today)
 
 
-def cost_line(body: Mapping[str, Any], name: str, region: str | None, pools: Sequence[Pool] | None = None) -> str:
+def cost_line(facts: JobFacts, name: str) -> str:
     """One line, in full: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h),
     us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price instead of the basis,
     each with its reason; `plan` shows each part on its own line)."""
     try:
-        found = estimate(body, name, region or None, pools=pools)
+        found = estimate(facts, name)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
-    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.field else ', no timeout set'}"
+    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
     runs_as = found.runs_as()
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
     head = (f"job {name}: {found.hourly.short()} {runs_as if runs_as == 'on demand' else f'({runs_as})'}, "
             f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
             f"{found.region or 'region unknown'}")
-    missing = tuple(dict.fromkeys(found.on_demand.unknown + found.spot.unknown))
-    tail = f"; no price for {'; '.join(missing)}" if missing else f"; basis: {'; '.join(found.bases)}"
-    return head + tail
+    return head + (missing_text(found.on_demand, found.spot) or f"; basis: {'; '.join(found.bases)}")
 
 
 @dataclass(frozen=True)
@@ -143,13 +140,12 @@ MAX_LINE: Final = 300
 Log = Callable[[str], None]
 
 
-def cost_usd(job: Mapping[str, Any], region: str | None, now: float,
-             pools: Sequence[Pool] | None = None) -> float | None:
+def cost_usd(job: Mapping[str, Any], facts: JobFacts, now: float) -> float | None:
     """The job's cost so far in USD, rounded to the cent (run_cost: run time x the rate it runs at), from the job
-    as the API answered it (`pools`: its pools, when the caller read them already); None when a part has no known
-    price or the price table cannot be read."""
+    as the API answered it and its facts (read from that answer, translate.facts.facts_of_body); None when a part
+    has no known price or the price table cannot be read."""
     try:
-        found = run_cost(job, "job", region, datetime.fromtimestamp(now, tz=UTC), pools=pools)
+        found = run_cost(job, facts, "job", datetime.fromtimestamp(now, tz=UTC))
     except PriceTableError:
         return None
     return None if found.usd is None else round(found.usd, 2)
