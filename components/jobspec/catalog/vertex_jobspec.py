@@ -148,3 +148,29 @@ RESERVATION_EXCLUDES_PERSISTENT_RESOURCE: Final = True
 #: value is 100." The page leaves which machine types take hyperdisk to Compute Engine's list (not read).
 BOOT_DISK_TYPES: Final = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
 BOOT_DISK_SIZE_GB: Final = (100, 64_000)
+
+#: SOURCE_BOOT_DISKS (the same page, the defaults): a pool's boot disk when its diskSpec leaves it unset: pd-ssd of
+#: 100 GB, hyperdisk-balanced on the A3 Ultra machines ("a3-ultragpu-*"). A job's pool on a persistent resource
+#: matches a resource pool with these filled in (SOURCE_PERSISTENT_RESOURCE); the emulator's own copy
+#: (components/emulator/vertex_limits.py) is held equal by tests/test_emulator_sdk_tables.py.
+BOOT_DISK_DEFAULT_TYPE: Final = "pd-ssd"
+BOOT_DISK_DEFAULT_TYPE_A3_ULTRA: Final = "hyperdisk-balanced"
+BOOT_DISK_DEFAULT_A3_ULTRA_PREFIX: Final = "a3-ultragpu-"
+BOOT_DISK_DEFAULT_SIZE_GB: Final = 100
+
+# --- Persistent resources --------------------------------------------------------------------------
+
+SOURCE_PERSISTENT_RESOURCE: Final = Source(
+    title="Run training jobs on a persistent resource",
+    url="https://cloud.google.com/vertex-ai/docs/training/persistent-resource-train",
+    read=date(2026, 11, 26),
+    note="A job's worker pools each match a resource pool: the same machineSpec and diskSpec, and a replicaCount "
+         "at most the pool's replicaCount (or its autoscaling maxReplicaCount).",
+)
+
+
+def boot_disk_of(machine_type: str | None, disk_type: str | None, size_gb: int | None) -> tuple[str, int]:
+    """A pool's boot disk (type, GB) with Vertex's defaults filled in where its diskSpec leaves them unset."""
+    default = (BOOT_DISK_DEFAULT_TYPE_A3_ULTRA if (machine_type or "").startswith(BOOT_DISK_DEFAULT_A3_ULTRA_PREFIX)
+               else BOOT_DISK_DEFAULT_TYPE)
+    return disk_type or default, size_gb or BOOT_DISK_DEFAULT_SIZE_GB

@@ -18,7 +18,7 @@ from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem
 
 #: Keys whose value is a mapping (Pulumi hands them to the program as JSON text).
-OBJECT_KEYS = ("labels", "buckets", "tpuAccess", "jobs")
+OBJECT_KEYS = ("labels", "buckets", "tpuAccess", "jobs", "persistentResources")
 #: Stack-file keys of other namespaces that this project reads.
 GCP_KEYS = ("gcp:project", "gcp:region")
 

@@ -35,6 +35,7 @@ from components.resources.fallbacks import KEYS as FALLBACK_KEYS
 from components.resources.fallbacks import alternative_job
 from components.resources.settings.decimals import OBJECT_KEYS
 from components.resources.settings.model import JobSettings, StackSettings
+from components.resources.settings.persistent import fit_problems_of, judge_resources
 from components.resources.settings.secrets import OPAQUE, bounds_problem, is_label_path, is_secure, opaque, secure_paths
 
 #: Why a secret label value is refused, and what to do instead.
@@ -85,6 +86,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
         return f"{NAMESPACE}:{path}"
 
     jobs_raw = ours.pop("jobs", None)
+    resources_raw = ours.pop("persistentResources", None)
     try:
         base = StackSettings.model_validate(ours, context={"root": root})
     except ValidationError as error:
@@ -119,12 +121,18 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
         if judged is not None:
             jobs[str(name)] = judged
 
+    resources, resource_problems = judge_resources(resources_raw, region=region, backend=str(backend),
+                                                   stack_labels={} if label_problems else stack_labels)
+    problems += resource_problems
+    for name, job in jobs.items():
+        problems += fit_problems_of(name, job.facts, resources)
+
     if base is not None:
         problems += _tpu_access_problems(base)
     if problems:
         raise SpecError(_unique(problems))
     assert base is not None
-    return base.model_copy(update={"jobs": jobs}).placed(root, secret_keys)
+    return base.model_copy(update={"jobs": jobs}).with_resources(resources).placed(root, secret_keys)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:

@@ -28,6 +28,7 @@ from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.rules import uses_tpu
 from components.jobspec.translate.facts import JobFacts
+from components.jobspec.translate.persistent import ResourceFacts
 from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
@@ -283,12 +284,24 @@ class StackSettings(SettingsModel):
 
     _root: Path = PrivateAttr(default_factory=Path.cwd)
     _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)
+    _resources: dict[str, ResourceFacts] = PrivateAttr(default_factory=dict)
+
+    def with_resources(self, resources: dict[str, ResourceFacts]) -> StackSettings:
+        """A copy holding its persistent resources as judged (settings.persistent; the judge is the one caller)."""
+        held = self.model_copy()
+        held._resources = dict(resources)
+        return held
+
+    @property
+    def persistent_resources(self) -> dict[str, ResourceFacts]:
+        """`gcp-training-jobs:persistentResources` as judged: name -> facts (region, labels, pools)."""
+        return self._resources
 
     def placed(self, root: Path, secret_keys: frozenset[str]) -> StackSettings:
         """A copy placed in its project (`root`, that trainer paths are relative to) with the keys that hold
         secrets."""
         placed = self.model_copy()
-        placed._root, placed._secret_keys = root, secret_keys
+        placed._root, placed._secret_keys, placed._resources = root, secret_keys, self._resources
         return placed
 
     @property
