@@ -281,6 +281,8 @@ class StackSettings(SettingsModel):
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)
+    persistent_resources: dict[str, Any] = Field(default_factory=dict)
+    """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""
 
     _root: Path = PrivateAttr(default_factory=Path.cwd)
     _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)
@@ -293,7 +295,7 @@ class StackSettings(SettingsModel):
         return held
 
     @property
-    def persistent_resources(self) -> dict[str, ResourceFacts]:
+    def resources(self) -> dict[str, ResourceFacts]:
         """`gcp-training-jobs:persistentResources` as judged: name -> facts (region, labels, pools)."""
         return self._resources
 

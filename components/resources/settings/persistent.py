@@ -25,7 +25,7 @@ KEY = f"{NAMESPACE}:persistentResources"
 def judge_resources(raw: Any, *, region: str, stack_labels: Mapping[str, str],
                     backend: str) -> tuple[dict[str, ResourceFacts], list[Problem]]:
     """Each declared resource as judged (name -> facts; only those without a problem), and every problem."""
-    if raw is None:
+    if not raw:  # unset, or Pulumi.yaml's default {}
         return {}, []
     if not isinstance(raw, dict):
         return {}, [Problem(KEY, f"expected a mapping of resource name to PersistentResource, got "
