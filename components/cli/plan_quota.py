@@ -28,10 +28,13 @@ class OnlineReview:
 
 
 def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
-    """Each job of the stack with its region and what it counts against the quotas (from its facts, judged once);
+    """Each job of the stack with its region and what it counts against the quotas (from its facts, judged once; a
+    job on a persistent resource counts none), and each persistent resource its machines at the most, in its region;
     `diff` sums them per region on each side."""
-    return [quotas.Candidate(name, job.facts.region or settings.region, needs_of(job.facts))
-            for name, job in settings.jobs.items()]
+    return [*(quotas.Candidate(name, job.facts.region or settings.region, needs_of(job.facts))
+              for name, job in settings.jobs.items()),
+            *(quotas.Candidate(f"persistent resource {name}", held.region or settings.region, needs_of(held.as_job()))
+              for name, held in settings.resources.items())]
 
 
 def online_review(settings: StackSettings) -> OnlineReview:

@@ -17,7 +17,14 @@ from typing import Any
 
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import Estimate, StackEstimate, part_text, source_lines, stale_warning
+from components.jobspec.review.cost import (
+    Estimate,
+    ResourceEstimate,
+    StackEstimate,
+    part_text,
+    source_lines,
+    stale_warning,
+)
 from components.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
 from components.jobspec.review.money import Amount
 from components.jobspec.rules.tasks import today as today_of_rules
@@ -52,7 +59,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)
-    cost = stack_estimate(jobs, table)
+    cost = stack_estimate(jobs, table, settings.resources)
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [])
@@ -65,6 +72,7 @@ def review_document(checked: Review) -> dict[str, Any]:
     return {
         "cost": {
             "jobs": {e.name: _job(e) for e in cost.jobs},
+            "persistentResources": {r.name: _resource(r) for r in cost.resources},
             "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot),
                       "atJobRates": _amount(cost.hourly), "worstCaseUsd": _usd(cost.worst_case),
                       "worstCase": _amount(cost.worst_case, per_hour=False), "text": cost.text()},
@@ -78,8 +86,18 @@ def review_document(checked: Review) -> dict[str, Any]:
     }
 
 
+def _resource(r: ResourceEstimate) -> dict[str, Any]:
+    """A persistent resource's cost: on demand per hour while it exists, at the least and the most (no worst case)."""
+    most = r.most
+    return {"region": r.region, "runsAt": "on_demand", "atLeast": _amount(r.least.on_demand),
+            "atMost": _amount(most.on_demand), "onDemand": _amount(most.on_demand),
+            "parts": [p.as_dict() for p in most.parts], "partLines": [part_text(p) for p in most.parts],
+            "bases": list(r.bases), "text": r.text()}
+
+
 def _job(e: Estimate) -> dict[str, Any]:
-    return {"region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
+    where = {"persistentResource": e.on_resource} if e.on_resource else {}
+    return {**where, "region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
             "runsAs": e.runs_as(), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),
             "worstCase": {**_amount(e.worst_case, per_hour=False), "hours": round(e.timeout.hours, 6),

@@ -61,6 +61,9 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     for name, job in cost["jobs"].items():
         out.append(f"    {name}: {job['text']}")
         out += [f"        {line}" for line in job["partLines"]]
+    for name, held in cost.get("persistentResources", {}).items():
+        out.append(f"    persistent resource {name}: {held['text']}")
+        out += [f"        {line}" for line in held["partLines"]]
     out.append(f"    stack: {cost['stack']['text']}")
     table, *sources = cost["sources"]
     out.append(f"    prices: {table}, from:")

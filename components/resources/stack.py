@@ -1,7 +1,8 @@
 """build_stack: everything one stack makes, from its validated settings, and the stack's outputs.
 
 Order of dependence (each waits for the ones before it): the APIs; the buckets; the Cloud TPU service
-account's grant; one trainer package per trainer folder; the training jobs. Jobs depend explicitly on
+account's grant; the persistent resources (after the APIs); one trainer package per trainer folder; the training
+jobs. Jobs depend explicitly on
 all of them: a job must not start before its package is uploaded, its job dir exists and (on TPUs)
 Cloud TPU may act for the training service, none of which its inputs alone would order.
 
@@ -12,6 +13,7 @@ secret) is a secret input of every resource it reaches, and outputs that echo it
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import pulumi
 from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
 from components.resources.job_model.inputs import wire_of
+from components.resources.persistent_resources import persistent_resources
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from components.resources.storage import TrainingBuckets, TrainingBucketsArgs
@@ -91,6 +94,8 @@ def build_stack(settings: StackSettings, stack: str | None = None,
         outputs["tpuServiceAccount"] = grant.service_account
         after.append(grant)
 
+    resources = persistent_resources(settings.resources, project=project, labels=secret.wrap(labels, "labels"),
+                                     after=apis)
     packages = _packages(settings, buckets, build_dir or default_build_dir(settings.root), [*apis, buckets])
 
     jobs: dict[str, TrainingJob] = {}
@@ -115,7 +120,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             rerun=job.rerun,
             delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
             stack_quota=stack_quota,
-            opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else [])],
+            opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None),
         )
@@ -127,12 +132,19 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     return outputs
 
 
+def _on(job: JobSettings, resources: Mapping[str, pulumi.Resource]) -> list[pulumi.Resource]:
+    """The declared persistent resource a job runs on (`persistentResourceId`), which it waits for."""
+    named = resources.get(str(job.facts.runs_on.persistent_resource_id))
+    return [named] if named is not None else []
+
+
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
     """What the stack's Vertex AI jobs need of the quotas together (training_job.quota.stack_quota, from their judged
     facts), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
     if settings.backend != VERTEX:
         return None
-    return stack_quota(job.facts for job in settings.jobs.values())
+    held = [resource.as_job() for resource in settings.resources.values()]  # its machines, in its region
+    return stack_quota([*(job.facts for job in settings.jobs.values()), *held])
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:

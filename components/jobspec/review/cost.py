@@ -39,6 +39,7 @@ from components.jobspec.catalog import prices
 from components.jobspec.catalog.prices import Price, PriceTable
 from components.jobspec.review.money import Amount, hours_text, missing_text, named_total, total, usd
 from components.jobspec.translate.facts import JobFacts, Timeout
+from components.jobspec.translate.persistent import ResourceFacts
 from components.jobspec.translate.pools import Pool
 
 #: Vertex AI `scheduling.strategy` values that run on Spot (preemptible) or Flex-start (DWS) capacity.
@@ -187,6 +188,8 @@ class Estimate:
     """Copies of the cluster in all (a tuning job's trials)."""
     ml_v1: bool = False
     """An ml v1 body (AI Platform Training, shut down on 2025-01-31): priced at Vertex AI's rates."""
+    on_resource: str | None = None
+    """The persistent resource it runs on: its machines are the resource's (ResourceEstimate), the job adds $0/h."""
 
     @property
     def on_demand(self) -> Amount:
@@ -242,6 +245,9 @@ class Estimate:
         """One line: `us-central1, runs on demand: $1.23/h (on demand $1.23/h; Spot $0.45/h); worst case ...`,
         then the parts without a price, each with its reason, once."""
         where = self.region or "region unknown"
+        if self.on_resource is not None:
+            return (f"{where}, runs on persistent resource {self.on_resource}: $0.00/h of machines of its own (the "
+                    "resource's machines are billed while it exists)")
         rates = "; an ml v1 job, at Vertex AI's rates" if self.ml_v1 else ""
         return (f"{where}, runs {self.runs_as()}: {self.hourly.short()} (on demand {self.on_demand.short()}; Spot "
                 f"{self.spot.short()}); worst case {self.worst_case_text()}{rates}"
@@ -257,12 +263,51 @@ def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Est
     held: list[Part] = []
     if facts.unread is not None:  # a job as the API holds it that its vocabulary's model does not read
         machines = [Part("the job's machines", 1, None, f"its pools do not read: {facts.unread}")]
-    for pool in facts.running:
+    for pool in facts.own:  # none on a persistent resource: its machines are the resource's
         found = _pool_parts(pool, facts.region, facts.parallel_runs, table)
         machines += found[0]
         held += found[1]
     return Estimate(name, facts.region, facts.strategy, _merged(machines + held), table, facts.timeout,
-                    facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1)
+                    facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1, on_resource=facts.on_persistent_resource)
+
+
+# --- A persistent resource -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResourceEstimate:
+    """The cost of a persistent resource: its machines per hour while it exists, at the least (autoscaling's
+    minReplicaCount) and at the most (maxReplicaCount, or its fixed replicaCount), on demand (a persistent resource
+    has no Spot or Flex-start), with no end of its own (no worst case: it is billed until it is deleted)."""
+
+    name: str
+    region: str | None
+    least: Estimate
+    most: Estimate
+
+    @property
+    def on_demand(self) -> Amount:
+        """At the most: what the stack's sums and maxHourlyUsd count."""
+        return self.most.on_demand
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        return self.most.bases
+
+    def text(self) -> str:
+        """`us-central1, on demand while it exists: $1.23/h at the least, $4.92/h at the most`."""
+        span = (self.most.on_demand.short() if self.least.parts == self.most.parts
+                else f"{self.least.on_demand.short()} at the least, {self.most.on_demand.short()} at the most")
+        return (f"{self.region or 'region unknown'}, on demand while it exists: {span}"
+                f"{missing_text(self.least.on_demand, self.most.on_demand)}")
+
+
+def estimate_resource(resource: ResourceFacts, table: PriceTable | None = None) -> ResourceEstimate:
+    """A declared persistent resource's machines priced as a job's (the one pricing), at the least and the most."""
+    table = table or prices.active_table()
+    return ResourceEstimate(resource.name, resource.region, estimate(resource.as_job(at_least=True), resource.name,
+                                                                       table),
+                            estimate(resource.as_job(), resource.name, table))
 
 
 # --- The stack -------------------------------------------------------------------------------------
@@ -274,19 +319,24 @@ class StackEstimate:
 
     jobs: tuple[Estimate, ...]
     table: PriceTable
+    resources: tuple[ResourceEstimate, ...] = ()
+    """The stack's persistent resources, counted at the most, on demand, in every per-hour sum."""
+
+    def _resources(self) -> list[tuple[str, Amount]]:
+        return [(f"persistent resource {r.name}", r.on_demand) for r in self.resources]
 
     @property
     def on_demand(self) -> Amount:
-        return named_total((e.name, e.on_demand) for e in self.jobs)
+        return named_total([*((e.name, e.on_demand) for e in self.jobs), *self._resources()])
 
     @property
     def spot(self) -> Amount:
-        return named_total((e.name, e.spot) for e in self.jobs)
+        return named_total([*((e.name, e.spot) for e in self.jobs), *self._resources()])
 
     @property
     def hourly(self) -> Amount:
-        """Per hour, each job at the rate it runs at."""
-        return named_total((e.name, e.hourly) for e in self.jobs)
+        """Per hour, each job at the rate it runs at, each persistent resource at the most, on demand."""
+        return named_total([*((e.name, e.hourly) for e in self.jobs), *self._resources()])
 
     @property
     def worst_case(self) -> Amount:
@@ -295,14 +345,21 @@ class StackEstimate:
     def text(self) -> str:
         """`$1.23/h at the jobs' rates (on demand $2.34/h; Spot $0.98/h); worst case $1,234.56`, then the parts
         without a price (by job), once."""
+        held = ""
+        if self.resources:
+            names = ", ".join(r.name for r in self.resources)
+            held = (f"; persistent resources {names} counted at the most, on demand, and not in the worst case: "
+                    "they are billed while they exist")
         return (f"{self.hourly.short()} at the jobs' rates (on demand {self.on_demand.short()}; Spot "
-                f"{self.spot.short()}); worst case {self.worst_case.short(per_hour=False)}"
+                f"{self.spot.short()}); worst case {self.worst_case.short(per_hour=False)}{held}"
                 f"{missing_text(self.on_demand, self.spot)}")
 
 
-def estimate_stack(estimates: Sequence[Estimate], table: PriceTable | None = None) -> StackEstimate:
+def estimate_stack(estimates: Sequence[Estimate], table: PriceTable | None = None,
+                   resources: Sequence[ResourceEstimate] = ()) -> StackEstimate:
     """The stack's sums; `table`: the one its jobs were priced from (default: theirs, else the active table)."""
-    return StackEstimate(tuple(estimates), table or (estimates[0].table if estimates else prices.active_table()))
+    return StackEstimate(tuple(estimates), table or (estimates[0].table if estimates else prices.active_table()),
+                         tuple(resources))
 
 
 # --- The table -------------------------------------------------------------------------------------

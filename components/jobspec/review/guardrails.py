@@ -28,11 +28,19 @@ from components.jobspec.catalog import vertex_legacy
 from components.jobspec.catalog.prices import PriceTable, PriceTableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.review.cost import SPOT_STRATEGIES, Estimate, StackEstimate, estimate, estimate_stack
+from components.jobspec.review.cost import (
+    SPOT_STRATEGIES,
+    Estimate,
+    StackEstimate,
+    estimate,
+    estimate_resource,
+    estimate_stack,
+)
 from components.jobspec.review.money import usd, usd_total
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
 from components.jobspec.translate.facts import JobFacts
+from components.jobspec.translate.persistent import ResourceFacts
 from components.jobspec.vocab.training_input import WireModel
 
 #: The stack config key the guardrails are declared under.
@@ -87,7 +95,7 @@ def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapp
     the active one)."""
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
-    if rails.allowed_accelerators is not None:
+    if rails.allowed_accelerators is not None and not facts.on_persistent_resource:  # the resource is judged
         for kind, where in _accelerator_pools(facts).items():
             if kind not in rails.allowed_accelerators:
                 problems.append(Problem(key("allowedAccelerators"), f"job {name} uses {kind} ({where}); "
@@ -178,21 +186,33 @@ def end_of_life_problems(facts: JobFacts, name: str, today: date | None = None) 
 
 
 def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
-                             table: PriceTable | None = None) -> list[Problem]:
-    """What the stack's jobs (name -> facts) together break: maxAcceleratorsPerStack and maxHourlyUsd."""
+                             table: PriceTable | None = None,
+                             resources: Mapping[str, ResourceFacts] | None = None) -> list[Problem]:
+    """What the stack's jobs (name -> facts) and persistent resources (name -> facts) together break:
+    maxAcceleratorsPerStack and maxHourlyUsd (a resource counted at the most, a job on one not at all), and
+    allowedAccelerators on each resource's pools."""
     rails = Guardrails.of(guardrails)
+    resources = resources or {}
     problems: list[Problem] = []
+    if rails.allowed_accelerators is not None:
+        for name, resource in resources.items():
+            for kind, where in _accelerator_pools(resource.as_job()).items():
+                if kind not in rails.allowed_accelerators:
+                    problems.append(Problem(key("allowedAccelerators"), f"persistent resource {name} uses {kind} "
+                                            f"({where}); allowed: {allowed(rails.allowed_accelerators)}"))
     if rails.max_accelerators_per_stack is not None:
-        held = {name: facts.accelerators for name, facts in jobs.items()}
+        held = {name: facts.own_accelerators for name, facts in jobs.items()}
+        held |= {f"persistent resource {name}": r.accelerators for name, r in resources.items()}
         total = sum(held.values())
         if total > rails.max_accelerators_per_stack:
             each = ", ".join(f"{name} {n}" for name, n in held.items() if n)
-            problems.append(Problem(key("maxAcceleratorsPerStack"), f"the stack's jobs hold {total} accelerators "
+            who = "the stack's jobs and persistent resources hold" if resources else "the stack's jobs hold"
+            problems.append(Problem(key("maxAcceleratorsPerStack"), f"{who} {total} accelerators "
                                     f"at once ({each}); allowed: at most {rails.max_accelerators_per_stack}"))
     if rails.max_hourly_usd is not None:
         cap = usd(rails.max_hourly_usd)
         try:
-            cost = stack_estimate(jobs, table).on_demand
+            cost = stack_estimate(jobs, table, resources).on_demand
         except PriceTableError as error:
             return problems + [Problem(key("maxHourlyUsd"), f"the stack's cost cannot be priced: {error}; allowed: "
                                        f"at most {cap}")]
@@ -206,20 +226,24 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
     return problems
 
 
-def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None) -> StackEstimate:
-    """The cost of the stack's jobs (name -> facts), each in its region (PriceTableError for a broken table file)."""
+def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None,
+                   resources: Mapping[str, ResourceFacts] | None = None) -> StackEstimate:
+    """The cost of the stack's jobs (name -> facts), each in its region, and of its persistent resources (name ->
+    facts) (PriceTableError for a broken table file)."""
     estimates: list[Estimate] = [estimate(facts, name, table) for name, facts in jobs.items()]
-    return estimate_stack(estimates, table)
+    held = [estimate_resource(resource, table) for resource in (resources or {}).values()]
+    return estimate_stack(estimates, table, held)
 
 
 def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
-                           today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
+                           today: date | None = None, table: PriceTable | None = None,
+                           resources: Mapping[str, ResourceFacts] | None = None) -> list[Problem]:
     """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
     problems: list[Problem] = []
     for name, facts in jobs.items():
         problems += guardrail_problems(facts, name, guardrails, table)
         problems += end_of_life_problems(facts, name, today)
-    return problems + stack_guardrail_problems(jobs, guardrails, table)
+    return problems + stack_guardrail_problems(jobs, guardrails, table, resources)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

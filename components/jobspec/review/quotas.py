@@ -41,7 +41,7 @@ def needs_of(facts: JobFacts) -> Needs:
 
     if facts.unread is not None:  # a live job as the API holds it that its vocabulary's model does not read
         unchecked.append(f"the job's pools (they do not read: {facts.unread})")
-    for pool in facts.running:
+    for pool in facts.own:  # a job on a persistent resource counts none: the resource holds its machines
         if pool.accelerators:
             kind = pool.held[0]
             metric = table.ACCELERATOR_METRICS.get(str(kind))

@@ -120,6 +120,23 @@ class JobFacts:
         return tuple(p for p in self.pools if p.runs)
 
     @property
+    def on_persistent_resource(self) -> str | None:
+        """The persistent resource the job runs on (`persistentResourceId`), else None. Its machines are the
+        resource's, billed and counted against quotas and the stack's guardrails there: the job holds none of its
+        own (cost, quotas and the stack's sums take `own`)."""
+        return self.runs_on.persistent_resource_id if self.runs_on.kind == PERSISTENT_RESOURCE else None
+
+    @property
+    def own(self) -> tuple[Pool, ...]:
+        """The running pools on machines of the job's own: none on a persistent resource (`running` otherwise)."""
+        return () if self.on_persistent_resource else self.running
+
+    @property
+    def own_accelerators(self) -> int:
+        """Accelerators the job holds of its own at once: none on a persistent resource, else `accelerators`."""
+        return 0 if self.on_persistent_resource else self.accelerators
+
+    @property
     def accelerator_totals(self) -> dict[str, int]:
         """Accelerator type -> how many the job holds at once (all pools, replicas and parallel runs): the one sum."""
         totals: dict[str, int] = {}

@@ -29,6 +29,8 @@ class ResourceFacts:
     labels: Mapping[str, str] = field(default_factory=dict)
     pools: tuple[Pool, ...] = ()
     least: tuple[int, ...] = ()
+    spec: PersistentResourceSpec | None = None
+    """The resource as written (parsed once): what the stack renders its AiPersistentResource from."""
 
     @property
     def autoscales(self) -> bool:
@@ -75,4 +77,4 @@ def resource_facts(name: str, spec: PersistentResourceSpec, *, region: str | Non
     every pool's paths start with; `region` and `labels`: the stack's filled in."""
     read = [_pool(i, pool, at) for i, pool in enumerate(spec.resource_pools)]
     return ResourceFacts(name, spec.region or region, {**labels, **(spec.labels or {})},
-                         tuple(p for p, _ in read), tuple(low for _, low in read))
+                         tuple(p for p, _ in read), tuple(low for _, low in read), spec)

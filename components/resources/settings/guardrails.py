@@ -77,4 +77,4 @@ def guardrail_problems_of(settings: Any, today: date | None = None, table: Price
     """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
     plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
     `table`: the price table the cost guardrails read (default: the active one)."""
-    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table)
+    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table, settings.resources)

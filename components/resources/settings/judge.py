@@ -132,8 +132,8 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     if problems:
         raise SpecError(_unique(problems))
     assert base is not None
-    judged = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
-    return judged.with_resources(resources).placed(root, secret_keys)
+    settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
+    return settings.with_resources(resources).placed(root, secret_keys)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:
