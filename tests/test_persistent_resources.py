@@ -3,10 +3,14 @@ declared one held to Vertex's fit rule offline, priced, counted against quotas a
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from components.emulator import vertex_limits
 from components.jobspec.catalog import vertex_jobspec
@@ -129,3 +133,130 @@ def test_the_client_and_the_emulator_hold_vertex_disk_defaults_alike() -> None:
     assert vertex_jobspec.BOOT_DISK_DEFAULT_SIZE_GB == vertex_limits.BOOT_DISK_SIZE_GB
     for machine in ("n1-standard-8", "a3-ultragpu-8g", "a2-highgpu-1g"):
         assert vertex_jobspec.boot_disk_of(machine, None, None) == vertex_limits.boot_disk(machine, None)
+
+
+# --- plan --json: cost, guardrails, quotas ---------------------------------------------------------------
+
+
+def plan_document(tmp_path: Path, text: str) -> tuple[int, dict[str, Any]]:
+    (tmp_path / "Pulumi.pr.yaml").write_text(text)
+    done = run("plan", "--stack", "pr", "--stacks-dir", str(tmp_path), "--json")
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_plan_prices_the_resource_at_the_least_and_the_most_and_the_job_on_it_at_nothing(tmp_path: Path) -> None:
+    code, document = plan_document(tmp_path, stack(TEAM_POOL, job_on("team-pool", 3)))
+    assert code == 0
+    cost = document["cost"]
+    held = cost["persistentResources"]["team-pool"]
+    per_machine = {p["what"]: p["onDemandUsdPerHour"] for p in held["parts"]}
+    one = per_machine["n1-standard-8"] + 2 * per_machine["NVIDIA_TESLA_T4"]  # one replica, from the price table
+    assert held["atLeast"]["knownUsdPerHour"] == pytest.approx(one, rel=1e-6)
+    assert held["atMost"]["knownUsdPerHour"] == pytest.approx(4 * one, rel=1e-6)
+    assert {p["what"]: p["units"] for p in held["parts"]} == {"n1-standard-8": 4, "NVIDIA_TESLA_T4": 8}
+    assert held["bases"] and held["region"] == "us-central1"
+    job = cost["jobs"]["on-pool"]
+    assert job["persistentResource"] == "team-pool"
+    assert job["onDemand"]["knownUsdPerHour"] == 0 and job["parts"] == []
+    assert "runs on persistent resource team-pool: $0.00/h" in job["text"]
+    assert cost["stack"]["onDemand"]["knownUsdPerHour"] == pytest.approx(4 * one, rel=1e-6)
+    # the registered resource: pulumi-gcp's AiPersistentResource with the stack's labels, the job after it
+    made = {r["type"]: r for r in document["resources"]}["gcp:vertex/aiPersistentResource:AiPersistentResource"]
+    assert made["name"] == "team-pool" and made["dependsOn"] == ["apis"]
+    assert made["inputs"]["labels"] == {"managed-by": "pulumi", "stack": "pr", "team": "ml"}
+    assert made["inputs"]["location"] == "us-central1"
+    assert made["inputs"]["resourcePools"][0]["autoscalingSpec"] == {"maxReplicaCount": "4", "minReplicaCount": "1"}
+    job_made = {r["name"]: r for r in document["resources"]}["on-pool"]
+    assert "team-pool" in job_made["dependsOn"]
+
+
+def test_guardrails_count_the_resource_not_the_jobs_on_it(tmp_path: Path) -> None:
+    # the job alone holds 8 T4s; the resource holds at most 8: a cap of 8 holds (the job is not counted twice)
+    rails = "gcp-training-jobs:guardrails: {maxAcceleratorsPerStack: 8, maxHourlyUsd: 100}\n"
+    code, document = plan_document(tmp_path, stack(TEAM_POOL, job_on("team-pool", 3), rails))
+    assert code == 0, document["guardrails"]
+    rails = "gcp-training-jobs:guardrails: {maxAcceleratorsPerStack: 7, maxHourlyUsd: 2, allowedAccelerators: " \
+            "[NVIDIA_L4]}\n"
+    code, document = plan_document(tmp_path, stack(TEAM_POOL, job_on("team-pool", 3), rails))
+    problems = document["guardrails"]["problems"]
+    assert code == 1
+    assert any("maxAcceleratorsPerStack: the stack's jobs and persistent resources hold 8 accelerators at once "
+               "(persistent resource team-pool 8)" in p for p in problems), problems
+    assert any("maxHourlyUsd" in p and "over the cap" in p for p in problems), problems
+    assert any("allowedAccelerators: persistent resource team-pool uses NVIDIA_TESLA_T4 (gcp-training-jobs:"
+               "persistentResources.team-pool.resourcePools[0]); allowed: NVIDIA_L4" in p for p in problems), problems
+    assert not any("job on-pool" in p for p in problems), problems
+
+
+def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it() -> None:
+    from components.cli.plan_quota import candidates_of
+    from components.resources.settings.judge import judge
+
+    config = {"gcp:project": "my-project-123", "gcp-training-jobs:backend": "vertex",
+              "gcp-training-jobs:persistentResources": {"team-pool": {"region": "europe-west4", "resourcePools": [
+                  {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                                   "acceleratorCount": 2}, "autoscalingSpec": {"minReplicaCount": 1,
+                                                                               "maxReplicaCount": 4}}]}}}
+    settings = judge(config, ROOT)
+    found = {c.name: (c.region, dict(c.needs.units)) for c in candidates_of(settings)}
+    assert found["persistent resource team-pool"][0] == "europe-west4"
+    assert found["persistent resource team-pool"][1]["custom_model_training_nvidia_t4_gpus"] == 8
+    assert found["persistent resource team-pool"][1]["custom_model_training_cpus"] == 32
+
+
+# --- diff ---------------------------------------------------------------------------------------------------
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
+                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from components.cli.diff import diff
+    from components.cli.diff_text import render_text
+    from components.jobspec.catalog.prices import PRICES_FILE_ENV
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for key in [k for k in __import__("os").environ if k.startswith("PULUMI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv(PRICES_FILE_ENV, str(tmp_path / "no-refreshed-prices.json"))
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    (repo / "stacks").mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        (repo / name).write_bytes((ROOT / name).read_bytes())
+    old_pool = TEAM_POOL.replace("maxReplicaCount: 4", "maxReplicaCount: 2")
+    gone = "old-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 1\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(old_pool + gone, job_on("team-pool", 2)))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    added = "eval-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 2\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(TEAM_POOL + added, job_on("team-pool", 2)))
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    held = document["stacks"]["pr"]["persistentResources"]
+    assert {name: item["change"] for name, item in held.items()} == {
+        "team-pool": "resized", "eval-pool": "added", "old-pool": "removed"}
+    team = held["team-pool"]
+    assert team["after"]["usdPerHour"] == pytest.approx(2 * team["before"]["usdPerHour"], rel=1e-6)
+    assert team["after"]["usdPerHourAtLeast"] == pytest.approx(team["before"]["usdPerHourAtLeast"], rel=1e-6)
+    assert team["deltaUsdPerHour"] == pytest.approx(team["after"]["usdPerHour"] - team["before"]["usdPerHour"],
+                                                    abs=1e-6)
+    assert held["old-pool"]["after"] is None and held["eval-pool"]["before"] is None
+    pr = document["stacks"]["pr"]
+    assert pr["change"] == "changed" and pr["jobs"]["on-pool"]["change"] == "unchanged"
+    assert pr["after"]["usdPerHour"] == pytest.approx(
+        team["after"]["usdPerHour"] + held["eval-pool"]["after"]["usdPerHour"], rel=1e-6)
+    assert pr["resources"] == {"added": [], "removed": [], "changed": []}  # listed as persistent resources instead
+    quota = pr["quota"]["us-central1"]["custom_model_training_nvidia_t4_gpus"]
+    assert quota == {"before": 4, "after": 8}  # the resource's GPUs at the most; the job on it counts none
+    text = render_text(document)
+    assert "persistent resource team-pool: resized: its replicas change; $/h at the most" in text
+    assert "persistent resource eval-pool: added" in text and "persistent resource old-pool: removed" in text

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from components.cli.diff_persistent import RESOURCE_TYPE, compare_resources
 from components.cli.diff_sides import (
     WORKTREE,
     Plans,
@@ -119,22 +120,25 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
     names = list(after.settings.jobs if after else ()) + [n for n in (before.settings.jobs if before else ())
                                                            if after is None or n not in after.settings.jobs]
     jobs = {name: compare_job(name, before, after) for name in names}
+    held = compare_resources(before, after)  # priced like jobs, in the stack's totals
     rails_before, rails_after = _problems(before), _problems(after)
     kept = {_rail_key(text) for text in rails_before}
     found: dict[str, Any] = {
         "jobs": jobs,
-        "before": _stack_totals(jobs.values(), "before") if before else None,
-        "after": _stack_totals(jobs.values(), "after") if after else None,
+        "before": _stack_totals([*jobs.values(), *held.values()], "before") if before else None,
+        "after": _stack_totals([*jobs.values(), *held.values()], "after") if after else None,
         "guardrails": {"before": rails_before, "after": rails_after,
                        "broken": [text for text in rails_after if _rail_key(text) not in kept]},
         "quota": _quota(before, after),
         "resources": _resources(before, after),
+        "persistentResources": held,
     }
     found.update(_deltas(found["before"], found["after"]))
     if before is None or after is None:
         found["change"] = "added" if before is None else "removed"
     else:
-        moved = any(job["change"] != "unchanged" for job in jobs.values()) or rails_before != rails_after \
+        moved = any(item["change"] != "unchanged" for item in [*jobs.values(), *held.values()]) \
+            or rails_before != rails_after \
             or any(found["resources"].values())
         found["change"] = "changed" if moved else "unchanged"
     if online and after is not None and found["change"] != "unchanged":
@@ -315,7 +319,8 @@ def _resources(before: Planned | None, after: Planned | None) -> dict[str, list[
 def _others(side: Planned) -> dict[str, Any]:
     return {f"{reg.type.rsplit(':', 1)[-1]} {reg.name}": as_data({k: v for k, v in reg.inputs.items()
                                                                   if not k.startswith("__")})
-            for reg in side.recording.resources if reg.custom and not reg.type.endswith(JOB_TYPE)}
+            for reg in side.recording.resources
+            if reg.custom and not reg.type.endswith(JOB_TYPE) and reg.type != RESOURCE_TYPE}
 
 
 def _online(after: Planned) -> dict[str, list[str]]:

@@ -80,6 +80,12 @@ def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _held_lines(stack: Mapping[str, Any]) -> list[str]:
+    """`persistent resource R: resized: its replicas change; $/h at the most $1.24/h → $4.97/h (+$3.73/h)`."""
+    return [f"persistent resource {name}: {item['change']}: {item['note']}; $/h at the most {_hourly(item)}"
+            for name, item in stack.get("persistentResources", {}).items() if item["change"] != "unchanged"]
+
+
 def _changed(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     return [(name, stack) for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
 
@@ -97,6 +103,7 @@ def render_text(document: Mapping[str, Any]) -> str:
                 continue
             out.append(f"    {job_name}: {job['change']}: {job['note']}")
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
+        out += [f"    {line}" for line in _held_lines(stack)]
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
         out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
         out += [f"    breaks (the base kept it): {text}" for text in stack["guardrails"]["broken"]]
@@ -138,6 +145,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
         notes = [f"- `{job_name}` {job['change']}: {_cell(job['note'])}" for job_name, job in stack["jobs"].items()
                  if job["change"] != "unchanged"]
+        notes += [f"- {_cell(line)}" for line in _held_lines(stack)]
         notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
                   if names]
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
