@@ -37,8 +37,33 @@ def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
               for name, held in settings.resources.items())]
 
 
+def _resource_lines(settings: StackSettings, endpoint: str | None, found: OnlineReview) -> None:
+    """Each persistent resource a job names that the stack does not declare: it exists and is RUNNING (asked once)."""
+    from components.backends import persistent_resources, transport
+
+    asked: dict[tuple[str, str], str | None] = {}
+    for name, job in settings.jobs.items():
+        resource_id = job.facts.on_persistent_resource
+        if resource_id is None or resource_id in settings.resources:
+            continue
+        key = (job.facts.region or settings.region, resource_id)
+        if key not in asked:
+            try:
+                asked[key] = persistent_resources.unusable(settings.project, key[0], resource_id, endpoint)
+            except (transport.ApiError, transport.TransportError, transport.CredentialsError) as error:
+                found.lines.append(f"warning: persistent resource {resource_id} not checked: {error}")
+                asked[key] = None
+                continue
+            if asked[key] is None:
+                found.lines.append(f"persistent resource {resource_id} ({key[0]}): RUNNING")
+        if asked[key] is not None:
+            found.problems.append(f"job {name}: {asked[key]}")
+
+
 def online_review(settings: StackSettings) -> OnlineReview:
     found = OnlineReview()
+    if settings.backend == VERTEX:
+        _resource_lines(settings, settings.api_endpoint or env_settings().api_endpoint, found)
     if settings.backend != VERTEX:
         found.lines.append("quota check: only Vertex AI's custom training quotas are read; skipped for "
                            f"backend {settings.backend}")

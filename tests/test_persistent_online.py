@@ -1,0 +1,108 @@
+"""A job on a persistent resource against the emulator over real HTTP: the resource created through the REST API (as
+gcloud does), `plan --online`'s check that a resource the stack does not declare exists and is RUNNING (through
+backends.persistent_resources, the one transport), and the provider's create of a job on it; a job that does not
+fit a declared resource is refused offline, and the emulator refuses the same job on the same resource."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.cli.plan_quota import online_review
+from components.emulator import Emulator
+from components.jobspec.core.errors import SpecError
+from components.resources.settings.judge import judge
+from tests.helpers import checked, spec_props
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT, REGION = "my-proj", "us-central1"
+PARENT = f"projects/{PROJECT}/locations/{REGION}"
+T4 = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 2}
+IMAGE = "us-docker.pkg.dev/p/r/t:1"
+
+
+def rest(emulator: Emulator, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(f"{emulator.url.rstrip('/')}/v1/{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def make_resource(emulator: Emulator, resource_id: str, replicas: int = 2) -> None:
+    """`gcloud ai persistent-resources create`'s request: POST .../persistentResources?persistentResourceId=ID."""
+    body = {"displayName": resource_id, "resourcePools": [{"machineSpec": T4, "replicaCount": str(replicas)}]}
+    status, answer = rest(emulator, "POST", f"{PARENT}/persistentResources?persistentResourceId={resource_id}", body)
+    assert status == 200, answer
+
+
+def settle(emulator: Emulator) -> None:
+    emulator.state.set_phase_seconds(60.0)
+    emulator.state.advance(120.0)
+
+
+def job_spec(resource_id: str, replicas: int) -> dict[str, Any]:
+    return {"persistentResourceId": resource_id, "scheduling": {"timeout": "3600s"}, "workerPoolSpecs": [
+        {"machineSpec": dict(T4), "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}},
+        {"machineSpec": dict(T4), "replicaCount": str(replicas), "containerSpec": {"imageUri": IMAGE}}]}
+
+
+def stack_config(emulator: Emulator, resource_id: str, replicas: int = 1,
+                 declared: dict[str, Any] | None = None) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "gcp:project": PROJECT, "gcp-training-jobs:backend": "vertex", "gcp-training-jobs:region": REGION,
+        "gcp-training-jobs:apiEndpoint": emulator.url,
+        "gcp-training-jobs:jobs": {"on-pool": {"jobSpec": job_spec(resource_id, replicas)}}}
+    if declared is not None:
+        config["gcp-training-jobs:persistentResources"] = declared
+    return config
+
+
+def test_plan_online_checks_an_undeclared_resource_exists_and_runs(emulator: Emulator) -> None:
+    make_resource(emulator, "team-pool")
+    settings = judge(stack_config(emulator, "team-pool"), ROOT)
+    provisioning = online_review(settings)
+    assert provisioning.problems == [f"job on-pool: persistent resource {PARENT}/persistentResources/team-pool is "
+                                     "PROVISIONING; allowed: a RUNNING one (Vertex AI refuses a job on a resource "
+                                     "that is not RUNNING)"]
+    settle(emulator)
+    running = online_review(settings)
+    assert running.problems == []
+    assert "persistent resource team-pool (us-central1): RUNNING" in running.lines
+    missing = online_review(judge(stack_config(emulator, "nowhere"), ROOT))
+    assert missing.problems and "persistentResources/nowhere does not exist" in missing.problems[0]
+    gets = [r for r in emulator.state.requests() if "persistentResources/" in str(r.get("path", ""))]
+    assert gets, "asked over HTTP"
+
+
+def test_a_job_on_a_running_resource_is_made_on_it(emulator: Emulator, provider: Any) -> None:
+    make_resource(emulator, "team-pool")
+    settle(emulator)
+    job = {"jobSpec": job_spec("team-pool", 2), "region": REGION}
+    made = provider.create(checked(provider, spec_props(job)))
+    status, found = rest(emulator, "GET", str(made.outs["resourceName"]))
+    assert status == 200, found
+    assert found["jobSpec"]["persistentResourceId"] == "team-pool"
+    assert found["state"] in ("JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING")
+
+
+def test_a_job_that_does_not_fit_is_refused_offline_and_by_the_emulator(emulator: Emulator) -> None:
+    declared = {"team-pool": {"resourcePools": [{"machineSpec": T4, "replicaCount": 2}]}}
+    with pytest.raises(SpecError) as refused:
+        judge(stack_config(emulator, "team-pool", replicas=3, declared=declared), ROOT)
+    assert any(p.path == "gcp-training-jobs:jobs.on-pool.jobSpec.workerPoolSpecs[1]" and "does not fit persistent "
+               "resource team-pool" in p.message for p in refused.value.problems), refused.value.problems
+    make_resource(emulator, "team-pool", replicas=2)  # the same resource, made as gcloud makes it
+    settle(emulator)
+    status, answer = rest(emulator, "POST", f"{PARENT}/customJobs",
+                          {"displayName": "on-pool", "jobSpec": job_spec("team-pool", 3)})
+    assert status == 400, answer
+    assert judge(stack_config(emulator, "team-pool", replicas=2, declared=declared), ROOT).resources["team-pool"]
