@@ -106,3 +106,60 @@ def test_a_job_that_does_not_fit_is_refused_offline_and_by_the_emulator(emulator
                           {"displayName": "on-pool", "jobSpec": job_spec("team-pool", 3)})
     assert status == 400, answer
     assert judge(stack_config(emulator, "team-pool", replicas=2, declared=declared), ROOT).resources["team-pool"]
+
+
+STATUS_STACK = """\
+config:
+  gcp:project: my-proj
+  gcp-training-jobs:backend: vertex
+  gcp-training-jobs:region: us-central1
+  gcp-training-jobs:apiEndpoint: {url}
+  gcp-training-jobs:persistentResources:
+    team-pool:
+      resourcePools:
+        - machineSpec: {{machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4, acceleratorCount: 2}}
+          replicaCount: 2
+  gcp-training-jobs:jobs:
+    on-pool:
+      jobSpec:
+        persistentResourceId: team-pool
+        scheduling: {{timeout: 3600s}}
+        workerPoolSpecs:
+          - machineSpec: {{machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4, acceleratorCount: 2}}
+            replicaCount: 1
+            containerSpec: {{imageUri: us-docker.pkg.dev/p/r/t:1}}
+"""
+
+
+def test_status_shows_the_stacks_persistent_resources_and_the_jobs_on_them(
+        tmp_path: Path, emulator: Emulator, provider: Any, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from components.cli.main import parser
+    from components.resources.job_model.inputs import wire_of
+    from components.resources.settings import load_stack_file
+
+    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    path = tmp_path / "stacks" / "Pulumi.team.yaml"
+    path.write_text(STATUS_STACK.format(url=emulator.url))
+    make_resource(emulator, "team-pool")  # what the stack's AiPersistentResource makes
+    settle(emulator)
+    settings = load_stack_file(path)
+    made = provider.check({}, {"name": "on-pool", "project": PROJECT, "backend": "vertex",
+                               "job": wire_of(settings.jobs["on-pool"].job),
+                               "identity": "organization/gcp-training-jobs/team/on-pool"})
+    assert made.failures == []
+    provider.create(made.inputs)
+    monkeypatch.chdir(tmp_path)
+    args = parser().parse_args(["status", "--stack", "team", "--json"])
+    assert args.func(args) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["jobs"][0]["persistentResource"] == "team-pool"
+    held = document["persistentResources"]
+    assert [(r["id"], r["state"], r["declared"], r["jobs"]) for r in held] == [
+        ("team-pool", "RUNNING", True, ["on-pool"])]
+    assert held[0]["pools"][0]["machineType"] == "n1-standard-8"
+    args = parser().parse_args(["status", "--stack", "team"])
+    assert args.func(args) == 0
+    assert "persistent resource team-pool: RUNNING (us-central1; declared); jobs on it: on-pool" in \
+        capsys.readouterr().out

@@ -30,9 +30,10 @@ from components.cli.stack_jobs import (
     reported,
     stacks_in,
 )
+from components.cli.status_resources import resource_lines, resources_status
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES, VERTEX
 from components.jobspec.review.money import usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
 from components.resources.job_model.runs import placement_index, retry_number
@@ -54,12 +55,14 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
             stack = open_stack(name, args.stacks_dir, args.endpoint)
             jobs = current_jobs(find_jobs(stack, args.organization, sleep))
             document = stack_status(stack, jobs, now())
+            if stack.settings.backend == VERTEX:  # Vertex AI's persistent resources: the stack's, and its jobs'
+                document["persistentResources"] = resources_status(stack, jobs)
         except (TrainingJobsError, OSError) as error:
             code = max(code, reported(f"status: stack {name}", error))
             continue
         documents.append(document)
         if not args.json:
-            print("\n".join(status_lines(document)))
+            print("\n".join(status_lines(document) + resource_lines(document.get("persistentResources", []))))
         if document["failed"]:
             code = max(code, EXIT_INVALID)
     if args.json and documents:
@@ -87,7 +90,7 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
         "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
-        "accelerators": facts.accelerator_totals,
+        "accelerators": facts.accelerator_totals, "persistentResource": facts.on_persistent_resource,
         "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
                      for p in facts.running],
         "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
