@@ -163,3 +163,22 @@ def test_status_shows_the_stacks_persistent_resources_and_the_jobs_on_them(
     assert args.func(args) == 0
     assert "persistent resource team-pool: RUNNING (us-central1; declared); jobs on it: on-pool" in \
         capsys.readouterr().out
+
+
+def test_the_providers_check_refuses_an_existing_resource_that_is_missing_or_not_running(
+        emulator: Emulator, provider: Any) -> None:
+    job = {"jobSpec": job_spec("team-pool", 1), "region": REGION}
+    missing = provider.check({}, spec_props(job))
+    assert [f.reason for f in missing.failures] == [
+        (f"TrainingJob l4, job: persistent resource {PARENT}/persistentResources/team-pool does not exist; "
+                "allowed: the id of a RUNNING persistent resource in the job's project and region, or one the stack declares "
+                "(gcp-training-jobs:persistentResources)")]
+    declared = provider.check({}, spec_props(job, persistentResourceDeclared=True))  # the stack makes it first
+    assert declared.failures == []
+    make_resource(emulator, "team-pool")
+    provisioning = provider.check({}, spec_props(job))
+    assert [f.reason for f in provisioning.failures] == [
+        f"TrainingJob l4, job: persistent resource {PARENT}/persistentResources/team-pool is PROVISIONING; "
+        "allowed: a RUNNING one (Vertex AI refuses a job on a resource that is not RUNNING)"]
+    settle(emulator)
+    assert provider.check({}, spec_props(job)).failures == []

@@ -120,6 +120,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             rerun=job.rerun,
             delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
             stack_quota=stack_quota,
+            persistent_resource_declared=True if _on(job, resources) else None,  # unset as before: no diff
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None),

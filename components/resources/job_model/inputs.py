@@ -204,7 +204,7 @@ def rerun_of(value: Any) -> str | None:
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 #: The flags (true / false) among the inputs.
-FLAGS = ("waitForCompletion", "protect", "deleteRecordOnDelete")
+FLAGS = ("waitForCompletion", "protect", "deleteRecordOnDelete", "persistentResourceDeclared")
 
 
 def unknown(value: Any) -> bool:
@@ -283,6 +283,9 @@ class Inputs:
     """The `stackQuota` input: what all the stack's jobs need together, region -> metric -> units."""
     delete_record: bool = False
     """`deleteRecordOnDelete`: a finished job's record is removed with the resource."""
+    resource_declared: bool = False
+    """`persistentResourceDeclared`: the persistent resource the job names is the stack's own (made in the same `up`,
+    checked offline), not an existing one the check asks Vertex about."""
     job_unknown: bool = False
     """The whole `job` input is unknown (a preview's Output): it is judged at `pulumi up`."""
 
@@ -309,6 +312,7 @@ class Inputs:
             fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
             stack_needs=stack_needs_of(props.get("stackQuota")),
             delete_record=props.get("deleteRecordOnDelete") is True,
+            resource_declared=props.get("persistentResourceDeclared") is True,
             job_unknown=unknown(props.get("job")),
         )
 

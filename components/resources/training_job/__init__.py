@@ -77,6 +77,9 @@ class TrainingJobArgs:
     delete_record_on_delete: pulumi.Input[bool] | None = None
     """Whether deleting or replacing the resource also removes its finished job's record from Vertex AI (None,
     False: every record stays, the job's history; an active job is cancelled either way)."""
+    persistent_resource_declared: pulumi.Input[bool] | None = None
+    """Whether the persistent resource the job runs on is the stack's own (stack.py; None: an existing one, which the
+    check asks Vertex about: it exists and is RUNNING)."""
     stack_quota: pulumi.Input[dict[str, Any]] | None = None
     """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
     that the quota check of this job's preview counts the stack's other new jobs too."""
@@ -134,6 +137,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "rerun": args.rerun,
             "deleteRecordOnDelete": args.delete_record_on_delete,
             "stackQuota": args.stack_quota,
+            "persistentResourceDeclared": args.persistent_resource_declared,
             "identity": resource_identity(resource_name),
         }
         _check_args(resource_name, props)

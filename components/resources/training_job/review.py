@@ -55,6 +55,8 @@ def cost_line(facts: JobFacts, name: str) -> str:
         found = estimate(facts, name)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
+    if found.on_resource is not None:
+        return f"job {name}: {found.text()}"
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
     runs_as = found.runs_as()
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)

@@ -42,6 +42,7 @@ from components.resources.job_model.inputs import (
 )
 from components.resources.provider_log import say_once
 from components.resources.training_job import quota
+from components.resources.training_job.on_resource import resource_failures
 from components.resources.training_job.review import cost_line, job_rule_problems
 
 
@@ -120,6 +121,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
     # only for a job about to be made: a create, or a replace
     if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
+    failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
     outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
                           stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
     for line in outcome.warnings:
