@@ -170,9 +170,9 @@ def test_the_providers_check_refuses_an_existing_resource_that_is_missing_or_not
     job = {"jobSpec": job_spec("team-pool", 1), "region": REGION}
     missing = provider.check({}, spec_props(job))
     assert [f.reason for f in missing.failures] == [
-        (f"TrainingJob l4, job: persistent resource {PARENT}/persistentResources/team-pool does not exist; "
-                "allowed: the id of a RUNNING persistent resource in the job's project and region, or one the stack declares "
-                "(gcp-training-jobs:persistentResources)")]
+        f"TrainingJob l4, job: persistent resource {PARENT}/persistentResources/team-pool does not exist; "
+        "allowed: the id of a RUNNING persistent resource in the job's project and region, or one the stack "
+        "declares (gcp-training-jobs:persistentResources)"]
     declared = provider.check({}, spec_props(job, persistentResourceDeclared=True))  # the stack makes it first
     assert declared.failures == []
     make_resource(emulator, "team-pool")
