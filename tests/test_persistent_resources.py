@@ -127,6 +127,22 @@ Bad_Name:
     assert "'Bad_Name' is not a persistent resource id" in out
 
 
+def test_a_job_in_another_region_than_its_declared_resource_is_refused(tmp_path: Path) -> None:
+    elsewhere = TEAM_POOL.replace("  labels: {team: ml}\n", "  region: europe-west4\n")
+    done = validate(tmp_path, stack(elsewhere, job_on("team-pool", 1)))
+    assert done.returncode == 1
+    assert ("gcp-training-jobs:jobs.on-pool.jobSpec.persistentResourceId: 'team-pool' is in europe-west4, and the "
+            "job runs in us-central1; allowed: a job in the resource's region") in done.stdout
+
+
+def test_persistent_resources_are_vertex_only(tmp_path: Path) -> None:
+    text = stack(TEAM_POOL, "").replace("backend: vertex", "backend: ai-platform")
+    done = validate(tmp_path, text)
+    assert done.returncode == 1
+    assert ("gcp-training-jobs:persistentResources: is set on backend ai-platform; persistent resources are Vertex "
+            "AI's; allowed: gcp-training-jobs:backend vertex") in done.stdout
+
+
 def test_the_client_and_the_emulator_hold_vertex_disk_defaults_alike() -> None:
     assert vertex_jobspec.BOOT_DISK_DEFAULT_TYPE == vertex_limits.BOOT_DISK_TYPE
     assert vertex_jobspec.BOOT_DISK_DEFAULT_TYPE_A3_ULTRA == vertex_limits.BOOT_DISK_TYPE_A3_ULTRA
