@@ -11,6 +11,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+#: The library's version, in one place: pyproject.toml reads it (setuptools' dynamic version), the command line
+#: prints it (`--version`), CHANGELOG.md's newest released section and a release's tag name it
+#: (tests/test_release.py holds them together).
+__version__ = "0.2.0"
+
 #: Public name -> the module that defines it.
 _PUBLIC = {
     "TrainingJob": "components.resources.training_job",

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from components import __version__
 from components.cli.gcloud_flags import add_gcloud_flags
 from components.cli.job_args import add_diff_parser
 from components.cli.job_args import add_parsers as add_job_parsers
@@ -104,6 +105,7 @@ def _environment_invalid() -> int | None:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m components", description=__doc__.splitlines()[0])
+    top.add_argument("--version", action="version", version=f"gcp-training-jobs {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")
