@@ -172,7 +172,8 @@ def test_the_release_workflow_checks_builds_smokes_and_publishes_without_a_token
 
 
 #: What CI runs before the README's test command, and the review workflow runs too.
-BUILD_CHECKS = ("venv/bin/python -m build --no-isolation --outdir dist/", "venv/bin/twine check --strict dist/*")
+BUILD_CHECKS = ("venv/bin/python -m build --no-isolation --outdir dist/", "venv/bin/twine check --strict dist/*",
+                "venv/bin/mkdocs build --strict")
 
 
 def readme_test_command() -> str:
