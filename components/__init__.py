@@ -11,10 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-#: The library's version, in one place: pyproject.toml reads it (setuptools' dynamic version), the command line
-#: prints it (`--version`), CHANGELOG.md's newest released section and a release's tag name it
-#: (tests/test_release.py holds them together).
-__version__ = "0.2.0"
+from components.jobspec.core.version import __version__ as __version__  # its one home (pyproject.toml reads it)
 
 #: Public name -> the module that defines it.
 _PUBLIC = {

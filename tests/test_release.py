@@ -1,7 +1,8 @@
-"""The release: one version (components/__init__.py's __version__) that the built wheel's metadata, the command
-line's --version and CHANGELOG.md's newest released section all say; scripts/release_notes.py, which the release
-workflow runs first, refuses a tag that disagrees and prints the tag's changelog section; the workflow publishes
-with trusted publishing only; .ci/run builds and checks the distributions before the README's test command."""
+"""The release: one version (components/jobspec/core/version.py's __version__, exported as components.__version__) that
+the built wheel's metadata, the command line's --version and CHANGELOG.md's newest released section all say;
+scripts/release_notes.py, which the release workflow runs first, refuses a tag that disagrees and prints the tag's
+changelog section; the workflow publishes with trusted publishing only; .ci/run builds and checks the distributions
+before the README's test command."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def run_script(*argv: str) -> tuple[int, str, str]:
 def test_pyproject_reads_the_version_from_its_one_home() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
-    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "components.__version__"}
+    home = {"attr": "components.jobspec.core.version.__version__"}
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == home
     assert NOTES.version_in() == components.__version__
 
 
@@ -125,7 +127,8 @@ def test_a_section_is_cut_at_the_next_heading() -> None:
 
 
 @pytest.mark.parametrize(("tag", "text", "version", "says"), [
-    ("v1.0.1", SAMPLE, "1.1.0", "tag 'v1.0.1' is not the library's version: components/__init__.py says '1.1.0'"),
+    ("v1.0.1", SAMPLE, "1.1.0",
+     "tag 'v1.0.1' is not the library's version: components/jobspec/core/version.py says '1.1.0'"),
     ("1.1.0", SAMPLE, "1.1.0", "tag '1.1.0' is not the library's version"),
     ("v1.2.0", SAMPLE, "1.2.0", "CHANGELOG.md has no section `## [1.2.0] - YYYY-MM-DD`"),
     ("v1.0.0", SAMPLE, "1.0.0", "CHANGELOG.md's newest released section is 1.1.0, not 1.0.0"),

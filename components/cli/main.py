@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from components import __version__
 from components.cli.gcloud_flags import add_gcloud_flags
 from components.cli.job_args import add_diff_parser
 from components.cli.job_args import add_parsers as add_job_parsers
@@ -21,6 +20,7 @@ from components.cli.prices import add_parser as add_prices_parser
 from components.emulator.cli import DESCRIPTION as EMULATOR
 from components.emulator.cli import add_arguments as add_emulator_arguments
 from components.jobspec.core.names import BACKENDS, EXIT_INVALID, EXIT_OK
+from components.jobspec.core.version import __version__
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
