@@ -408,11 +408,13 @@ def test_the_text_form_names_every_stack_and_the_broken_guardrail(scratch: Scrat
            "(unknown)" in text
 
 
-def test_the_readmes_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """README "The pull request comment": the trial on a g2-standard-24 with 2 L4s on demand, and an eval job."""
-    readme = (ROOT / "README.md").read_text()
-    shown = readme.split("````markdown\n", 1)[1].split("\n````", 1)[0]
+def test_the_docs_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/gitops.md "The pull request comment" (rendered, and as markdown, from docs/snippets/pr-comment.md): the
+    trial on a g2-standard-24 with 2 L4s on demand, and an eval job."""
+    shown = (ROOT / "docs" / "snippets" / "pr-comment.md").read_text().removesuffix("\n")
+    page = (ROOT / "docs" / "gitops.md").read_text()
+    assert page.count('--8<-- "docs/snippets/pr-comment.md"') == 2, "the page shows the comment and its markdown"
     repo = tmp_path / "repo"
     repo.mkdir()
     for key in [k for k in os.environ if k.startswith("PULUMI_")]:
