@@ -24,6 +24,7 @@ from components.cli.diff_text import MARKER, render_markdown, render_text
 from components.cli.main import parser
 from components.cli.plan import run_plan
 from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from tests.helpers import git
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What plan reads of the project: the program, its declarations, the stacks, the trainer one stack builds.
@@ -60,12 +61,6 @@ L4_EVAL = """\
             containerSpec: {imageUri: us-central1-docker.pkg.dev/my-ml-staging/trainers/example:0.1}
         scheduling: {strategy: SPOT, timeout: 3600s}
 """
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
-                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 def edit(path: Path, old: str, new: str) -> None:

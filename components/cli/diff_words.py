@@ -143,13 +143,15 @@ def _persistent(old: JobFacts, new: JobFacts) -> list[str]:
 
 
 def _fallbacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """`fallbacks: 1. us-east4, a3-highgpu-8g x2 + 8 NVIDIA_H100_80GB, SPOT, $x/h` when they changed."""
-    said_old = [f["text"] for f in old.get("fallbacks", ())]
-    said_new = [f["text"] for f in new.get("fallbacks", ())]
-    if said_old == said_new:
-        return []
-    return ["fallbacks " + ("; ".join(f"{i + 1}. {text}" for i, text in enumerate(said_new)) or "none")
-            + f" (were {len(said_old)})"]
+    """`fallbacks none -> 1. us-central1 a3-highgpu-8g SPOT` when where, on what or how they run changed (their
+    machines' counts follow the job's, said above)."""
+
+    def said(placement: Mapping[str, Any]) -> str:
+        return "; ".join(f"{i + 1}. {f['region']} {'+'.join(f['machineTypes'])} {f['strategy']}"
+                         for i, f in enumerate(placement.get("fallbacks", ()))) or "none"
+
+    was, now = said(old), said(new)
+    return [] if was == now else [f"fallbacks {_arrow(was, now)}"]
 
 
 def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[Mapping[str, Any], Mapping[str, Any]]
@@ -165,7 +167,9 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
     lines += _images(old, new) + _reservation(old, new) + _persistent(old, new) + _fallbacks(*placements)
     if len(lines) > MAX_LINES:
         lines = lines[:MAX_LINES - 1] + [f"and {len(lines) - MAX_LINES + 1} more"]
-    rest = [path for path in paths if not COVERED.search(path)]
+    pools_moved = set(_by_index(old)) != set(_by_index(new))  # said as `pool N added` / `removed` above
+    rest = [path for path in paths if not COVERED.search(path)
+            and not (pools_moved and path.endswith("workerPoolSpecs"))]
     if rest:
         shown = rest[:MAX_PATHS] + ([f"{len(rest) - MAX_PATHS} more"] if len(rest) > MAX_PATHS else [])
         lines.append(f"also changed: {', '.join(shown)}")

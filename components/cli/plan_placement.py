@@ -38,7 +38,7 @@ class ReservationNeed:
     def source(self) -> str:
         """`reservation R` (the last part of `projects/P/zones/Z/reservations/R`), `any reservation`."""
         if self.name:
-            return f"reservation {self.name.rsplit('/', 1)[-1]}"
+            return f"reservation {self.name.split('/reservations/', 1)[-1]}"
         return "any reservation" if self.type == "ANY_RESERVATION" else f"a {self.type} reservation"
 
     def text(self) -> str:
@@ -85,8 +85,11 @@ def disks(facts: JobFacts) -> list[dict[str, Any]]:
 def machines_text(facts: JobFacts) -> str:
     """The pools that hold accelerators (else every running pool), in the one wording: `a3-highgpu-8g x2 + 8
     NVIDIA_H100_80GB`."""
-    pools = [p for p in facts.running if p.accelerators] or list(facts.running)
-    return "; ".join(facts.held_text(p) for p in pools) or "(no machines)"
+    return "; ".join(facts.held_text(p) for p in _accelerated(facts)) or "(no machines)"
+
+
+def _accelerated(facts: JobFacts) -> list[Pool]:
+    return [p for p in facts.running if p.accelerators] or list(facts.running)
 
 
 def fallback(facts: JobFacts, name: str, table: PriceTable | None) -> dict[str, Any]:
@@ -95,7 +98,9 @@ def fallback(facts: JobFacts, name: str, table: PriceTable | None) -> dict[str, 
     cost = estimate(facts, name, table)
     hourly = cost.hourly
     strategy = facts.strategy or "STANDARD"
-    return {"region": facts.region, "machine": machines_text(facts), "strategy": strategy,
+    machine_types = list(dict.fromkeys(str(p.machine_type) for p in _accelerated(facts)))
+    return {"region": facts.region, "machine": machines_text(facts), "machineTypes": machine_types,
+            "strategy": strategy,
             "usdPerHour": round(hourly.known, 6) if hourly.complete else None,
             "text": f"{facts.region or 'region unknown'}, {machines_text(facts)}, {strategy}, {hourly.short()}"}
 
