@@ -125,6 +125,14 @@ def test_the_rest_as_the_paths_that_changed_and_the_fallbacks(tmp_path: Path) ->
         "also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"], "a path the words say is not repeated"
 
 
+def test_a_boot_disk_and_no_words_leaves_every_path(tmp_path: Path) -> None:
+    disk = "jobSpec.workerPoolSpecs[0].diskSpec"
+    assert said(tmp_path, job(), job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500}), [disk]) == [
+        "pool 0 disk the default -> pd-standard 500 GB"]
+    assert said(tmp_path, job(), job(disk={"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100}), [disk]) == [
+        f"also changed: {disk}"], "Vertex's default written out: the path, since no word says it"
+
+
 def test_where_a_job_runs_as_data(tmp_path: Path) -> None:
     path = tmp_path / "Pulumi.s.yaml"
     path.write_text(stack({"llm": LLM, "pr": job(reservation=None, resource="my-pool")}))
@@ -169,7 +177,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         git(repo, "commit", "-qm", "base")
         head = job(workers=1, tag="1.1", timeout="7200s", disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
                    fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
-        prod.write_text(stack({"llm": head, "eval": L4}))
+        added = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
+                    fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
+        prod.write_text(stack({"llm": head, "eval": L4, "ft": added}))
         env.chdir(repo)
         yield repo
 
@@ -246,3 +256,8 @@ def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project
     assert "    llm: replaced: the next `up` makes a new job and cancels the running one, if it runs\n" + \
         "\n".join(f"        {line}" for line in expected) in text
     assert "jobSpec.workerPoolSpecs changed" not in markdown
+    ft = document["stacks"]["prod"]["jobs"]["ft"]
+    (spot,) = ft["placement"]["after"]["fallbacks"]
+    assert ft["change"] == "added" and ft["changes"] == [
+        "needs 1 a3-highgpu-8g from reservation h100s", "pool 0 disk pd-standard 500 GB", f"fallback 1: {spot['text']}"]
+    assert "- `ft` added: the next `up` starts it\n  - needs 1 a3-highgpu-8g from reservation h100s\n" in markdown

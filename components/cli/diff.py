@@ -202,7 +202,7 @@ def _words(before: Planned | None, after: Planned | None, name: str, paths: list
 
 
 def _added_words(after: Planned | None, name: str) -> list[str]:
-    return added_words(after.settings.jobs[name].facts) if after is not None else []
+    return added_words(after.settings.jobs[name].facts, _placement(after, name)) if after is not None else []
 
 
 def _placement(side: Planned | None, name: str) -> dict[str, Any] | None:

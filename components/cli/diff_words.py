@@ -1,7 +1,8 @@
 """What changed in a job, in a reviewer's words, one line per field (`diff`): the accelerators ("8 -> 16
 NVIDIA_H100_80GB"), each pool's machine type and replica count, the strategy, the region, the timeout, the image
 (its tag), the reservation (and how many machines the job needs from it: "needs 2 a3-highgpu-8g from reservation R,
-was 1"), the persistent resource, the fallbacks; the fields those lines do not cover, as the paths that changed.
+was 1"), the persistent resource, the boot disks, the fallbacks; the fields those lines do not cover, as the paths
+that changed.
 
 The words are read from the two sides' facts as judged (`JobSettings.facts`, its pools, and `cli.plan_placement`),
 never from the bodies again; the paths are `cli.diff.changed_paths` of the inputs the program registered.
@@ -29,7 +30,7 @@ COVERED = re.compile(
     r"(machineSpec\.(machineType|acceleratorType|acceleratorCount|reservationAffinity)|\.replicaCount$"
     r"|scheduling\.(strategy|timeout|maxRunningTime)$|(^|\.)region$|imageUri$|executorImageUri$"
     r"|persistentResourceId$|(master|worker|parameterServer|evaluator)(Type|Count)$|acceleratorConfig"
-    r"|\.scaleTier$)")
+    r"|\.scaleTier$|diskSpec(\.bootDisk(Type|SizeGb))?$)")
 
 
 def _arrow(old: Any, new: Any) -> str:
@@ -164,11 +165,13 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
         lines.append(f"region {_arrow(old.region, new.region)}")
     if (old.timeout.seconds, old.timeout.set) != (new.timeout.seconds, new.timeout.set):
         lines.append(f"timeout {_arrow(_timeout(old), _timeout(new))}")
-    lines += _images(old, new) + _reservation(old, new) + _persistent(old, new) + _fallbacks(*placements)
+    lines += _images(old, new) + _reservation(old, new) + _persistent(old, new) \
+        + _disks(*placements, set(_by_index(old)) & set(_by_index(new))) \
+        + _fallbacks(*placements)
     if len(lines) > MAX_LINES:
         lines = lines[:MAX_LINES - 1] + [f"and {len(lines) - MAX_LINES + 1} more"]
     pools_moved = set(_by_index(old)) != set(_by_index(new))  # said as `pool N added` / `removed` above
-    rest = [path for path in paths if not COVERED.search(path)
+    rest = [path for path in paths if not lines or not COVERED.search(path)  # no words: every path
             and not (pools_moved and path.endswith("workerPoolSpecs"))]
     if rest:
         shown = rest[:MAX_PATHS] + ([f"{len(rest) - MAX_PATHS} more"] if len(rest) > MAX_PATHS else [])
@@ -176,9 +179,26 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
     return lines
 
 
-def added_words(new: JobFacts) -> list[str]:
-    """What an added job takes that a reviewer weighs: the reservation machines, the persistent resource."""
+def added_words(new: JobFacts, placement: Mapping[str, Any] | None = None) -> list[str]:
+    """What an added job takes that a reviewer weighs: the reservation machines, the persistent resource, its
+    non-default disks and its fallbacks (`placement`: cli.plan_placement's, as plan --json gives it)."""
+    placement = placement or {}
     lines = [f"needs {need.text()}" for need in reservation_needs(new)]
     if new.runs_on.persistent_resource_id:
         lines.append(f"runs on persistent resource {new.runs_on.persistent_resource_id}")
+    lines += [f"pool {d['pool']} disk {_disk(d)}" for d in placement.get("disks", ())]
+    lines += [f"fallback {i + 1}: {f['text']}" for i, f in enumerate(placement.get("fallbacks", ()))]
     return lines
+
+
+def _disk(disk: Mapping[str, Any] | None) -> str:
+    return f"{disk['bootDiskType']} {disk['bootDiskSizeGb']} GB" if disk else "the default"
+
+
+def _disks(old: Mapping[str, Any], new: Mapping[str, Any], pools: set[int]) -> list[str]:
+    """`pool 0 disk the default -> pd-standard 500 GB` for the pools on both sides (cli.plan_placement: the disks
+    that are not Vertex's default)."""
+    before = {d["pool"]: d for d in old.get("disks", ())}
+    after = {d["pool"]: d for d in new.get("disks", ())}
+    return [f"pool {pool} disk {_arrow(_disk(before.get(pool)), _disk(after.get(pool)))}"
+            for pool in sorted((set(before) | set(after)) & pools) if _disk(before.get(pool)) != _disk(after.get(pool))]
