@@ -113,8 +113,15 @@ def test_region(tmp_path: Path) -> None:
 def test_leaving_the_reservation_for_a_persistent_resource(tmp_path: Path) -> None:
     assert said(tmp_path, job(), job(reservation=None, resource="my-pool")) == [
         f"reservation SPECIFIC_RESERVATION {RESERVATION} -> none",
-        "needs 0 a3-highgpu-8g from reservation h100s, was 1",
-        "persistent resource none (its own machines) -> my-pool"]
+        "persistent resource none (its own machines) -> my-pool",
+        "needs 0 a3-highgpu-8g from reservation h100s, was 1"]
+
+
+def test_a_few_lines_at_most_and_the_reservation_need_always(tmp_path: Path) -> None:
+    assert said(tmp_path, job(), job(workers=1, tag="1.1", timeout="7200s", strategy="SPOT",
+                                     fallbacks=[{"scheduling": {"strategy": "STANDARD"}}])) == [
+        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB", "strategy STANDARD -> SPOT",
+        "timeout 1 h -> 2 h", "and 2 more", "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
 
 
 def test_the_rest_as_the_paths_that_changed_and_the_fallbacks(tmp_path: Path) -> None:

@@ -107,14 +107,12 @@ def _images(old: JobFacts, new: JobFacts) -> list[str]:
 
 
 def _reservation(old: JobFacts, new: JobFacts) -> list[str]:
-    """The reservation the job takes from (its type and name), and how many machines it needs from it."""
-    lines = []
+    """The reservation the job takes from: its type and name (how many machines it needs: needs_lines)."""
     was, now = old.runs_on, new.runs_on
-    if (was.reservation_type, was.reservation_name) != (now.reservation_type, now.reservation_name):
-        before = _affinity(was.reservation_type, was.reservation_name)
-        lines.append(f"reservation {_arrow(before, _affinity(now.reservation_type, now.reservation_name))}")
-    lines += needs_lines(reservation_needs(old), reservation_needs(new))
-    return lines
+    if (was.reservation_type, was.reservation_name) == (now.reservation_type, now.reservation_name):
+        return []
+    before = _affinity(was.reservation_type, was.reservation_name)
+    return [f"reservation {_arrow(before, _affinity(now.reservation_type, now.reservation_name))}"]
 
 
 def _affinity(kind: str | None, name: str | None) -> str:
@@ -168,8 +166,11 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
     lines += _images(old, new) + _reservation(old, new) + _persistent(old, new) \
         + _disks(*placements, set(_by_index(old)) & set(_by_index(new))) \
         + _fallbacks(*placements)
-    if len(lines) > MAX_LINES:
-        lines = lines[:MAX_LINES - 1] + [f"and {len(lines) - MAX_LINES + 1} more"]
+    needs = needs_lines(reservation_needs(old), reservation_needs(new))  # always said, whatever else is cut
+    room = max(MAX_LINES - len(needs), 1)
+    if len(lines) > room:
+        lines = lines[:room - 1] + [f"and {len(lines) - room + 1} more"]
+    lines += needs
     pools_moved = set(_by_index(old)) != set(_by_index(new))  # said as `pool N added` / `removed` above
     rest = [path for path in paths if not lines or not COVERED.search(path)  # no words: every path
             and not (pools_moved and path.endswith("workerPoolSpecs"))]
