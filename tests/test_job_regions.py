@@ -1,0 +1,147 @@
+"""A region per job and Vertex tuning configs in stacks (offline): `jobs.NAME.region` beside a jobSpec or a
+tuningJob, a trainingInput's own region, each judged, priced and quota-counted in its own region; the refusals;
+and a job whose `region` names the region it already runs in keeps its identity (its `job` input and `pulumi-spec`
+label byte-identical)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.cli.plan import plan_stack
+from components.jobspec.core.errors import SpecError
+from components.jobspec.core.names import NAMESPACE, VERTEX
+from components.resources.job_model.identity import identity_labels
+from components.resources.job_model.inputs import region_of
+from components.resources.settings import load_stack_file
+
+ROOT = Path(__file__).resolve().parents[1]
+JOBS = f"{NAMESPACE}:jobs"
+IMAGE = "us-docker.pkg.dev/my-project/t/train:1"
+
+H100 = {"region": "us-east5", "jobSpec": {
+    "workerPoolSpecs": [{"machineSpec": {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB",
+                                         "acceleratorCount": 8}, "replicaCount": 1,
+                         "containerSpec": {"imageUri": IMAGE}}],
+    "scheduling": {"timeout": "7200s"}}}
+SWEEP = {"region": "europe-west4", "tuningJob": {
+    "displayName": "sweep", "maxTrialCount": 8, "parallelTrialCount": 2,
+    "studySpec": {"metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"}],
+                  "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.0001, "maxValue": 0.1}}]},
+    "trialJobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8",
+                                                          "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+                                          "replicaCount": 1, "containerSpec": {"imageUri": IMAGE}}],
+                     "scheduling": {"timeout": "3600s"}}}}
+LEGACY = {"trainingInput": {
+    "region": "asia-southeast1", "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+    "masterConfig": {"imageUri": IMAGE, "acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1}},
+    "scheduling": {"maxRunningTime": "3600s"}}}
+THREE = {"h100": H100, "sweep": SWEEP, "legacy": LEGACY}
+
+
+def write(tmp_path: Path, jobs: dict[str, Any], name: str = "three", region: str = "us-central1") -> Path:
+    config = {"gcp:project": "my-project", f"{NAMESPACE}:backend": VERTEX, f"{NAMESPACE}:region": region,
+              JOBS: jobs}
+    path = tmp_path / f"Pulumi.{name}.yaml"
+    path.write_text(yaml.safe_dump({"config": config}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(SpecError) as refused:
+        load_stack_file(path, root=ROOT)
+    return [str(p) for p in refused.value.problems]
+
+
+def test_each_job_is_judged_in_its_own_region(tmp_path: Path) -> None:
+    settings = load_stack_file(write(tmp_path, THREE), root=ROOT)
+    assert {name: job.facts.region for name, job in settings.jobs.items()} == \
+        {"h100": "us-east5", "sweep": "europe-west4", "legacy": "asia-southeast1"}
+    sweep = settings.jobs["sweep"].facts
+    assert (sweep.kind, sweep.trials, sweep.parallel_runs, sweep.accelerator_totals) == \
+        ("tuning", 8, 2, {"NVIDIA_L4": 2})
+    # the rules follow the region: us-east5 offers no L4, so the same sweep there is refused, at the job's key
+    moved = {**THREE, "sweep": {**SWEEP, "region": "us-east5"}}
+    found = problems_of(write(tmp_path, moved, "moved"))
+    assert found and all("jobs.sweep" in line for line in found)
+    assert any("NVIDIA_L4" in line and "us-east5" in line for line in found)
+
+
+def test_the_plan_prices_and_counts_quota_per_region(tmp_path: Path) -> None:
+    path = write(tmp_path, THREE)
+    planned = plan_stack("three", path, ROOT)
+    document = json.loads(json.dumps(planned.document, default=str))
+    cost = document["cost"]["jobs"]
+    assert {name: cost[name]["region"] for name in THREE} == \
+        {"h100": "us-east5", "sweep": "europe-west4", "legacy": "asia-southeast1"}
+    # trials in parallel, worst case over every trial
+    assert "8 trials x" in cost["sweep"]["worstCase"]["text"]
+    resources = {r["name"]: r for r in document["resources"]}
+    assert resources["sweep"]["details"]["trials"] == "8, 2 at once"
+    assert resources["h100"]["details"]["region"] == "us-east5"
+    needs = resources["h100"]["inputs"]["stackQuota"]["needs"]
+    assert set(needs) == {"us-east5", "europe-west4", "asia-southeast1"}
+    assert needs["europe-west4"]["custom_model_training_nvidia_l4_gpus"] == 2
+    assert needs["us-east5"]["custom_model_training_nvidia_h100_gpus"] == 8
+    assert needs["asia-southeast1"]["custom_model_training_nvidia_t4_gpus"] == 1
+    # the tuning job travels as the job input's third form, in its region
+    job = resources["sweep"]["inputs"]["job"]
+    assert set(job) == {"tuningJob", "region"} and job["region"] == "europe-west4"
+    assert job["tuningJob"]["trialJobSpec"]["baseOutputDirectory"]["outputUriPrefix"].endswith("/jobs/sweep")
+
+
+def test_refusals_name_the_keys(tmp_path: Path) -> None:
+    clash = {"legacy": {**LEGACY, "region": "us-west1"}}
+    assert problems_of(write(tmp_path, clash, "clash")) == [
+        f"{tmp_path}/Pulumi.clash.yaml: {JOBS}.legacy.region: 'us-west1' differs from {JOBS}.legacy.trainingInput."
+        "region 'asia-southeast1'; allowed: one region, in either place (the same in both)"]
+    load_stack_file(write(tmp_path, {"legacy": {**LEGACY, "region": "asia-southeast1"}}, "same"), root=ROOT)
+    three = {"x": {**H100, "trainingInput": LEGACY["trainingInput"], "tuningJob": SWEEP["tuningJob"]}}
+    assert problems_of(write(tmp_path, three, "forms")) == [
+        f"{tmp_path}/Pulumi.forms.yaml: {JOBS}.x: has trainingInput, jobSpec and tuningJob; allowed: exactly one of "
+        "trainingInput, jobSpec, tuningJob"]
+    nowhere = problems_of(write(tmp_path, {"h100": {**H100, "region": "mars-1"}}, "nowhere"))
+    assert len(nowhere) == 1 and f"{JOBS}.h100.region: 'mars-1' is not a training region; allowed:" in nowhere[0]
+    bad = copy.deepcopy(SWEEP)
+    bad["tuningJob"]["maxTrialCount"] = 0
+    assert any(f"{JOBS}.sweep.tuningJob.maxTrialCount:" in line
+               for line in problems_of(write(tmp_path, {"sweep": bad}, "bad")))
+
+
+def test_ai_platform_refuses_a_tuning_job(tmp_path: Path) -> None:
+    path = write(tmp_path, {"sweep": SWEEP}, "ai")
+    text = path.read_text().replace("backend: vertex", "backend: ai-platform")
+    path.write_text(text)
+    found = problems_of(path)
+    assert any(f"{JOBS}.sweep.tuningJob:" in line and "Vertex AI only" in line for line in found)
+
+
+@pytest.mark.parametrize("name, job, region", [
+    ("h100", {k: v for k, v in H100.items() if k != "region"}, "us-east5"),
+    ("sweep", {k: v for k, v in SWEEP.items() if k != "region"}, "europe-west4"),
+    ("legacy", LEGACY, "asia-southeast1"),
+])
+def test_naming_the_region_a_job_runs_in_changes_nothing(tmp_path: Path, name: str, job: dict[str, Any],
+                                                         region: str) -> None:
+    """The job input and the pulumi-spec label of a job that names its region are those of the job without it."""
+    def job_input(jobs: dict[str, Any], stack: str) -> dict[str, Any]:
+        folder = tmp_path / stack
+        folder.mkdir()
+        planned = plan_stack("s", write(folder, jobs, "s", region=region), ROOT)
+        registered = next(r for r in planned.recording.of_type("training:TrainingJob") if r.name == name)
+        return dict(registered.inputs["job"])
+
+    before, after = job_input({name: job}, "before"), job_input({name: {**job, "region": region}}, "after")
+    assert json.dumps(before, sort_keys=True) == json.dumps(after, sort_keys=True)
+    assert region_of(after) == region
+    identity = f"/gcp-training-jobs/stack/{name}"
+    assert identity_labels(identity, before, VERTEX) == identity_labels(identity, after, VERTEX)
+    elsewhere = job_input({name: {**job, "region": "europe-west4" if region != "europe-west4" else "us-central1"}},
+                          "moved") if name != "legacy" else None
+    if elsewhere is not None:  # another region: another job (a replace)
+        assert identity_labels(identity, elsewhere, VERTEX) != identity_labels(identity, before, VERTEX)
