@@ -145,3 +145,41 @@ def test_naming_the_region_a_job_runs_in_changes_nothing(tmp_path: Path, name: s
                           "moved") if name != "legacy" else None
     if elsewhere is not None:  # another region: another job (a replace)
         assert identity_labels(identity, elsewhere, VERTEX) != identity_labels(identity, before, VERTEX)
+
+
+def test_the_diff_moves_a_job_and_its_quota_between_regions(tmp_path: Path) -> None:
+    from components.cli.diff import compare_stack
+
+    def planned(jobs: dict[str, Any], side: str) -> Any:
+        folder = tmp_path / side
+        folder.mkdir()
+        return plan_stack("s", write(folder, jobs, "s"), ROOT)
+
+    before = planned(THREE, "before")
+    moved = compare_stack(before, planned({**THREE, "h100": {**H100, "region": "us-central1"}}, "moved"))
+    assert (moved["jobs"]["h100"]["change"], moved["jobs"]["h100"]["fields"]) == ("replaced", ["region"])
+    assert moved["jobs"]["sweep"]["change"] == moved["jobs"]["legacy"]["change"] == "unchanged"
+    h100 = "custom_model_training_nvidia_h100_gpus"
+    assert (moved["quota"]["us-east5"][h100], moved["quota"]["us-central1"][h100]) == \
+        ({"before": 8, "after": 0}, {"before": 0, "after": 8})
+    assert moved["quota"]["europe-west4"]["custom_model_training_nvidia_l4_gpus"] == {"before": 2, "after": 2}
+    same = compare_stack(before, planned({**THREE, "legacy": {**LEGACY, "region": "asia-southeast1"}}, "same"))
+    assert {name: job["change"] for name, job in same["jobs"].items()} == dict.fromkeys(THREE, "unchanged")
+
+
+def test_a_fallback_of_a_tuning_job_moves_its_trials(tmp_path: Path) -> None:
+    from components.resources.fallbacks import alternative_job
+
+    data, problems = alternative_job({"tuningJob": SWEEP["tuningJob"], "region": "europe-west4"}, {
+        "region": "us-central1", "machineSpec": {"machineType": "g2-standard-24", "acceleratorCount": 2},
+        "scheduling": {"strategy": "SPOT"}})
+    trial = data["tuningJob"]["trialJobSpec"]
+    assert problems == [] and data["region"] == "us-central1" and trial["scheduling"]["strategy"] == "SPOT"
+    assert trial["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 2}
+    assert SWEEP["tuningJob"]["trialJobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] == 1
+    jobs = {"sweep": {**SWEEP, "fallbacks": [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}}]}}
+    settings = load_stack_file(write(tmp_path, jobs, "fallback"), root=ROOT)
+    (alternative,) = settings.jobs["sweep"].alternatives
+    assert (alternative.facts.region, alternative.facts.strategy, alternative.facts.kind) == \
+        ("us-central1", "SPOT", "tuning")

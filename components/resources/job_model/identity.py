@@ -78,6 +78,9 @@ def labels_of(inputs: Inputs, job_id: str, parsed: Renderable | None = None) -> 
 
 def region_of_name(name: str | None) -> str | None:
     """The location in a Vertex AI resource name (projects/P/locations/R/...): where a job found by its labels (or
-    made at a fallback) lives; None for another name (an ml v1 job's)."""
+    made at a fallback) lives; None for another name (an ml v1 job's). This is the API's fact, not the job's: a job
+    as the API holds it carries no region in its body, only in its name, and where it actually runs (a fallback's
+    region) may differ from where it was written to run (JobFacts.region of the job as judged); it is read here,
+    once, and handed to facts_of_body as the region of the job found."""
     found = re.match(r"projects/[^/]+/locations/([^/]+)/", name or "")
     return found.group(1) if found else None
