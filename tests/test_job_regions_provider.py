@@ -63,3 +63,27 @@ def test_naming_the_region_a_job_runs_in_is_no_change_for_the_provider(provider,
     olds = {**checked(provider, registered({"h100": without}, "before")), "state": "RUNNING"}
     news = checked(provider, registered({"h100": {**without, "region": "us-east5"}}, "after"))
     assert provider.diff("id", olds, news).changes is False
+
+
+def test_the_quota_check_holds_each_job_against_its_own_regions_limits(provider, emulator, tmp_path: Path) -> None:
+    """plan --online's review and the provider's check both count a tuning job's parallel trials in its region."""
+    from components.cli.plan_quota import online_review
+    from components.jobspec.core.names import NAMESPACE
+    from components.resources.settings import load_stack_file
+    from tests.helpers import control
+    from tests.test_job_regions import THREE
+
+    l4 = "custom_model_training_nvidia_l4_gpus"
+    control(emulator, "quotas", {"metric": l4, "region": "us-central1", "limit": 1})  # not where any job runs
+    path = write(tmp_path, THREE)
+    path.write_text(path.read_text().replace("config:\n", f"config:\n  {NAMESPACE}:apiEndpoint: {emulator.url}\n"))
+    settings = load_stack_file(path, root=ROOT)
+    fits = online_review(settings)
+    assert fits.problems == [], fits.problems
+    assert "asia-southeast1, europe-west4, us-east5" in fits.lines[0] and fits.lines[0].endswith("all hold")
+    control(emulator, "quotas", {"metric": l4, "region": "europe-west4", "limit": 1})  # the sweep runs 2 at once
+    over = online_review(settings)
+    assert len(over.problems) == 1 and "europe-west4" in over.problems[0] and l4 in over.problems[0]
+    refused = provider.check({}, tuning_props())
+    assert len(refused.failures) == 1 and "europe-west4" in refused.failures[0].reason
+    assert l4 in refused.failures[0].reason
