@@ -10,7 +10,7 @@ from typing import Any
 
 from components.cli.plan import plan_stack
 from tests.helpers import checked, l4_spot, spec_props
-from tests.test_job_regions import H100, ROOT, SWEEP, write
+from tests.job_regions_support import H100, ROOT, SWEEP, THREE, write
 
 
 def tuning_props(region: str = "europe-west4") -> dict[str, Any]:
@@ -71,7 +71,6 @@ def test_the_quota_check_holds_each_job_against_its_own_regions_limits(provider,
     from components.jobspec.core.names import NAMESPACE
     from components.resources.settings import load_stack_file
     from tests.helpers import control
-    from tests.test_job_regions import THREE
 
     l4 = "custom_model_training_nvidia_l4_gpus"
     control(emulator, "quotas", {"metric": l4, "region": "us-central1", "limit": 1})  # not where any job runs
