@@ -152,3 +152,48 @@ def test_a_fallback_of_a_tuning_job_moves_its_trials(tmp_path: Path) -> None:
     (alternative,) = settings.jobs["sweep"].alternatives
     assert (alternative.facts.region, alternative.facts.strategy, alternative.facts.kind) == \
         ("us-central1", "SPOT", "tuning")
+
+
+def test_a_trainer_goes_into_a_tuning_jobs_trial_pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from components.jobspec.core.names import TODAY_ENV
+
+    monkeypatch.setenv(TODAY_ENV, "2024-06-01")  # the prebuilt image below was available then
+    pool = {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+            "replicaCount": 1, "pythonPackageSpec": {
+                "executorImageUri": "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest",
+                "pythonModule": "trainer.task"}}
+    sweep = copy.deepcopy(SWEEP)
+    sweep["tuningJob"]["trialJobSpec"]["workerPoolSpecs"] = [pool]
+    sweep["trainer"] = {"path": "trainers/example"}
+    planned = plan_stack("three", write(tmp_path, {"sweep": sweep}), ROOT)
+    (job,) = planned.recording.of_type("training:TrainingJob")
+    (package,) = job.inputs["job"]["tuningJob"]["trialJobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"][
+        "packageUris"]
+    assert package.startswith("gs://three-packages/") and package.endswith(".tar.gz")
+    sweep["tuningJob"]["trialJobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["pythonModule"] = "trainer.nope"
+    assert problems_of(write(tmp_path, {"sweep": sweep}, "nope")) == [
+        f"{tmp_path}/Pulumi.nope.yaml: {JOBS}.sweep.tuningJob.trialJobSpec.workerPoolSpecs[0].pythonPackageSpec."
+        "pythonModule: 'trainer.nope' is not a module of trainer trainers/example (no trainer/nope.py in it); "
+        "allowed: a module of the trainer package, e.g. trainer.task"]
+
+
+def test_validate_and_plan_json_on_the_command_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "components", *argv], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, check=False)
+
+    good = write(tmp_path, THREE)
+    ok = run("validate", str(good))
+    assert (ok.returncode, ok.stdout) == (0, f"{good}: ok (stack)\n")
+    clash = write(tmp_path, {"legacy": {**LEGACY, "region": "us-west1"}}, "clash")
+    refused = run("validate", str(clash))
+    assert refused.returncode == 1 and f"{JOBS}.legacy.region: 'us-west1' differs from {JOBS}.legacy." \
+        "trainingInput.region 'asia-southeast1'" in refused.stdout + refused.stderr
+    planned = run("plan", "--stack", "three", "--stacks-dir", str(tmp_path), "--json")
+    assert planned.returncode == 0, planned.stderr
+    cost = json.loads(planned.stdout)["cost"]["jobs"]
+    assert {name: cost[name]["region"] for name in THREE} == \
+        {"h100": "us-east5", "sweep": "europe-west4", "legacy": "asia-southeast1"}
