@@ -197,3 +197,10 @@ def test_validate_and_plan_json_on_the_command_line(tmp_path: Path) -> None:
     cost = json.loads(planned.stdout)["cost"]["jobs"]
     assert {name: cost[name]["region"] for name in THREE} == \
         {"h100": "us-east5", "sweep": "europe-west4", "legacy": "asia-southeast1"}
+
+
+def test_a_tuning_job_the_program_makes_itself_is_described_from_its_input() -> None:
+    from components.cli.plan_describe import _describe_job
+
+    lines = dict(_describe_job({"job": {**SWEEP}, "backend": VERTEX, "project": "p"}, None))
+    assert (lines["region"], lines["trials"], lines["accelerators"]) == ("europe-west4", "8, 2 at once", "2 NVIDIA_L4")

@@ -107,7 +107,9 @@ def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
     has no pools, and validate names what is wrong with it)."""
     job = inputs.get("job") or {}
     body: Mapping[str, Any] | None = judged.body if judged is not None else None
-    facts: JobFacts = judged.facts if judged is not None else facts_of_body(job, region=region_of(job) or None)
+    tuning = job.get(TUNING_JOB)
+    as_body: Mapping[str, Any] = tuning if isinstance(tuning, Mapping) else job  # a tuning job's: its config
+    facts: JobFacts = judged.facts if judged is not None else facts_of_body(as_body, region=region_of(job) or None)
     if "jobSpec" in job or TUNING_JOB in job:
         return _describe_custom_job(inputs, facts)
     ti = job.get("trainingInput") or {}
