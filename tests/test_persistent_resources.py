@@ -145,9 +145,10 @@ def test_persistent_resources_are_vertex_only(tmp_path: Path) -> None:
 
 def test_the_client_and_the_emulator_hold_vertex_disk_defaults_alike() -> None:
     assert vertex_jobspec.BOOT_DISK_DEFAULT_TYPE == vertex_limits.BOOT_DISK_TYPE
-    assert vertex_jobspec.BOOT_DISK_DEFAULT_TYPE_A3_ULTRA == vertex_limits.BOOT_DISK_TYPE_A3_ULTRA
-    assert vertex_jobspec.BOOT_DISK_DEFAULT_SIZE_GB == vertex_limits.BOOT_DISK_SIZE_GB
-    for machine in ("n1-standard-8", "a3-ultragpu-8g", "a2-highgpu-1g"):
+    assert vertex_jobspec.BOOT_DISK_DEFAULT_HYPERDISK == vertex_limits.BOOT_DISK_TYPE_HYPERDISK
+    assert vertex_jobspec.BOOT_DISK_DEFAULT_HYPERDISK_MACHINES == vertex_limits.BOOT_DISK_HYPERDISK_MACHINES
+    assert vertex_jobspec.BOOT_DISK_DEFAULT_GB == vertex_limits.BOOT_DISK_SIZE_GB
+    for machine in ("n1-standard-8", "a3-ultragpu-8g", "a4-highgpu-8g", "a2-highgpu-1g"):
         assert vertex_jobspec.boot_disk_of(machine, None, None) == vertex_limits.boot_disk(machine, None)
 
 

@@ -17,13 +17,16 @@ from typing import Any
 
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import (
-    Estimate,
-    ResourceEstimate,
-    StackEstimate,
+from components.jobspec.review.cost import Estimate, ResourceEstimate, StackEstimate
+from components.jobspec.review.cost_text import (
+    estimate_text,
     part_text,
+    resource_text,
+    runs_as,
     source_lines,
+    stack_text,
     stale_warning,
+    worst_case_text,
 )
 from components.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
 from components.jobspec.review.money import Amount
@@ -75,7 +78,7 @@ def review_document(checked: Review) -> dict[str, Any]:
             "persistentResources": {r.name: _resource(r) for r in cost.resources},
             "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot),
                       "atJobRates": _amount(cost.hourly), "worstCaseUsd": _usd(cost.worst_case),
-                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": cost.text()},
+                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": stack_text(cost)},
             "table": {"kind": table.kind, "path": table.path, "date": table.date.isoformat(),
                       "oldest": table.oldest.isoformat()},
             "sources": source_lines(table),
@@ -92,18 +95,18 @@ def _resource(r: ResourceEstimate) -> dict[str, Any]:
     return {"region": r.region, "runsAt": "on_demand", "atLeast": _amount(r.least.on_demand),
             "atMost": _amount(most.on_demand), "onDemand": _amount(most.on_demand),
             "parts": [p.as_dict() for p in most.parts], "partLines": [part_text(p) for p in most.parts],
-            "bases": list(r.bases), "text": r.text()}
+            "bases": list(r.bases), "text": resource_text(r)}
 
 
 def _job(e: Estimate) -> dict[str, Any]:
     where = {"persistentResource": e.on_resource} if e.on_resource else {}
     return {**where, "region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
-            "runsAs": e.runs_as(), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
+            "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),
             "worstCase": {**_amount(e.worst_case, per_hour=False), "hours": round(e.timeout.hours, 6),
-                          "timeout": e.timeout.text(), "text": e.worst_case_text()},
+                          "timeout": e.timeout.text(), "text": worst_case_text(e)},
             "parts": [p.as_dict() for p in e.parts], "partLines": [part_text(p) for p in e.parts],
-            "bases": list(e.bases), "text": e.text()}
+            "bases": list(e.bases), "text": estimate_text(e)}
 
 
 def _amount(amount: Amount, per_hour: bool = True) -> dict[str, Any]:

@@ -210,12 +210,13 @@ PERSISTENT_RESOURCE_ID: Final = r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?"
 #: DiskSpec when a pool leaves it unset: bootDiskSizeGb, and bootDiskType by machine type ("A3U": a3-ultragpu-*).
 BOOT_DISK_SIZE_GB: Final = 100
 BOOT_DISK_TYPE: Final = "pd-ssd"
-BOOT_DISK_TYPE_A3_ULTRA: Final = "hyperdisk-balanced"
+BOOT_DISK_TYPE_HYPERDISK: Final = "hyperdisk-balanced"
+BOOT_DISK_HYPERDISK_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g")
 
 
 def boot_disk(machine_type: str, disk: dict[str, object] | None) -> tuple[str, int]:
     """A pool's boot disk (type, size in GB) with Vertex's defaults filled in where the DiskSpec leaves them unset."""
     disk = disk or {}
-    default = BOOT_DISK_TYPE_A3_ULTRA if machine_type.startswith("a3-ultragpu-") else BOOT_DISK_TYPE
+    default = BOOT_DISK_TYPE_HYPERDISK if machine_type in BOOT_DISK_HYPERDISK_MACHINES else BOOT_DISK_TYPE
     size = disk.get("bootDiskSizeGb")
     return str(disk.get("bootDiskType") or default), int(str(size)) if size else BOOT_DISK_SIZE_GB

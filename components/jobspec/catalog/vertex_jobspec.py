@@ -149,14 +149,14 @@ RESERVATION_EXCLUDES_PERSISTENT_RESOURCE: Final = True
 BOOT_DISK_TYPES: Final = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
 BOOT_DISK_SIZE_GB: Final = (100, 64_000)
 
-#: SOURCE_BOOT_DISKS (the same page, the defaults): a pool's boot disk when its diskSpec leaves it unset: pd-ssd of
-#: 100 GB, hyperdisk-balanced on the A3 Ultra machines ("a3-ultragpu-*"). A job's pool on a persistent resource
-#: matches a resource pool with these filled in (SOURCE_PERSISTENT_RESOURCE); the emulator's own copy
-#: (components/emulator/vertex_limits.py) is held equal by tests/test_emulator_sdk_tables.py.
+#: SOURCE_BOOT_DISKS (the same page, the defaults): the boot disk a pool gets when its diskSpec sets none (a review
+#: shows any other as set): pd-ssd of 100 GB, hyperdisk-balanced on the machines listed. A job's pool on a persistent
+#: resource matches a resource pool with these filled in (SOURCE_PERSISTENT_RESOURCE); the emulator's own copy
+#: (components/emulator/vertex_limits.py) is held equal by tests/test_persistent_resources.py.
 BOOT_DISK_DEFAULT_TYPE: Final = "pd-ssd"
-BOOT_DISK_DEFAULT_TYPE_A3_ULTRA: Final = "hyperdisk-balanced"
-BOOT_DISK_DEFAULT_A3_ULTRA_PREFIX: Final = "a3-ultragpu-"
-BOOT_DISK_DEFAULT_SIZE_GB: Final = 100
+BOOT_DISK_DEFAULT_HYPERDISK: Final = "hyperdisk-balanced"
+BOOT_DISK_DEFAULT_HYPERDISK_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g")
+BOOT_DISK_DEFAULT_GB: Final = 100
 
 # --- Persistent resources --------------------------------------------------------------------------
 
@@ -171,6 +171,6 @@ SOURCE_PERSISTENT_RESOURCE: Final = Source(
 
 def boot_disk_of(machine_type: str | None, disk_type: str | None, size_gb: int | None) -> tuple[str, int]:
     """A pool's boot disk (type, GB) with Vertex's defaults filled in where its diskSpec leaves them unset."""
-    default = (BOOT_DISK_DEFAULT_TYPE_A3_ULTRA if (machine_type or "").startswith(BOOT_DISK_DEFAULT_A3_ULTRA_PREFIX)
+    default = (BOOT_DISK_DEFAULT_HYPERDISK if machine_type in BOOT_DISK_DEFAULT_HYPERDISK_MACHINES
                else BOOT_DISK_DEFAULT_TYPE)
-    return disk_type or default, size_gb or BOOT_DISK_DEFAULT_SIZE_GB
+    return disk_type or default, size_gb or BOOT_DISK_DEFAULT_GB
