@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from components.cli.plan_quota import online_review
-from components.emulator import Emulator
-from components.jobspec.core.errors import SpecError
-from components.resources.settings.judge import judge
+from gcp_training_jobs.cli.plan_quota import online_review
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.resources.settings.judge import judge
 from tests.helpers import checked, spec_props
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,9 +134,9 @@ config:
 def test_status_shows_the_stacks_persistent_resources_and_the_jobs_on_them(
         tmp_path: Path, emulator: Emulator, provider: Any, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from components.cli.main import parser
-    from components.resources.job_model.inputs import wire_of
-    from components.resources.settings import load_stack_file
+    from gcp_training_jobs.cli.main import parser
+    from gcp_training_jobs.resources.job_model.inputs import wire_of
+    from gcp_training_jobs.resources.settings import load_stack_file
 
     (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
     (tmp_path / "stacks").mkdir()

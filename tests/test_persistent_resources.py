@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from components.emulator import vertex_limits
-from components.jobspec.catalog import vertex_jobspec
+from gcp_training_jobs.emulator import vertex_limits
+from gcp_training_jobs.jobspec.catalog import vertex_jobspec
 
 ROOT = Path(__file__).resolve().parents[1]
 T4 = "{machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4, acceleratorCount: 2}"
@@ -207,8 +207,8 @@ def test_guardrails_count_the_resource_not_the_jobs_on_it(tmp_path: Path) -> Non
 
 
 def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it() -> None:
-    from components.cli.plan_quota import candidates_of
-    from components.resources.settings.judge import judge
+    from gcp_training_jobs.cli.plan_quota import candidates_of
+    from gcp_training_jobs.resources.settings.judge import judge
 
     config = {"gcp:project": "my-project-123", "gcp-training-jobs:backend": "vertex",
               "gcp-training-jobs:persistentResources": {"team-pool": {"region": "europe-west4", "resourcePools": [
@@ -233,9 +233,9 @@ def _git(repo: Path, *args: str) -> str:
 
 def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.cli.diff import diff
-    from components.cli.diff_text import render_text
-    from components.jobspec.catalog.prices import PRICES_FILE_ENV
+    from gcp_training_jobs.cli.diff import diff
+    from gcp_training_jobs.cli.diff_text import render_text
+    from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -1,0 +1,51 @@
+"""The stack's Vertex AI persistent resources (`gcp-training-jobs:persistentResources`), each a pulumi-gcp
+`vertex.AiPersistentResource` (the project's real dependency, like the buckets), after the APIs, with the stack's
+labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
+from gcp_training_jobs.jobspec.vocab.persistent import ResourcePool
+
+
+def _pool(pool: ResourcePool) -> gcp.vertex.AiPersistentResourceResourcePoolArgs:
+    ms, disk, scaling = pool.machine_spec, pool.disk_spec, pool.autoscaling_spec
+    replicas = pool.replica_count if pool.replica_count is not None else (
+        scaling.min_replica_count if scaling else 1)
+    return gcp.vertex.AiPersistentResourceResourcePoolArgs(
+        machine_spec=gcp.vertex.AiPersistentResourceResourcePoolMachineSpecArgs(
+            machine_type=ms.machine_type, accelerator_type=ms.accelerator_type,
+            accelerator_count=ms.accelerator_count),
+        replica_count=str(replicas),  # int64 travels as text
+        autoscaling_spec=gcp.vertex.AiPersistentResourceResourcePoolAutoscalingSpecArgs(
+            min_replica_count=str(scaling.min_replica_count), max_replica_count=str(scaling.max_replica_count))
+        if scaling else None,
+        disk_spec=gcp.vertex.AiPersistentResourceResourcePoolDiskSpecArgs(
+            boot_disk_type=disk.boot_disk_type, boot_disk_size_gb=disk.boot_disk_size_gb) if disk else None,
+    )
+
+
+def _under(own: dict[str, str]) -> Callable[[Mapping[str, str]], dict[str, str]]:
+    """The stack's labels with a resource's own over them."""
+    return lambda given: {**given, **own}
+
+
+def persistent_resources(resources: Mapping[str, ResourceFacts], *, project: pulumi.Input[str],
+                         labels: pulumi.Input[Mapping[str, str]], after: Sequence[pulumi.Resource]
+                         ) -> dict[str, gcp.vertex.AiPersistentResource]:
+    """One AiPersistentResource per declared resource (its id as its name, in its region), each after `after`."""
+    made: dict[str, gcp.vertex.AiPersistentResource] = {}
+    for name, facts in sorted(resources.items()):
+        spec = facts.spec
+        assert spec is not None  # a declared resource is held with its spec
+        merged = pulumi.Output.from_input(labels).apply(_under(dict(spec.labels or {})))
+        made[name] = gcp.vertex.AiPersistentResource(
+            name, name=name, project=project, location=facts.region, display_name=spec.display_name,
+            labels=merged, resource_pools=[_pool(pool) for pool in spec.resource_pools],
+            opts=pulumi.ResourceOptions(depends_on=list(after)))
+    return made
