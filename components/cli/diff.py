@@ -1,4 +1,4 @@
-"""`python -m components diff --base REF`: what a change does to the stacks, job by job and stack by stack.
+"""`gcp-training-jobs diff --base REF`: what a change does to the stacks, job by job and stack by stack.
 
 Both sides are planned offline through `plan`'s one pass (cli.plan.plan_stack): the base from git's objects
 (cli.diff_sides, never checked out over the user's tree), the head from the working tree or a second ref, each

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from components.jobspec.core.names import command
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
 from components.jobspec.review.money import usd, usd_total
 
@@ -124,7 +125,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     """The pull request comment: the headline, a table per changed stack, the broken guardrails, the per-part lines
     folded away, and the marker a workflow finds the comment by."""
     out = [MARKER, f"### Training jobs: {headline(document)}", "",
-           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`python -m components diff`), "
+           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`{command('diff')}`), "
            "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
            "head's prices."]
     changed = _changed(document)
@@ -159,7 +160,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     text = "\n".join(out + folded)
     if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself
         text = "\n".join(out + ["", f"(The per-part lines are left out: the comment would pass GitHub's "
-                                    f"{MAX_COMMENT:,} characters; `python -m components diff` prints them.)"])
+                                    f"{MAX_COMMENT:,} characters; `{command('diff')}` prints them.)"])
     return text
 
 

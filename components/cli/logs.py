@@ -1,4 +1,4 @@
-"""`python -m components logs --stack NAME JOB`: a job's log lines, from Cloud Logging (backends.cloud_logging).
+"""`gcp-training-jobs logs --stack NAME JOB`: a job's log lines, from Cloud Logging (backends.cloud_logging).
 
 JOB is a job's name in the stack (its job now: the newest the API holds) or a job id (an older one). The lines are
 the job's entries as `gcloud ai custom-jobs stream-logs` finds them, one line each:

@@ -1,4 +1,4 @@
-"""`python -m components plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
+"""`gcp-training-jobs plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
 
 It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
 top-level `__main__.py` under Pulumi's mocks (plan_mocks.py: no engine, CLI, network or credentials), the

@@ -13,7 +13,7 @@ from typing import Any
 from components.cli.gcloud_flags import input_paths
 from components.cli.validate import load_file_job
 from components.jobspec.core.errors import SpecError, UnreadableError
-from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
+from components.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX, command
 from components.jobspec.io.documents import Document, load
 from components.jobspec.io.vocabulary import vocabulary_of
 
@@ -37,7 +37,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     if doc.kind != "job":
         print(f"{path}: a stack file; render takes a job config (a Job with trainingInput, or a CustomJobSpec). "
-              f"Use `python -m components plan --stack {doc.stack_name or 'NAME'}` for stacks.",
+              f"Use `{command('plan --stack ' + (doc.stack_name or 'NAME'))}` for stacks.",
               file=sys.stderr)
         return EXIT_UNREADABLE
     data: Any = doc.data

@@ -1,4 +1,4 @@
-"""`python -m components status --stack NAME` (or `--all`): every job of a stack, read from the API.
+"""`gcp-training-jobs status --stack NAME` (or `--all`): every job of a stack, read from the API.
 
 Per job (its resource's job now; the older ones are its history): its name, id, region and state; its accelerators
 and machines (as the job holds them: after a fallback, the ones it got); when it started and how long it has run;

@@ -37,6 +37,7 @@ from typing import Any, Final
 from components.jobspec import catalog
 from components.jobspec.catalog import prices
 from components.jobspec.catalog.prices import Price, PriceTable
+from components.jobspec.core.names import command
 from components.jobspec.review.money import Amount, hours_text, missing_text, named_total, total, usd
 from components.jobspec.translate.facts import JobFacts, Timeout
 from components.jobspec.translate.pools import Pool
@@ -48,7 +49,7 @@ TPU_POOL_MACHINES: Final = (catalog.CLOUD_TPU, catalog.CLOUD_TPU_MACHINE)
 #: A price table whose oldest prices are older than this (in days) makes `plan` warn.
 MAX_PRICE_AGE_DAYS: Final = 180
 #: The command that writes a current table (components.cli.prices).
-REFRESH_COMMAND: Final = "python -m components prices refresh"
+REFRESH_COMMAND: Final = command("prices refresh")
 #: The rates of the table (PriceTable.strategy_rate), as the text says them.
 RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
 

@@ -22,7 +22,7 @@ import pulumi
 from pulumi.dynamic import Resource
 
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import DEFAULT_BACKEND
+from components.jobspec.core.names import DEFAULT_BACKEND, command
 from components.resources.args import resolve_args
 from components.resources.job_model.identity import identity_labels, identity_of
 from components.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
@@ -163,8 +163,8 @@ def _check_args(name: str, props: dict[str, Any]) -> None:
 def _fail_update(name: str, failure: str | None) -> None:
     if failure:
         raise pulumi.RunError(
-            f"job {name}: {failure}. The job is recorded in the state as FAILED (`python -m components status` "
-            "shows it); the next `pulumi up` does not run it again: fix it and change the job, or set "
+            f"job {name}: {failure}. The job is recorded in the state as FAILED (`{command('status')}` shows it)"
+            "; the next `pulumi up` does not run it again: fix it and change the job, or set "
             f"jobs.{name}.rerun, to run it again")
 
 
