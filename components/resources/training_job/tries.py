@@ -117,8 +117,9 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
                      for p in job_rule_problems(other.facts, name, rails, today())]
         say_once(cost_line(other.facts, f"{name} {where}"))
         tries[index + 1] = other.facts
-    # only for a job about to be made: a create, or a replace
-    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, new.props).replaces):
+    # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
+    if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
+            or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
                           stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
