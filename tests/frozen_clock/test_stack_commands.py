@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,6 +67,8 @@ def project(tmp_path: Path, emulator: Emulator, monkeypatch: pytest.MonkeyPatch)
     empty["config"]["gcp-training-jobs:jobs"] = {}
     (tmp_path / "stacks" / "Pulumi.empty.yaml").write_text(yaml.safe_dump(empty))
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "bin").mkdir()  # where a test puts its `pulumi`; none else on PATH: the state is not read
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.defpath}")
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
     emulator.state.set_phase_seconds(PHASE)
     return tmp_path
@@ -114,7 +117,9 @@ def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(pro
     block = out.split("  l4: ")[1]
     api_id = l4["resourceName"].rsplit("/", 1)[1]  # the number Vertex AI, gcloud and the emulator's controls take
     assert api_id.isdigit() and block.startswith(f"RUNNING (job {l4['jobId']}, id {api_id}, us-central1)")
-    assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in block
+    assert "machines: g2-standard-8 x1 + 1 NVIDIA_L4; accelerators: 1 NVIDIA_L4" in block
+    assert out.splitlines()[1] == "  the stack's state was not read (no pulumi CLI on PATH): no job is marked as in " \
+                                  "it or not"
     assert f"running for 15 min; cost so far ${L4_SPOT_USD_PER_HOUR / 4:.2f} ($0.61/h, SPOT, at Spot rates)" in block
     assert f"console: {l4['consoleUrl']}" in block
     assert "  t4: not found in the API (not created yet, or its job was deleted)" in out
@@ -179,8 +184,8 @@ def test_a_replaced_job_is_history_and_a_job_gone_from_the_file_still_shows(proj
     assert code == EXIT_OK  # the FAILED job is the history of cpu, whose job now is queued
     assert jobs[second["jobId"]]["attempt"] == 2
     assert jobs[second["jobId"]]["earlier"] == [{"jobId": first["jobId"], "state": "FAILED"}]
-    (gone,) = [job for job in jobs.values() if not job["inStackFile"]]
-    assert gone["name"] is None and gone["state"] == "QUEUED"
+    (gone,) = [job for job in jobs.values() if not job["inStackFile"]]  # named by its id's stem, the resource's
+    assert gone["name"] == "l4" and gone["namedBy"] == "job id" and gone["state"] == "QUEUED"
 
 
 def test_every_stack_unknown_stacks_and_a_stack_without_jobs(project, emulator, run) -> None:
