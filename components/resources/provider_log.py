@@ -1,4 +1,11 @@
-"""A line a dynamic provider says once in a preview.
+"""A line a dynamic provider says once in a run (a preview, or an update).
+
+A run may call `check` twice for one resource: on a replacement the engine checks the new inputs again without
+the old ones, to recompute their defaults (pulumi/pulumi, pkg/resource/deploy/step_generator.go: "If we are going to
+perform a replacement, we need to recompute the default values"), so a line of `check` would be said twice. A line
+is therefore said once per run and process (backends/run_cache.RUN, keyed by the line): `pulumi preview` says it
+once; `pulumi up` once in its preview and once as it updates, each run a provider process of its own (`--skip-preview`:
+once).
 
 The Python dynamic provider process has no engine connection of the SDK's: its `pulumi.log` lines go to stderr, which
 the engine shows as the stack's diagnostics twice, as they come and again in the closing summary. The engine passes
@@ -12,8 +19,11 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import partial
 
 import pulumi
+
+from components.backends.run_cache import RUN
 
 #: What the engine's address looks like (host:port).
 ADDRESS = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}")
@@ -26,7 +36,12 @@ def engine_address() -> str | None:
 
 
 def say_once(message: str) -> None:
-    """`message` as an info line shown once (ephemeral), or pulumi.log.info where no engine started this process."""
+    """`message` as an info line shown once (ephemeral), or pulumi.log.info where no engine started this process;
+    the same line again in the same run is not said again."""
+    RUN.once(("said", message), partial(_say, message))
+
+
+def _say(message: str) -> None:
     address = engine_address()
     if address is None:
         pulumi.log.info(message)
