@@ -13,13 +13,16 @@ from typing import Any
 import yaml
 
 from components.cli.job_args import TABLE_AFTER
+from components.cli.plan_describe import _describe_job
 from components.emulator import Emulator
 from components.jobspec.core.names import EXIT_OK
+from components.jobspec.load import judge
 from components.resources.job_model.inputs import wire_of
 from components.resources.settings import load_stack_file
 from components.resources.training_job import TrainingJobProvider
 from tests.frozen_clock import test_stack_commands as commands
 from tests.frozen_clock.test_stack_commands import PHASE, deploy, vertex_stack
+from tests.helpers import tuning_training_input
 
 #: The fixtures of test_stack_commands: the project (its own Pulumi.yaml, stacks and bin folder) and a command run.
 project, run = commands.project, commands.run
@@ -159,4 +162,17 @@ def test_more_than_a_few_jobs_are_a_table_a_job_a_line_and_wide_keeps_the_detail
     assert wide.count("      console: ") == len(names)
     document = json.loads(run("status", "--stack", "team", "--json")[1])
     assert row[-1] == document["jobs"][0]["startTime"] and document["jobs"][0]["name"] == "sweep-00"
-    assert all(job["consoleUrl"].startswith("https://console.cloud.google.com/") for job in document["jobs"])
+    assert all(job["consoleUrl"] == "https://console.cloud.google.com/agent-platform/locations/us-central1/"
+               f"training/{job['apiId']}?project=my-proj" for job in document["jobs"])  # as Vertex AI's SDK links it
+
+
+def test_plan_words_a_tuning_jobs_trials_at_once_as_status_does() -> None:
+    """plan's lines of the same tuning job: the one wording (JobFacts.holds_text), times its trials at once."""
+    job = tuning_training_input(maxParallelTrials=4)
+    job["trainingInput"].update(masterType="g2-standard-12", masterConfig={
+        **job["trainingInput"]["masterConfig"], "acceleratorConfig": {"type": "NVIDIA_L4", "count": 1}})
+    judged = judge(job, backend="vertex")
+    assert not judged.problems and judged.facts.parallel_runs == 4
+    lines = dict(_describe_job({"backend": "vertex", "project": "my-proj", "job": job}, judged))
+    assert lines["holds"] == "4 trials at once, each g2-standard-12 x1 + 1 NVIDIA_L4"
+    assert lines["accelerators"] == "4 NVIDIA_L4"
