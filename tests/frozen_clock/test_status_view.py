@@ -2,7 +2,7 @@
 resource, jobs the stack's state no longer holds marked so (the state read by `pulumi stack export`: here a fake
 `pulumi` on PATH that prints a recorded export and the arguments it was given), a tuning job's trials at once, and
 the table a job a line beyond a few jobs (`--wide`: in detail). Against the emulator over real HTTP, on its
-clock (test_stack_commands' project, deploy and run)."""
+clock (the folder's project and run, stack_project's deploy)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,8 @@ from components.jobspec.load import judge
 from components.resources.job_model.inputs import wire_of
 from components.resources.settings import load_stack_file
 from components.resources.training_job import TrainingJobProvider
-from tests.frozen_clock import test_stack_commands as commands
-from tests.frozen_clock.test_stack_commands import PHASE, deploy, vertex_stack
+from tests.frozen_clock.stack_project import PHASE, deploy, vertex_stack
 from tests.helpers import tuning_training_input
-
-#: The fixtures of test_stack_commands: the project (its own Pulumi.yaml, stacks and bin folder) and a command run.
-project, run = commands.project, commands.run
 
 #: The TrainingJob's type in the state, as the engine records a dynamic resource of module `training`.
 JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
