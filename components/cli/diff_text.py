@@ -125,7 +125,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     """The pull request comment: the headline, a table per changed stack, the broken guardrails, the per-part lines
     folded away, and the marker a workflow finds the comment by."""
     out = [MARKER, f"### Training jobs: {headline(document)}", "",
-           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`{command('diff')}`), "
+           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`python -m components diff`), "
            "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
            "head's prices."]
     changed = _changed(document)
