@@ -19,6 +19,7 @@ from typing import Any
 
 from components.cli.plan_describe import describe
 from components.cli.plan_mocks import Recording, Registration, project_root, pulumi_config, run_program
+from components.cli.plan_placement import placement_lines, placement_of
 from components.cli.plan_review import Review, review, review_document
 from components.cli.plan_text import render_text
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
@@ -81,12 +82,15 @@ def plan_document(stack: str, file: Path, recording: Recording,
     """The plan as data (what --json prints; the text form is rendered from it). `jobs`: each job as it was
     judged (JobSettings: its body and pools), by job name."""
     names = _top_level_names(recording)
+    placements = {name: placement_of(job, name) for name, job in (jobs or {}).items()}
 
     def node_doc(node: Node) -> dict[str, Any]:
         reg = node.reg
         doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
         if reg.custom:
             doc["details"] = dict(describe(reg, jobs))
+            if reg.type.endswith("training:TrainingJob"):  # where it runs (cli.plan_placement)
+                doc["details"].update(placement_lines(placements.get(str(reg.inputs.get("name") or reg.name)) or {}))
             if reg.secrets:
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
             doc["inputs"] = _plain({k: v for k, v in reg.inputs.items() if not k.startswith("__")})
@@ -101,6 +105,7 @@ def plan_document(stack: str, file: Path, recording: Recording,
         "stack": stack,
         "file": str(file),
         "resources": [node_doc(node) for node in _tree(recording)],
+        "placement": placements,
         "outputs": recording.outputs,
         "summary": {"resources": len(recording.resources), "custom": custom,
                     "components": len(recording.resources) - custom},
