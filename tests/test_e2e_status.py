@@ -28,9 +28,9 @@ CONFIG: dict[str, Any] = offline_config("seen", {"trial": {"jobSpec": {"workerPo
 #: The repository's program, and a job it declares itself (not in the stack file).
 PROGRAM = '''from pathlib import Path
 
-from components import TrainingJob, TrainingJobArgs
-from components.resources.settings import from_pulumi_config
-from components.resources.stack import build_stack
+from gcp_training_jobs import TrainingJob, TrainingJobArgs
+from gcp_training_jobs.resources.settings import from_pulumi_config
+from gcp_training_jobs.resources.stack import build_stack
 
 build_stack(from_pulumi_config(root=Path(__file__).resolve().parent))
 TrainingJob("Trainer-A", TrainingJobArgs(project="seen-project", job={"region": "us-central1", "jobSpec": {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from components.cli.stack_state import StackState, jobs_of_export, read_state
+from gcp_training_jobs.cli.stack_state import StackState, jobs_of_export, read_state
 
 JOB = "pulumi-python:dynamic/training:TrainingJob"
 URN = "urn:pulumi:dev::gcp-training-jobs::"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pulumi.dynamic import Config, ConfigureRequest
 
-from components.emulator import Emulator
-from components.jobspec.core.names import TODAY_ENV
-from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.names import TODAY_ENV
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def provider(emulator: Emulator) -> TrainingJobProvider:
 def test_check_warns_of_the_master_and_vertex_takes_the_one_cloud_tpu_pool(
         shape: str, provider: TrainingJobProvider, emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> None:
     warned: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.provider.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("gcp_training_jobs.resources.training_job.provider.pulumi.log.warn", warned.append)
     checked = provider.check({}, props(shape))
     assert checked.failures == []
     (warning,) = warned
@@ -68,7 +68,7 @@ def test_check_warns_of_the_master_and_vertex_takes_the_one_cloud_tpu_pool(
 def test_on_ai_platform_the_master_runs_and_nothing_is_warned(
         provider: TrainingJobProvider, monkeypatch: pytest.MonkeyPatch) -> None:
     warned: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.provider.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("gcp_training_jobs.resources.training_job.provider.pulumi.log.warn", warned.append)
     checked = provider.check({}, props("custom", backend="ai-platform"))
     assert checked.failures == [] and warned == []
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components.cli import logs, spend, status
-from components.cli.main import parser
-from components.emulator import Emulator
+from gcp_training_jobs.cli import logs, spend, status
+from gcp_training_jobs.cli.main import parser
+from gcp_training_jobs.emulator import Emulator
 from tests.conftest_emulator import build_client
 from tests.frozen_clock.stack_project import PHASE, Run, vertex_stack
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from components.emulator import Emulator
-from components.resources.job_model.inputs import wire_of
-from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.resources.job_model.inputs import wire_of
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

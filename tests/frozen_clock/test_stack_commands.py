@@ -12,10 +12,10 @@ import json
 import pytest
 import yaml
 
-from components.cli.main import main
-from components.emulator.logging_v2 import TRACEBACK
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
-from components.resources.job_model import identity
+from gcp_training_jobs.cli.main import main
+from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
+from gcp_training_jobs.resources.job_model import identity
 from tests.frozen_clock.stack_project import IMAGE, L4_SPOT_USD_PER_HOUR, PHASE, deploy, pool
 
 

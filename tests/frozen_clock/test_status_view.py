@@ -12,14 +12,14 @@ from typing import Any
 
 import yaml
 
-from components.cli.job_args import TABLE_AFTER
-from components.cli.plan_describe import _describe_job
-from components.emulator import Emulator
-from components.jobspec.core.names import EXIT_OK
-from components.jobspec.load import judge
-from components.resources.job_model.inputs import wire_of
-from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.cli.job_args import TABLE_AFTER
+from gcp_training_jobs.cli.plan_describe import _describe_job
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.names import EXIT_OK
+from gcp_training_jobs.jobspec.load import judge
+from gcp_training_jobs.resources.job_model.inputs import wire_of
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.frozen_clock.stack_project import PHASE, deploy, vertex_stack
 from tests.helpers import tuning_training_input
 

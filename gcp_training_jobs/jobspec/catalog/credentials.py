@@ -1,0 +1,118 @@
+"""What a credential looks like: the public patterns of secret scanners, so that a value shaped like a known
+credential is never sent to Google's plain-text fields (labels are refused; args and container env warned of) and
+never printed in full by a message of this project.
+
+Each pattern is the `regex` of the gitleaks rule of the same id (config/gitleaks.toml), written in Python's syntax:
+a trailing delimiter group `(?:[\\x60'"\\s;]|\\\\[nr]|$)` becomes a lookahead `(?![A-Za-z0-9])`, so a match is found
+inside a longer value; for `private-key` only the rule's opening line is kept (a key's header alone is refused).
+Plain hexadecimal strings (git SHAs, content hashes) match none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Final
+
+from gcp_training_jobs.jobspec.catalog.source import Source
+
+SOURCE: Final = Source(
+    title="gitleaks default configuration, config/gitleaks.toml (rules: id, description, regex)",
+    url="https://github.com/gitleaks/gitleaks/blob/b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b/config/gitleaks.toml",
+    read=date(2026, 11, 25),
+    note="gitleaks/gitleaks @ b58d3f102cf3 (2026-07-22); MIT licence; only the patterns are transcribed",
+)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """One kind of credential: its gitleaks rule id, what it is, its pattern, and the texts (lowercase) one of which
+    every match contains: a value holding none of them is told apart without a regex (nearly every value)."""
+
+    rule: str
+    what: str
+    regex: str
+    anchors: tuple[str, ...]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex)  # compiled at first use, then from re's own cache
+
+    def named(self) -> str:
+        """How a message names it, without the value: `a GitHub personal access token (gitleaks rule github-pat)`."""
+        return f"{self.what} (gitleaks rule {self.rule})"
+
+
+def _credential(rule: str, what: str, regex: str, *anchors: str) -> Credential:
+    return Credential(rule, what, regex, anchors)
+
+
+#: The credentials recognised, each from the gitleaks rule named (SOURCE).
+CREDENTIALS: Final = (
+    _credential("aws-access-token", "an AWS access key id",
+                r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", "a3t", "akia", "asia", "abia", "acca"),
+    _credential("gcp-api-key", "a Google Cloud API key", r"\bAIza[\w-]{35}(?![A-Za-z0-9])", "aiza"),
+    _credential("github-pat", "a GitHub personal access token", r"ghp_[0-9a-zA-Z]{36}", "ghp_"),
+    _credential("github-oauth", "a GitHub OAuth access token", r"gho_[0-9a-zA-Z]{36}", "gho_"),
+    _credential("github-app-token", "a GitHub App token", r"(?:ghu|ghs)_[0-9a-zA-Z]{36}", "ghu_", "ghs_"),
+    _credential("github-fine-grained-pat", "a GitHub fine-grained personal access token", r"github_pat_\w{82}",
+                "github_pat_"),
+    _credential("gitlab-pat", "a GitLab personal access token", r"glpat-[\w-]{20}", "glpat-"),
+    _credential("huggingface-access-token", "a Hugging Face access token",
+                r"\bhf_(?i:[a-z]{34})(?![A-Za-z0-9])", "hf_"),
+    _credential("slack-bot-token", "a Slack bot token", r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*", "xoxb-"),
+    _credential("slack-user-token", "a Slack user token", r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}",
+                "xoxp-", "xoxe-"),
+    _credential("slack-app-token", "a Slack app-level token", r"(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+", "xapp-"),
+    _credential("openai-api-key", "an OpenAI API key",
+                r"\bsk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ"
+                r"(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|\bsk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}", "sk-"),
+    _credential("anthropic-api-key", "an Anthropic API key", r"\bsk-ant-api03-[a-zA-Z0-9_\-]{93}AA", "sk-ant-"),
+    _credential("stripe-access-token", "a Stripe access token",
+                r"\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![A-Za-z0-9])", "sk_", "rk_"),
+    _credential("npm-access-token", "an npm access token", r"(?i)\bnpm_[a-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+    _credential("private-key", "a private key", r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+                "-----begin"),
+)
+
+#: Where a recognised credential belongs instead of a plain-text field of the job.
+INSTEAD: Final = ("keep it in Secret Manager and give the job the secret's name, e.g. an environment variable "
+                  "TOKEN_SECRET=projects/PROJECT/secrets/NAME/versions/latest that the trainer reads with the job's "
+                  "service account (roles/secretmanager.secretAccessor)")
+
+
+#: A value that begins with a credential's published prefix (the fixed start of the gitleaks rule named) and goes
+#: on with at least 16 characters of a token's alphabet, a digit among them: a test or truncated token that the full
+#: patterns above miss is still not sent or shown. Derived from the rules above; "sk-learn" or "hf_hub" stay allowed.
+PREFIXES: Final = (
+    _credential("slack-bot-token", "a Slack bot token (its prefix xoxb-)", r"^xoxb-(?=[\w-]*\d)[\w-]{16,}", "xoxb-"),
+    _credential("slack-user-token", "a Slack user token (its prefix xoxp-)", r"^xox[pe]-(?=[\w-]*\d)[\w-]{16,}",
+                "xoxp-", "xoxe-"),
+    _credential("github-pat", "a GitHub token (its prefix ghp_, gho_, ghu_, ghs_ or ghr_)",
+                r"^gh[pousr]_(?=\w*\d)\w{16,}", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    _credential("github-fine-grained-pat", "a GitHub fine-grained token (its prefix github_pat_)",
+                r"^github_pat_(?=\w*\d)\w{16,}", "github_pat_"),
+    _credential("huggingface-access-token", "a Hugging Face token (its prefix hf_)", r"^hf_(?=\w*\d)\w{16,}", "hf_"),
+    _credential("aws-access-token", "an AWS access key id (its prefix AKIA)", r"(?i)^akia(?=\w*\d)\w{12,}", "akia"),
+    _credential("openai-api-key", "an OpenAI API key (its prefix sk-)", r"^sk-(?=[\w-]*\d)[\w-]{16,}", "sk-"),
+)
+
+
+#: Every credential's anchors, one search: a value (lowercased) that holds none of them holds no credential.
+_ANCHORS: Final = re.compile("|".join(map(re.escape, sorted({a for c in (*CREDENTIALS, *PREFIXES)
+                                                              for a in c.anchors}))))
+
+
+def may_hold_credential(text: str) -> bool:
+    """False when no value written into `text` (e.g. a job's repr: its anchors are never escaped there) can be a
+    credential; True means look value by value."""
+    return _ANCHORS.search(text.lower()) is not None
+
+
+def credential_in(text: str) -> Credential | None:
+    """The first kind of credential `text` holds (a full pattern anywhere, or a known prefix at its start), or None."""
+    if not may_hold_credential(text):
+        return None
+    return next((c for c in CREDENTIALS if c.pattern.search(text)), None) or \
+        next((c for c in PREFIXES if c.pattern.search(text)), None)
