@@ -203,7 +203,8 @@ def judge(
                                       today=today, judge=rules)
         except SpecError as error:
             raise SpecError(within_spec(error.problems, region_at)) from None
-        return replace(judged, problems=tuple(within_spec(judged.problems, region_at)))
+        return replace(judged, problems=tuple(within_spec(judged.problems, region_at)),
+                       warnings=tuple(within_spec(judged.warnings, region_at)))
     if vocabulary == "customJobSpec":
         return judge_custom_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
                                 judge=rules)

@@ -276,7 +276,7 @@ def _judge_spec(
         parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
                           else (judged.job.spec, judged.job.single_pool))
         return (VertexJob(parsed, region=region, labels=labels or None, single_pool=single), judged.body,
-                judged.pools, [], ())
+                judged.pools, [], judged.warnings)
     job: Job | None = None
     if judged is not None and judged.ok and isinstance(judged.job, Job):
         job = judged.job

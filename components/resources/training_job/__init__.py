@@ -21,6 +21,7 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import Resource
 
+from components.jobspec.catalog.credentials import masked
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
@@ -138,6 +139,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "identity": resource_identity(resource_name),
         }
         _check_args(resource_name, props)
+        opts = _conceal_credentials(props, opts)
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
@@ -159,6 +161,39 @@ def _check_args(name: str, props: dict[str, Any]) -> None:
     problems = [f"{_field(key)}: {problem}" for key, problem in input_problems(known)]
     if problems:
         raise InvalidArgs(f"TrainingJob {name}: " + "; ".join(problems))
+
+
+#: The inputs that may carry a job's text (args, env, commands): a credential in them is made a secret.
+CONCEALED_INPUTS = ("job", "fallbacks")
+
+
+def _conceal_credentials(props: dict[str, Any], opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
+    """Each text of the job (or its fallbacks) that holds a credential (catalog.credentials.masked, the one walk)
+    made a Pulumi secret where it stands, so `pulumi preview --diff`, `pulumi up` and the state show `[secret]` in its
+    place while the rest of the job stays readable and known at preview; the provider is given the plain value. The
+    outputs that echo the input are named secret too (additional_secret_outputs). A value still unknown (an Output)
+    is made secret once it resolves, if it is one. A job without one is passed on as it is: nothing changes."""
+    hidden: list[str] = []
+    for key in CONCEALED_INPUTS:
+        walked = masked(props[key], conceal=pulumi.Output.secret)
+        if walked.found:
+            props[key], hidden = walked.value, [*hidden, key]
+        props[key] = _conceal_unknown(props[key])
+    if not hidden:
+        return opts
+    named = [*((opts.additional_secret_outputs or []) if opts else []), *hidden]
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=named))
+
+
+def _conceal_unknown(value: Any) -> Any:
+    """`value` with each Output in it (at any depth) made secret when it resolves to a text holding a credential."""
+    if isinstance(value, pulumi.Output):
+        return value.apply(lambda known: masked(known, conceal=pulumi.Output.secret).value)
+    if isinstance(value, dict):
+        return {key: _conceal_unknown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_conceal_unknown(item) for item in value]
+    return value
 
 
 def _fail_update(name: str, failure: str | None) -> None:
