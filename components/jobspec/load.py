@@ -242,8 +242,8 @@ def within_spec(problems: Sequence[Problem], region_at: str = "region") -> list[
     """An enclosed CustomJobSpec's problems at their path in the enclosing job (`jobSpec.workerPoolSpecs[0]...`);
     its region's and labels' stay where they are."""
     outside = ("region", "labels", region_at)
-    return [p if p.path.startswith(outside) else Problem(f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC,
-                                                           p.message, p.file) for p in problems]
+    return [p if p.path.startswith(outside) else replace(p, path=f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC)
+            for p in problems]  # a Notice, a CredentialWarning stay what they are
 
 
 def load_job(data: Any, **options: Any) -> Job:

@@ -18,7 +18,7 @@ from components.jobspec.core.names import (
     SERVICE_ACCOUNT,
     SYSTEM_LABELS,
 )
-from components.jobspec.core.problems import Problem
+from components.jobspec.core.problems import CredentialWarning, Problem
 from components.jobspec.rules.tasks import TI, Options, tasks
 from components.jobspec.vocab.training_input import Job
 
@@ -66,8 +66,8 @@ def credential_warnings(data: Any) -> list[Problem]:
     are refused by rule_labels) that holds what looks like a credential: the field and the kind named, never the
     value, found by the one walk (catalog.credentials.masked). Such a value reaches Google in plain text, visible to
     anyone who can view the job."""
-    return [Problem(found.path, f"holds what looks like {found.kind.named()} (not shown): it is sent to Google in "
-                    f"plain text, visible to anyone who can view the job; {INSTEAD}")
+    return [CredentialWarning(found.path, f"holds what looks like {found.kind.named()} (not shown): it is sent to "
+                              f"Google in plain text, visible to anyone who can view the job; {INSTEAD}")
             for found in masked(data).found if "labels" not in found.keys]
 
 

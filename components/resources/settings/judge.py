@@ -4,6 +4,7 @@ limits on vertex stacks), every problem at once, each naming its key."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from components.jobspec.core.names import (
     TRAINING_INPUT,
     VERTEX,
 )
-from components.jobspec.core.problems import Problem, allowed, from_validation_error
+from components.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
 from components.jobspec.io.vocabulary import pool_path
 from components.jobspec.load import enclosed_problem
 from components.jobspec.rules import Options, rule_labels
@@ -209,8 +210,17 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
         problems += fallback_problems
     if settings is None or job is None or body is None or problems:
         return None, problems
-    judged = settings.judged_as(job, body, tuple(w.within(prefix=prefix) for w in warnings), pools)
+    judged = settings.judged_as(job, body, tuple(_in_stack(w.within(prefix=prefix)) for w in warnings), pools)
     return judged.with_alternatives(alternatives), problems
+
+
+def _in_stack(warning: Problem) -> Problem:
+    """A job's warning as the stack file's: a credential's names the stack key to encrypt it at, at the least."""
+    if not isinstance(warning, CredentialWarning):
+        return warning
+    return replace(warning, message=f"{warning.message}; or, at the least, encrypted in the stack: `pulumi config "
+                   f"set --secret --path '{warning.path}' -- VALUE` (a value written in the stack file is plain text "
+                   "in the repository and in the state's copy of the stack's config)")
 
 
 def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: str, labels: dict[str, Any],
