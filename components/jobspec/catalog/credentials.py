@@ -162,8 +162,8 @@ class Masked:
 def masked(data: Any, conceal: Callable[[str], Any] = masked_text) -> Masked:
     """The one walk over a job's data (args, command, env values, a tuning trial's spec: mappings and lists at any
     depth): a copy where each text holding a credential is `conceal(text)`, and where each was found. Data that
-    holds none (nearly every job: one search over its repr) is returned as it is, not copied. Iterative: no depth
-    is too deep."""
+    holds none is returned as it is (nearly every job is told by one search over its repr, with no walk).
+    Iterative: no depth is too deep."""
     if not may_hold_credential(repr(data)):
         return Masked(data, ())
     found: list[Found] = []
@@ -188,6 +188,8 @@ def masked(data: Any, conceal: Callable[[str], Any] = masked_text) -> Masked:
             holder[slot] = conceal(value)
             path, keys = _path(steps, at)
             found.append(Found(path, kind, keys))
+    if not found:
+        return Masked(data, ())  # an anchor without a credential (hf_hub): the data as it is
     return Masked(root[0], tuple(sorted(found, key=lambda f: f.path)))
 
 

@@ -179,10 +179,11 @@ def _conceal_credentials(props: dict[str, Any], opts: pulumi.ResourceOptions | N
         if walked.found:
             props[key], hidden = walked.value, [*hidden, key]
         props[key] = _conceal_unknown(props[key])
+    named = (opts.additional_secret_outputs or []) if opts else []
+    hidden = [key for key in hidden if key not in named]
     if not hidden:
         return opts
-    named = [*((opts.additional_secret_outputs or []) if opts else []), *hidden]
-    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=named))
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=hidden))  # appended
 
 
 def _conceal_unknown(value: Any) -> Any:
