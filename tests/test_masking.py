@@ -8,6 +8,7 @@ The samples are built from the shapes in tests/test_credentials.py (none is a re
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -243,3 +244,15 @@ def test_the_providers_check_failure_that_echoes_a_value_shows_its_credential_ma
     assert [(f.property, f.reason.split(" is not")[0]) for f in failures] == [
         ("job.trainingInput.packageUris[0]", "'<Hugging Face access token, not shown>'")]
     no_raw_value(repr(failures))
+
+
+@pytest.mark.parametrize("short", ["hf_abcdefghij1234567890", "ghp_abc123def456ghi789jk", "sk-proj-abc123def456ghi789"])
+def test_a_short_token_is_found_where_a_word_begins_so_a_line_of_values_is_masked_as_each_value(short: str) -> None:
+    """A test or truncated token, too short for the full pattern: found by its prefix at a value's start and after
+    `=` alike, so masking a line of args (or a JSON document) hides what masking each value hides."""
+    args = ["--epochs=3", f"--token={short}", short]
+    walked = masked({"args": args})
+    assert [f.path for f in walked.found] == ["args[1]", "args[2]"]
+    assert masked_text(" ".join(args)) == " ".join(walked.value["args"])
+    assert short not in masked_text(json.dumps(args)) and short[4:] not in masked_text(json.dumps(args))
+    assert masked_text("task-hf_hub-v2 sk-learn-pipeline") == "task-hf_hub-v2 sk-learn-pipeline"

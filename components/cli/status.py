@@ -30,6 +30,7 @@ from components.cli.stack_jobs import (
     reported,
     stacks_in,
 )
+from components.jobspec.catalog.credentials import masked
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
@@ -98,7 +99,8 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),
         "earlier": [{"jobId": j.job_id, "state": j.state} for j in job.history],
-        "cost": cost, "errorMessage": outputs.get("errorMessage"), "consoleUrl": outputs.get("consoleUrl"),
+        "cost": cost, "errorMessage": masked(outputs.get("errorMessage")).value,  # a credential it echoes: masked
+        "consoleUrl": outputs.get("consoleUrl"),
         "inStackFile": job.name is not None,
     }
 

@@ -93,20 +93,27 @@ INSTEAD: Final = ("keep it in Secret Manager and give the job the secret's name,
                   "service account (roles/secretmanager.secretAccessor)")
 
 
-#: A value that begins with a credential's published prefix (the fixed start of the gitleaks rule named) and goes
-#: on with at least 16 characters of a token's alphabet, a digit among them: a test or truncated token that the full
-#: patterns above miss is still not sent or shown. Derived from the rules above; "sk-learn" or "hf_hub" stay allowed.
+def _prefix(rule: str, what: str, regex: str, *anchors: str) -> Credential:
+    """A credential found by its prefix where a word begins: a value's start, after `=`, a space or a quote."""
+    return _credential(rule, what, r"(?<![\w-])" + regex, *anchors)
+
+
+#: A word that begins with a credential's published prefix (the fixed start of the gitleaks rule named) and goes on
+#: with at least 16 characters of a token's alphabet, a digit among them: a test or truncated token that the full
+#: patterns above miss is still not sent or shown, whether a value begins with it or holds it (`--token=hf_...`), so a
+#: text made of values (a line of args) is masked as each value is. Derived from the rules above; "sk-learn" or
+#: "hf_hub" stay allowed.
 PREFIXES: Final = (
-    _credential("slack-bot-token", "a Slack bot token (its prefix xoxb-)", r"^xoxb-(?=[\w-]*\d)[\w-]{16,}", "xoxb-"),
-    _credential("slack-user-token", "a Slack user token (its prefix xoxp-)", r"^xox[pe]-(?=[\w-]*\d)[\w-]{16,}",
-                "xoxp-", "xoxe-"),
-    _credential("github-pat", "a GitHub token (its prefix ghp_, gho_, ghu_, ghs_ or ghr_)",
-                r"^gh[pousr]_(?=\w*\d)\w{16,}", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    _credential("github-fine-grained-pat", "a GitHub fine-grained token (its prefix github_pat_)",
-                r"^github_pat_(?=\w*\d)\w{16,}", "github_pat_"),
-    _credential("huggingface-access-token", "a Hugging Face token (its prefix hf_)", r"^hf_(?=\w*\d)\w{16,}", "hf_"),
-    _credential("aws-access-token", "an AWS access key id (its prefix AKIA)", r"(?i)^akia(?=\w*\d)\w{12,}", "akia"),
-    _credential("openai-api-key", "an OpenAI API key (its prefix sk-)", r"^sk-(?=[\w-]*\d)[\w-]{16,}", "sk-"),
+    _prefix("slack-bot-token", "a Slack bot token (its prefix xoxb-)", r"xoxb-(?=[\w-]*\d)[\w-]{16,}", "xoxb-"),
+    _prefix("slack-user-token", "a Slack user token (its prefix xoxp-)", r"xox[pe]-(?=[\w-]*\d)[\w-]{16,}",
+            "xoxp-", "xoxe-"),
+    _prefix("github-pat", "a GitHub token (its prefix ghp_, gho_, ghu_, ghs_ or ghr_)",
+            r"gh[pousr]_(?=\w*\d)\w{16,}", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    _prefix("github-fine-grained-pat", "a GitHub fine-grained token (its prefix github_pat_)",
+            r"github_pat_(?=\w*\d)\w{16,}", "github_pat_"),
+    _prefix("huggingface-access-token", "a Hugging Face token (its prefix hf_)", r"hf_(?=\w*\d)\w{16,}", "hf_"),
+    _prefix("aws-access-token", "an AWS access key id (its prefix AKIA)", r"(?i:akia)(?=\w*\d)\w{12,}", "akia"),
+    _prefix("openai-api-key", "an OpenAI API key (its prefix sk-)", r"sk-(?=[\w-]*\d)[\w-]{16,}", "sk-"),
 )
 
 
@@ -122,7 +129,7 @@ def may_hold_credential(text: str) -> bool:
 
 
 def credential_in(text: str) -> Credential | None:
-    """The first kind of credential `text` holds (a full pattern anywhere, or a known prefix at its start), or None."""
+    """The first kind of credential `text` holds (a full pattern, or a word with a known prefix), or None."""
     if not may_hold_credential(text):
         return None
     return next((c for c in CREDENTIALS if c.pattern.search(text)), None) or \
@@ -130,8 +137,9 @@ def credential_in(text: str) -> Credential | None:
 
 
 def masked_text(text: str) -> str:
-    """`text` with each credential credential_in finds (every match of a full pattern, a known prefix at its start)
-    replaced by `<KIND, not shown>`: `--hf-token=<Hugging Face access token, not shown>`."""
+    """`text` with each credential credential_in finds (every match of a full pattern, every word with a known prefix)
+    replaced by `<KIND, not shown>`: `--hf-token=<Hugging Face access token, not shown>`. A text made of values (a line
+    of args, a JSON document) is masked as each of its values is."""
     if not may_hold_credential(text):
         return text
     for kind in (*CREDENTIALS, *PREFIXES):
