@@ -121,3 +121,43 @@ def test_encrypted_as_the_warning_says_no_credential_is_left_in_the_state_and_no
     assert leaked(done.stdout + done.stderr) == []
     assert len(emulator.calls("customJobs.create")) + len(emulator.calls("hyperparameterTuningJobs.create")) == created
     assert plain_copies(project) == [] and leaked(project.state()) == []
+
+
+#: A team's program: a credential written in its code (a Hugging Face token in an arg) and one from its config,
+#: encrypted (`pulumi config set --secret hfToken`), passed into the job's container env.
+PROGRAM = '''"""A team's program with credentials in its job."""
+import pulumi
+
+from components import TrainingJob, TrainingJobArgs
+
+IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
+token = pulumi.Config().require_secret("hfToken")
+job = TrainingJob("hub", TrainingJobArgs(
+    project="team-project",
+    job={"region": "us-central1", "jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": 1,
+        "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=3", "--push=GITHUB"],
+                          "env": [{"name": "HF_TOKEN", "value": token}]}}]}},
+))
+pulumi.export("jobId", job.jobId)
+'''
+
+
+def test_a_program_declared_job_shows_no_credential_and_leaves_none_in_the_state(
+        tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    project = Project.consumer(tmp_path_factory.mktemp("e2e-credentials-program"), PULUMI, emulator,
+                               "team-training", PROGRAM.replace("GITHUB", GITHUB))
+    project.pulumi("config", "set", "--secret", "hfToken", HF)
+    preview = project.pulumi("preview", "--diff")
+    output = preview.stdout + preview.stderr
+    assert leaked(output) == [], output
+    assert output.count("job hub: jobSpec.workerPoolSpecs[0].containerSpec.args[1]: holds what looks like a GitHub "
+                        "personal access token") == 1, output
+    assert re.search(r"workerPoolSpecs *: \[secret\]", output), output
+    done = project.pulumi("up", "--yes", "--skip-preview")
+    assert leaked(done.stdout + done.stderr) == []
+    assert leaked(json.dumps(emulator.jobs())) == ["huggingface", "github"]  # the job runs with both
+    assert leaked(project.state()) == []
+    assert leaked(project.pulumi("stack", "export", "--show-secrets").stdout) == ["huggingface", "github"]
+    assert project.pulumi("preview", "--expect-no-changes").returncode == 0
