@@ -32,6 +32,7 @@ from pulumi_policy import (
 from pulumi_policy import proxy as _proxy
 from pydantic import ValidationError
 
+from components.jobspec.catalog.credentials import masked_text
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.problems import Problem, from_validation_error
@@ -135,7 +136,7 @@ def stack_guardrails(stack: str, cwd: str = "") -> tuple[Guardrails, tuple[Probl
 
 def _report(problems: Sequence[Problem], report: Report) -> None:
     for problem in problems:
-        report(str(problem))
+        report(masked_text(str(problem)))  # a message that echoes a value shows its credential masked
 
 
 # --- The policies ---------------------------------------------------------------------------------------
