@@ -67,7 +67,8 @@ def credential_warnings(data: Any) -> list[Problem]:
     value, found by the one walk (catalog.credentials.masked). Such a value reaches Google in plain text, visible to
     anyone who can view the job."""
     return [CredentialWarning(found.path, f"holds what looks like {found.kind.named()} (not shown): it is sent to "
-                              f"Google in plain text, visible to anyone who can view the job; {INSTEAD}")
+                              f"Google in plain text, visible to anyone who can view the job; {INSTEAD}",
+                              kind=found.kind.what)
             for found in masked(data).found if "labels" not in found.keys]
 
 

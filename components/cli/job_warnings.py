@@ -1,0 +1,41 @@
+"""A stack's job warnings as `plan` and `diff` show them: every warning of the one pass (load.Judged.warnings, kept
+per job by the settings, named at the stack file's keys), each once: a section of the text plan, a `warnings` list
+per job in `plan --json` and the diff's JSON, and the credential warnings (the field and the kind, never the value)
+in the diff's comment. Warnings stop nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from components.jobspec.core.problems import CredentialWarning, Problem
+
+#: The heading of the text plan's section.
+HEADING = "Warnings (they stop nothing):"
+
+
+def job_warnings(jobs: Mapping[str, Any]) -> dict[str, tuple[Problem, ...]]:
+    """Each job's warnings, once each, by job name (`jobs`: the settings' JobSettings by name); jobs without any
+    left out."""
+    found = {name: tuple(dict.fromkeys(getattr(job, "warnings", ()))) for name, job in jobs.items()}
+    return {name: warnings for name, warnings in found.items() if warnings}
+
+
+def warnings_document(warnings: tuple[Problem, ...]) -> list[dict[str, Any]]:
+    """A job's warnings as JSON data: the field path, the message, and for a credential its kind."""
+    return [{"path": w.path, "message": w.message, **({"credential": w.kind} if isinstance(w, CredentialWarning)
+                                                      else {})} for w in warnings]
+
+
+def warnings_section(jobs: Mapping[str, Any]) -> list[str]:
+    """The text plan's section: a heading, then one line per warning (`PATH: message`); nothing when none."""
+    lines = [f"    {w.path}: {w.message}" for warnings in job_warnings(jobs).values() for w in warnings]
+    return ["", HEADING, *lines] if lines else []
+
+
+def credential_lines(jobs: Mapping[str, Any], *, markdown: bool) -> list[str]:
+    """One line per credential found in the jobs, by field and kind (never the value): for the diff's comment."""
+    found = [w for warnings in job_warnings(jobs).values() for w in warnings if isinstance(w, CredentialWarning)]
+    if markdown:
+        return [f"- `{w.path}`: {w.kind} (not shown)" for w in found]
+    return [f"    {w.path}: {w.kind} (not shown)" for w in found]
