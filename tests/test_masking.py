@@ -25,7 +25,7 @@ from components.jobspec.core.problems import CredentialWarning
 from components.jobspec.load import judge_tuning_job
 from components.resources import provider_log
 from components.resources.training_job import _conceal_credentials
-from tests.test_credentials import SAMPLES
+from tests.helpers import CREDENTIAL_SAMPLES as SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 HF, GITHUB, SLACK = SAMPLES["huggingface-access-token"], SAMPLES["github-pat"], SAMPLES["slack-bot-token"]
