@@ -25,7 +25,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 5.0
-#: (machine type, GPU, count) shapes the seeds allow on n1 machines in us-central1.
+#: (machine type, GPU, count) shapes the AI Platform Training GPU guide allows on n1 machines in us-central1.
 SHAPES = [("n1-standard-8", "NVIDIA_TESLA_T4", 1), ("n1-standard-8", "NVIDIA_TESLA_T4", 2),
           ("n1-highcpu-16", "NVIDIA_TESLA_T4", 4), ("n1-standard-16", "NVIDIA_TESLA_V100", 2),
           ("n1-highmem-8", "NVIDIA_TESLA_P100", 1), ("n1-standard-4", None, None)]

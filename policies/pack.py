@@ -42,14 +42,14 @@ from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
     Guardrails,
-    RenderedJob,
     end_of_life_problems,
     guardrail_problems,
     stack_estimate,
     stack_guardrail_problems,
 )
 from components.jobspec.rules.tasks import today
-from components.resources.job_model.inputs import judge_wire, known_only, preview_job_id, region_of
+from components.jobspec.translate.facts import JobFacts
+from components.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
@@ -90,9 +90,9 @@ def stack_of(urn: str) -> str:
     return urn.split("::", 1)[0].rsplit(":", 1)[-1]
 
 
-def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
-    """A TrainingJob's inputs as the body its backend would send; None where the job cannot be judged
-    (unknown at preview, or invalid: the provider's check names what is wrong)."""
+def judged_job(name: str, props: Mapping[str, Any]) -> tuple[str, JobFacts] | None:
+    """A TrainingJob's name and facts, judged from its inputs as the provider judges them; None where the job cannot
+    be judged (unknown at preview, or invalid: the provider's check names what is wrong)."""
     job, backend = props.get("job"), props.get("backend")
     if not isinstance(job, dict) or not isinstance(backend, str) or is_unknown(backend):
         return None
@@ -105,8 +105,7 @@ def rendered_job(name: str, props: Mapping[str, Any]) -> RenderedJob | None:
         return None
     if judged.body is None:
         return None
-    return RenderedJob(str(name), dict(judged.body), region_of(known) or None, dict(judged.job.labels or {}),
-                       judged.pools)
+    return str(name), judged.facts
 
 
 # --- The stack's guardrails, from its config file ------------------------------------------------------
@@ -146,18 +145,18 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
     if not args.resource_type.endswith(TRAINING_JOB):
         return
     rails, problems = stack_guardrails(stack_of(args.urn))
-    job = rendered_job(args.name, plain(args.props))
+    job = judged_job(args.name, plain(args.props))
     if job is not None:
-        problems += tuple(guardrail_problems(job.body, job.name, job.labels, rails, job.region, pools=job.pools))
+        problems += tuple(guardrail_problems(job[1], job[0], rails))
     _report(problems, report)
 
 
 def validate_end_of_life(args: ResourceValidationArgs, report: Report) -> None:
     if not args.resource_type.endswith(TRAINING_JOB):
         return
-    job = rendered_job(args.name, plain(args.props))
+    job = judged_job(args.name, plain(args.props))
     if job is not None:
-        _report(end_of_life_problems(job.body, job.name, pools=job.pools), report)
+        _report(end_of_life_problems(job[1], job[0]), report)
 
 
 def validate_private_buckets(args: ResourceValidationArgs, report: Report) -> None:
@@ -170,15 +169,16 @@ def validate_additive_iam(args: ResourceValidationArgs, report: Report) -> None:
              if p.path == RULE_ADDITIVE_IAM], report)
 
 
-def _jobs(args: StackValidationArgs) -> tuple[str | None, list[RenderedJob]]:
-    jobs, stack = [], None
+def _jobs(args: StackValidationArgs) -> tuple[str | None, dict[str, JobFacts]]:
+    jobs: list[tuple[str, JobFacts]] = []
+    stack = None
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
         if resource.resource_type.endswith(TRAINING_JOB):
-            job = rendered_job(resource.name, plain(resource.props))
+            job = judged_job(resource.name, plain(resource.props))
             if job is not None:
                 jobs.append(job)
-    return stack, sorted(jobs, key=lambda job: job.name)
+    return stack, dict(sorted(jobs, key=lambda job: job[0]))
 
 
 def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None:

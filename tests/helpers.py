@@ -1,5 +1,6 @@
-"""Shared test helpers (the test modules import these, never each other): job specs and provider inputs, seed
-001's GPU table, bodies checked against Google's discovery schemas, a fake clock, and the wheel install."""
+"""Shared test helpers (the test modules import these, never each other): job specs and provider inputs, the AI Platform
+Training GPU guide's GPU table, bodies checked against Google's discovery schemas, a fake clock, and the wheel
+install."""
 
 from __future__ import annotations
 
@@ -147,7 +148,8 @@ IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
 
 def as_container(job: dict[str, Any]) -> dict[str, Any]:
     """The same job with its code in a container image: on Vertex AI the prebuilt training containers of the
-    seeds' runtimes have reached their end of availability, and these tests are about the lifecycle."""
+    AI Platform Training guides' runtimes have reached their end of availability, and these tests are about the
+    lifecycle."""
     job = copy.deepcopy(job)
     ti = job["trainingInput"]
     for key in ("runtimeVersion", "pythonVersion", "pythonModule", "packageUris"):
@@ -194,7 +196,7 @@ def spec_props(job: dict[str, Any] | None = None, backend: str = "vertex", **ext
 
 
 def tuning_training_input(**hp: Any) -> dict[str, Any]:
-    """A container job with a T4 and a hyperparameters block (what a seed's tuning config becomes)."""
+    """A container job with a T4 and a hyperparameters block (what an AI Platform Training tuning config becomes)."""
     return {"trainingInput": {
         "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
         "masterConfig": {"imageUri": IMAGE, "acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 1}},
@@ -250,15 +252,16 @@ FULL = custom_job_spec(
 )
 
 
-# -- seed 001's GPU table, transcribed from the seed independently of the catalog ------------------------
+# -- the GPU guide's GPU table, transcribed from the guide independently of the catalog -----------------------
 
 K80, P4, P100, T4, V100, A100 = (
     "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100",
     "NVIDIA_TESLA_A100",
 )
 
-# Seed 001, "Números válidos de GPUs para cada tipo de máquina" (columns K80, P4, P100, T4, V100; A100 on a2).
-SEED_TABLE = """
+# The AI Platform Training GPU guide (https://cloud.google.com/ai-platform/training/docs/using-gpus), "Números
+# válidos de GPUs para cada tipo de máquina" (columns K80, P4, P100, T4, V100; A100 on a2).
+GUIDE_GPU_TABLE = """
 n1-standard-4   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
 n1-standard-8   | 1,2,4,8 | 1,2,4 | 1,2,4 | 1,2,4 | 1,2,4,8
 n1-standard-16  | 2,4,8   | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8
@@ -280,9 +283,9 @@ n1-highcpu-96   |         | 4     |       | 4     | 8
 A2 = {"a2-highgpu-1g": 1, "a2-highgpu-2g": 2, "a2-highgpu-4g": 4, "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}
 
 
-def seed_table() -> dict[str, dict[str, tuple[int, ...]]]:
+def guide_gpu_table() -> dict[str, dict[str, tuple[int, ...]]]:
     table: dict[str, dict[str, tuple[int, ...]]] = {}
-    for line in SEED_TABLE.strip().splitlines():
+    for line in GUIDE_GPU_TABLE.strip().splitlines():
         machine, *cells = (c.strip() for c in line.split("|"))
         table[machine] = {
             gpu: tuple(int(n) for n in cell.split(","))
@@ -294,7 +297,7 @@ def seed_table() -> dict[str, dict[str, tuple[int, ...]]]:
     return table
 
 
-TABLE = seed_table()
+TABLE = guide_gpu_table()
 GPUS = (K80, P4, P100, T4, V100, A100)
 ALLOWED = [(m, g, c) for m, row in TABLE.items() for g, counts in row.items() for c in counts]
 

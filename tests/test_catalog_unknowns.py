@@ -20,6 +20,7 @@ from components.jobspec import catalog
 from components.jobspec.core.names import TODAY_ENV
 from components.jobspec.load import judge_custom_job, judge_job
 from components.jobspec.review.cost import estimate
+from components.jobspec.translate.facts import facts_of_body
 
 ROOT = Path(__file__).resolve().parents[1]
 READ = catalog.SOURCE_PREBUILT.read.isoformat()
@@ -64,10 +65,11 @@ def test_validate_accepts_a_newer_image_with_a_dated_warning_and_render_and_cost
     judged = judge_custom_job(spec(image), region="us-central1", today=date(2026, 11, 25))
     assert judged.ok and judged.body is not None and [w.path for w in judged.warnings] == [
         "workerPoolSpecs[0].pythonPackageSpec.executorImageUri"]
-    priced = estimate(judged.body, "job", "us-central1")
+    priced = estimate(facts_of_body(judged.body, region="us-central1"), "job")
     own = judge_custom_job(spec("us-docker.pkg.dev/my-proj/trainers/resnet:1", custom=True), region="us-central1")
     assert own.body is not None and priced.on_demand.complete and priced.on_demand.known > 0
-    assert priced.on_demand == estimate(own.body, "job", "us-central1").on_demand  # the machine's price, as any
+    own_facts = facts_of_body(own.body, region="us-central1")
+    assert priced.on_demand == estimate(own_facts, "job").on_demand  # the machine's price, as any
 
 
 def test_a_newer_image_as_a_custom_container_is_accepted_with_the_same_warning() -> None:

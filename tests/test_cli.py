@@ -4,9 +4,11 @@ traceback, and no import of pulumi, pulumi_gcp or googleapiclient."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,10 +16,10 @@ from components.jobspec.core.names import TODAY_ENV
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT / "tests" / "fixtures" / "seeds"
+GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"
 
 
-#: Judge as of this day where a test renders the seeds' runtime 2.11 to Vertex AI's tf-*.2-11 containers
+#: Judge as of this day where a test renders the guides' runtime 2.11 to Vertex AI's tf-*.2-11 containers
 #: (end of availability 2024-11-15; every prebuilt image is past its date on 2026-11-22).
 BEFORE_TF_2_11_END = "2024-06-01"
 
@@ -34,8 +36,8 @@ def write(path: Path, text: str) -> Path:
 
 
 @pytest.mark.slow
-def test_validate_accepts_the_seed_folder() -> None:
-    done = run("validate", str(SEEDS))
+def test_validate_accepts_the_guide_examples_folder() -> None:
+    done = run("validate", str(GUIDE_EXAMPLES))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(": ok (job)") == 5
 
@@ -46,11 +48,11 @@ def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_p
     """validate ends without the interpreter's teardown: its lines are all written first (to a file here), and
     output that cannot be written (a full disk) is one line and exit 120, Python's own, without a traceback."""
     with (tmp_path / "out.txt").open("w") as out:
-        done = subprocess.run([sys.executable, "-m", "components", "validate", str(SEEDS)], cwd=ROOT, stdout=out,
-                              stderr=subprocess.PIPE, text=True, timeout=60)
+        done = subprocess.run([sys.executable, "-m", "components", "validate", str(GUIDE_EXAMPLES)], cwd=ROOT,
+                              stdout=out, stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 0 and (tmp_path / "out.txt").read_text().count(": ok (job)") == 5, done.stderr
     with Path("/dev/full").open("w") as full:
-        done = subprocess.run([sys.executable, "-m", "components", "validate", str(SEEDS)], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "components", "validate", str(GUIDE_EXAMPLES)], cwd=ROOT,
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 120 and "Traceback" not in done.stderr, done.stderr
     # One line in the project's words; the reason after them is the system's.
@@ -61,7 +63,7 @@ def test_validate_ends_at_once_yet_flushes_its_output_or_says_it_could_not(tmp_p
 def test_validate_prints_one_problem_a_line_with_file_and_field(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
                 "  masterConfig:\n    acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 3}\n  workerCount: 2\n")
-    good = write(tmp_path / "good.yaml", (SEEDS / "gpu_legacy.yaml").read_text())
+    good = write(tmp_path / "good.yaml", (GUIDE_EXAMPLES / "gpu_legacy.yaml").read_text())
     done = run("validate", "-q", str(bad), str(good))
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
@@ -96,15 +98,15 @@ def test_validate_refuses_documents_that_are_not_jobs(tmp_path: Path, content: s
 
 @pytest.mark.slow
 def test_validate_with_backend_vertex_applies_vertex_limits() -> None:
-    assert run("validate", str(SEEDS / "gpu_legacy.yaml")).returncode == 0
-    done = run("validate", "--backend", "vertex", str(SEEDS / "gpu_legacy.yaml"))
+    assert run("validate", str(GUIDE_EXAMPLES / "gpu_legacy.yaml")).returncode == 0
+    done = run("validate", "--backend", "vertex", str(GUIDE_EXAMPLES / "gpu_legacy.yaml"))
     assert done.returncode == 1
     assert "NVIDIA_TESLA_K80 is not offered by Vertex AI" in done.stdout
 
 
 @pytest.mark.slow
 def test_gcloud_flags_complete_and_override_the_file() -> None:
-    done = run("validate", str(SEEDS / "basic_tpu_resnet.yaml"), "--region", "europe-west1")
+    done = run("validate", str(GUIDE_EXAMPLES / "basic_tpu_resnet.yaml"), "--region", "europe-west1")
     assert done.returncode == 1
     assert "trainingInput.region: 'europe-west1' has no Cloud TPUs; allowed: us-central1" in done.stdout
 
@@ -114,7 +116,7 @@ CODE_FLAGS = ("--module-name", "trainer.task", "--package-uris", "gs://my-bucket
 
 @pytest.mark.slow
 def test_render_prints_the_ml_body_with_the_job_id_from_the_file_name(tmp_path: Path) -> None:
-    config = write(tmp_path / "2-gpu config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
+    config = write(tmp_path / "2-gpu config.yaml", (GUIDE_EXAMPLES / "gpu_compute_engine.yaml").read_text())
     done = run("render", str(config), *CODE_FLAGS)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
@@ -128,7 +130,7 @@ def test_render_prints_the_ml_body_with_the_job_id_from_the_file_name(tmp_path: 
 @pytest.mark.slow
 def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_package(tmp_path: Path) -> None:
     """validate lets gcloud's submit flags be missing; render never prints `"pythonModule": ""`."""
-    config = write(tmp_path / "config.yaml", (SEEDS / "gpu_compute_engine.yaml").read_text())
+    config = write(tmp_path / "config.yaml", (GUIDE_EXAMPLES / "gpu_compute_engine.yaml").read_text())
     assert run("validate", str(config)).returncode == 0
     done = run("render", str(config))
     assert done.returncode == 1 and done.stdout == ""  # stdout is for the body only
@@ -138,7 +140,7 @@ def test_render_refuses_a_body_the_api_would_reject_for_lack_of_module_or_packag
 
 @pytest.mark.slow
 def test_render_vertex_prints_a_custom_job() -> None:
-    done = run("render", str(SEEDS / "gpu_compute_engine.yaml"), "--backend", "vertex", "--module-name",
+    done = run("render", str(GUIDE_EXAMPLES / "gpu_compute_engine.yaml"), "--backend", "vertex", "--module-name",
                "trainer.task", "--package-uris", "gs://my-bucket/trainer.tar.gz", today=BEFORE_TF_2_11_END)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
@@ -161,9 +163,9 @@ def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None
         "import os, sys\n"
         f"os.environ[{TODAY_ENV!r}] = {BEFORE_TF_2_11_END!r}\n"
         "from components.cli.main import main\n"
-        f"assert main(['validate', '-q', {str(SEEDS)!r}]) == 0\n"
-        f"assert main(['render', {str(SEEDS / 'gpu_legacy.yaml')!r}, *{CODE_FLAGS!r}]) == 0\n"
-        f"assert main(['render', {str(SEEDS / 'gpu_compute_engine.yaml')!r}, '--backend', 'vertex', "
+        f"assert main(['validate', '-q', {str(GUIDE_EXAMPLES)!r}]) == 0\n"
+        f"assert main(['render', {str(GUIDE_EXAMPLES / 'gpu_legacy.yaml')!r}, *{CODE_FLAGS!r}]) == 0\n"
+        f"assert main(['render', {str(GUIDE_EXAMPLES / 'gpu_compute_engine.yaml')!r}, '--backend', 'vertex', "
         f"*{CODE_FLAGS!r}]) == 0\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp', 'googleapiclient'))\n"
         "print('HEAVY', heavy)\n"
@@ -171,6 +173,63 @@ def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+#: A project of one Vertex AI stack whose one job runs on the emulator (its apiEndpoint).
+STACK_ON_THE_EMULATOR = """\
+config:
+  gcp:project: my-proj
+  gcp:region: us-central1
+  gcp-training-jobs:backend: vertex
+  gcp-training-jobs:apiEndpoint: {url}
+  gcp-training-jobs:enableApis: false
+  gcp-training-jobs:buckets: {{staging: my-staging, jobDir: my-job-dir}}
+  gcp-training-jobs:jobs:
+    cpu:
+      jobSpec:
+        workerPoolSpecs:
+        - machineSpec: {{machineType: n1-standard-8}}
+          replicaCount: 1
+          containerSpec: {{imageUri: us-docker.pkg.dev/my-proj/trainers/resnet:1.0}}
+"""
+
+
+@pytest.mark.slow
+def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: Any, provider: Any) -> None:
+    """status, logs and spend run against the emulator (a job made as `pulumi up` makes it) in a process that loads
+    no pulumi or pulumi_gcp module; diff's module and its parsing, `diff --help` included, load none either (it
+    imports the program's harness, and with it Pulumi, only when it plans)."""
+    from components.resources.job_model.inputs import wire_of
+    from components.resources.settings import load_stack_file
+
+    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    stack = write(tmp_path / "stacks" / "Pulumi.team.yaml", STACK_ON_THE_EMULATOR.format(url=emulator.url))
+    settings = load_stack_file(stack)
+    checked = provider.check({}, {"name": "cpu", "project": "my-proj", "backend": "vertex",
+                                  "job": wire_of(settings.jobs["cpu"].job),
+                                  "identity": "organization/gcp-training-jobs/team/cpu"})
+    assert checked.failures == []
+    provider.create(checked.inputs)
+    script = (
+        "import sys\n"
+        "from components.cli.main import main, parser\n"
+        "codes = [main(['status', '--stack', 'team']), main(['logs', '--stack', 'team', 'cpu']),\n"
+        "         main(['spend', '--stack', 'team', '--json'])]\n"
+        "import components.cli.diff\n"
+        "parser().parse_args(['diff', '--base', 'main', '--stack', 'team', '--json'])\n"
+        "try:\n"
+        "    main(['diff', '--help'])\n"
+        "except SystemExit as end:\n"
+        "    codes.append(end.code)\n"
+        "print('CODES', codes)\n"
+        "print('PULUMI', sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "stack team (vertex, project my-proj): 1 job;" in done.stdout  # status read the job from the API
+    assert "CODES [0, 0, 0, 0]" in done.stdout and "PULUMI []" in done.stdout
 
 
 # --- Vertex AI's own vocabulary: a CustomJobSpec, as `gcloud ai custom-jobs create --config FILE --region R` ---
@@ -244,7 +303,8 @@ def test_a_machine_type_problem_lists_its_family_not_every_type(tmp_path: Path) 
     assert len(line) < 300
 
 
-#: The warning a seed TPU shape gets on Vertex AI (components.jobspec.translate.pools: the master left out).
+#: The warning a TPU shape of the AI Platform Training TPU guide gets on Vertex AI (components.jobspec.translate.pools:
+#: the master left out).
 TPU_MASTER_WARNING = ("is not used on Vertex AI: there the TPU VM runs the code itself, so the job is one cloud-tpu "
                       "pool (8 TPU_V2 cores) running the master's code; AI Platform Training ran that master beside "
                       "the TPU")
@@ -252,10 +312,10 @@ TPU_MASTER_WARNING = ("is not used on Vertex AI: there the TPU VM runs the code 
 
 @pytest.mark.slow
 def test_validate_and_render_warn_on_stderr_of_the_master_a_tpu_job_leaves_out_on_vertex(tmp_path: Path) -> None:
-    """Seed 000's CUSTOM shape (a master beside one cloud_tpu worker) in a custom container: valid on Vertex AI, one
-    cloud-tpu pool; the master it leaves out is a warning, `FILE: warning: PATH: message` on stderr, never on stdout
-    (one problem or ok a line there; the body only, for render)."""
-    config = write(tmp_path / "tpu.yaml", (SEEDS / "tpu_compute_engine_master.yaml").read_text()
+    """The TPU guide's CUSTOM shape (a master beside one cloud_tpu worker) in a custom container: valid on Vertex AI,
+    one cloud-tpu pool; the master it leaves out is a warning, `FILE: warning: PATH: message` on stderr, never on
+    stdout (one problem or ok a line there; the body only, for render)."""
+    config = write(tmp_path / "tpu.yaml", (GUIDE_EXAMPLES / "tpu_compute_engine_master.yaml").read_text()
                    + "  masterConfig:\n    imageUri: us-docker.pkg.dev/p/r/resnet:1\n")
     warning = f"{config}: warning: trainingInput.masterType: the master n1-highcpu-16 {TPU_MASTER_WARNING}"
     done = run("validate", "--backend", "vertex", str(config))

@@ -184,7 +184,7 @@ def test_destroy_cancels_running_jobs_and_keeps_every_record(project: Project, e
     assert finished <= set(emulator.jobs()), "a finished job's record is its history: it outlives its resource"
 
 
-# --- The legacy API beside it: local-ai-platform, the seeds' jobs on AI Platform Training (ml v1) ---------
+# --- The legacy API beside it: local-ai-platform, the guides' jobs on AI Platform Training (ml v1) ---------
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +192,7 @@ def legacy(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Proj
     return Project.copy(tmp_path_factory.mktemp("e2e-legacy"), PULUMI, emulator, stack="local-ai-platform")
 
 
-def test_the_legacy_stack_creates_the_seeds_jobs_on_ml_v1(legacy: Project, emulator: Emulator) -> None:
+def test_the_legacy_stack_creates_the_guides_jobs_on_ml_v1(legacy: Project, emulator: Emulator) -> None:
     emulator.control("reset", {})
     legacy.up()
     assert len(emulator.calls("jobs.create")) == 2 and emulator.calls(CUSTOM_CREATE) == []

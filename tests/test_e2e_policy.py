@@ -1,5 +1,5 @@
 """The policy pack under the real Pulumi engine: `pulumi up` / `preview --policy-pack policies/analyzer` on the
-`local-ai-platform` stack (the seeds' two jobs on ml v1) against the loopback emulator, with a guardrails block in
+`local-ai-platform` stack (the guides' two jobs on ml v1) against the loopback emulator, with a guardrails block in
 its stack file.
 
 - a stack within its guardrails is created, with the estimated cost reported as an advisory;

@@ -48,8 +48,8 @@ L4 = {"type": "NVIDIA_L4", "count": 1}
 
 
 def stack_config(backend: str) -> dict[str, Any]:
-    """Two jobs in the vocabularies the release supports on `backend`: on Vertex AI one written as a CustomJobSpec
-    and one in the seeds' trainingInput (translated); on AI Platform Training two trainingInput jobs, like the
+    """Two jobs in the vocabularies the release supports on `backend`: on Vertex AI one written as a CustomJobSpec and
+    one in AI Platform Training's trainingInput (translated); on AI Platform Training two trainingInput jobs, like the
     `local` stack. `kept` stays in the stack, `removed` leaves it after the upgrade."""
     if backend == "vertex":
         kept: dict[str, Any] = {"labels": {"purpose": "trial"}, "jobSpec": {

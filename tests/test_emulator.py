@@ -43,7 +43,7 @@ RFC3339_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 
 def ml_body(job_id: str = "train_1", **training: Any) -> dict[str, Any]:
-    """A seed-like ml v1 Job (int64 fields as strings, as the project sends them)."""
+    """An ml v1 Job like the AI Platform Training guides' (int64 fields as strings, as the project sends them)."""
     training_input: dict[str, Any] = {
         "scaleTier": "CUSTOM",
         "masterType": "n1-standard-8",
@@ -787,7 +787,7 @@ def test_discovery_documents_load_and_cache() -> None:
     assert "state" in discovery.output_only_fields("ml", "GoogleCloudMlV1__Job")
 
 
-def test_validate_body_accepts_seed_like_bodies() -> None:
+def test_validate_body_accepts_guide_like_bodies() -> None:
     assert discovery.validate_body("ml", "GoogleCloudMlV1__Job", ml_body(), strict_int64=True) == []
     assert discovery.validate_body(
         "aiplatform", "GoogleCloudAiplatformV1CustomJob", vertex_body(), strict_int64=True

@@ -23,8 +23,9 @@ from components.jobspec.catalog import vertex_machines as catalog
 
 _PACKAGE = "google.cloud.aiplatform.v1."
 #: The resources (and list answers) whose enums the emulator reads and writes.
-ROOTS = (sdk_types.CustomJob, sdk_types.HyperparameterTuningJob, sdk_types.ListCustomJobsResponse,
-         sdk_types.ListHyperparameterTuningJobsResponse)
+ROOTS = (sdk_types.CustomJob, sdk_types.HyperparameterTuningJob, sdk_types.PersistentResource,
+         sdk_types.ListCustomJobsResponse, sdk_types.ListHyperparameterTuningJobsResponse,
+         sdk_types.ListPersistentResourcesResponse)
 WRAPPERS = {f"google.protobuf.{n}Value" for n in ("Bool", "Int32", "Int64", "UInt32", "UInt64", "Float", "Double",
                                                   "String", "Bytes")}
 

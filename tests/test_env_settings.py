@@ -23,13 +23,13 @@ from components.jobspec.core.env import VARIABLES, EnvError, EnvSettings, env_se
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.names import ENV_PREFIX, EXIT_INVALID, EXIT_OK, TODAY_ENV
 from components.jobspec.rules import today
-from components.resources import provider_base, trainer_package
+from components.resources import trainer_package
 from components.resources.settings import from_pulumi_config
 from components.resources.tpu_access import TpuServiceAccountProvider
 from components.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "tests" / "fixtures" / "seeds" / "gpu_legacy.yaml"
+GUIDE_EXAMPLE = ROOT / "tests" / "fixtures" / "guide_examples" / "gpu_legacy.yaml"
 TIMEOUT = VARIABLES["http_timeout_seconds"]
 RETRY = VARIABLES["retry_base_seconds"]
 RECONCILE = VARIABLES["reconcile_seconds"]
@@ -69,7 +69,6 @@ def test_every_variable_is_named_by_its_setting_with_the_one_prefix() -> None:
     assert VARIABLES["today"] == TODAY_ENV
     assert lifecycle.RECONCILE_ENV == RECONCILE
     assert VARIABLES["build_dir"] == trainer_package.BUILD_DIR_ENV
-    assert VARIABLES["api_endpoint"] == provider_base.ENDPOINT_ENV
 
 
 def test_each_setting_says_what_it_allows() -> None:
@@ -249,14 +248,14 @@ def run(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_the_command_line_names_a_bad_variable_with_exit_1_and_no_traceback() -> None:
     allowed = SECONDS_ABOVE_ZERO.format(60)
-    for args in (("validate", str(SEED)), ("render", str(SEED)), ("plan", "--stack", "prod")):
+    for args in (("validate", str(GUIDE_EXAMPLE)), ("render", str(GUIDE_EXAMPLE)), ("plan", "--stack", "prod")):
         done = run(*args, **{TIMEOUT: "abc"})
         assert done.returncode == EXIT_INVALID, (args, done.stdout, done.stderr)
         assert done.stderr.splitlines() == [f"{TIMEOUT}: 'abc' is not a number; {allowed}"], args
         assert done.stdout == "" and "Traceback" not in done.stderr
-    done = run("validate", str(SEED), **{TIMEOUT: "abc", TODAY_ENV: "soon"})
+    done = run("validate", str(GUIDE_EXAMPLE), **{TIMEOUT: "abc", TODAY_ENV: "soon"})
     assert [line.split(":")[0] for line in done.stderr.splitlines()] == [TIMEOUT, TODAY_ENV]
-    assert run("validate", str(SEED), **{TIMEOUT: "30"}).returncode == EXIT_OK
+    assert run("validate", str(GUIDE_EXAMPLE), **{TIMEOUT: "30"}).returncode == EXIT_OK
 
 
 def test_the_program_stops_with_a_clean_pulumi_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,9 +284,9 @@ def test_the_providers_check_names_a_bad_variable_as_a_check_failure(monkeypatch
               (TODAY_ENV, "'someday' is not a date; allowed: YYYY-MM-DD (e.g. 2026-11-22), or unset for the "
                           "system's date")]
     result = TrainingJobProvider().check({}, news)
-    assert [(f.property, f.reason) for f in result.failures] == wanted
+    assert [(f.field, f.message) for f in result.failures] == wanted
     tpu = TpuServiceAccountProvider().check({}, {"project": "my-proj"})
-    assert [(f.property, f.reason) for f in tpu.failures] == wanted
+    assert [(f.field, f.message) for f in tpu.failures] == wanted
 
 
 def test_a_provider_call_past_check_raises_the_library_error_naming_the_variable(monkeypatch) -> None:

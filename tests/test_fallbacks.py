@@ -58,13 +58,13 @@ def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
 def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
             ) -> dict[str, Any]:
     result = provider.check(olds or {}, news)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    assert result.failures == [], [(f.field, f.message) for f in result.failures]
     return dict(result.inputs)
 
 
 def failures(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
              ) -> list[tuple[str, str]]:
-    return [(f.property, f.reason) for f in provider.check(olds or {}, news).failures]
+    return [(f.field, f.message) for f in provider.check(olds or {}, news).failures]
 
 
 def created(provider: TrainingJobProvider, news: dict[str, Any]) -> dict[str, Any]:
@@ -384,7 +384,7 @@ def test_a_stack_files_fallbacks_are_judged_at_their_keys(tmp_path) -> None:
     settings = load_stack_file(stack_file(tmp_path, good), root=tmp_path)
     job = settings.jobs["trial"]
     assert (job.retries, job.rerun) == (1, "first")
-    assert [(region, body["jobSpec"]["scheduling"].get("strategy")) for _, body, region in job.alternatives] == [
+    assert [(j.facts.region, j.facts.strategy) for j in job.alternatives] == [
         ("us-east1", None), ("us-central1", "SPOT")]
     bad = {"jobSpec": spec, "fallbacks": [{"region": "us-east1", "machineSpec": {"acceleratorCount": 3}},
                                           {"region": "mars-central1"}, {"zone": "us-east1-b"}], "retries": 11}
@@ -411,7 +411,7 @@ def test_the_readme_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path
     jobs = yaml.safe_load(block)["gcp-training-jobs:jobs"]
     settings = load_stack_file(stack_file(tmp_path, jobs["l4-trial"]), root=tmp_path)
     job = settings.jobs["trial"]
-    assert [region for _, _, region in job.alternatives] == ["us-east1", "us-east1", "us-central1"]
+    assert [j.facts.region for j in job.alternatives] == ["us-east1", "us-east1", "us-central1"]
     assert (job.retries, job.rerun, job.wait_for_completion) == (3, "2026-11-24", True)
 
 

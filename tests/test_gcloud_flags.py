@@ -20,7 +20,7 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.io.documents import Document
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT / "tests" / "fixtures" / "seeds"
+GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"
 
 
 def args_of(*flags: str) -> argparse.Namespace:
@@ -146,7 +146,7 @@ def test_labels_syntax(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_bad_flag_labels_are_judged_like_the_file_s(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text((SEEDS / "gpu_compute_engine.yaml").read_text())
+    config.write_text((GUIDE_EXAMPLES / "gpu_compute_engine.yaml").read_text())
     done = run("validate", str(config), "--labels", "Team=ML")
     assert done.returncode == 1 and f"{config}: labels" in done.stdout
 
@@ -172,8 +172,8 @@ def test_validate_and_render_take_a_gcloud_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_scale_tier_custom_on_a_seed_is_no_longer_refused() -> None:
-    done = run("validate", str(SEEDS / "gpu_compute_engine.yaml"), "--scale-tier", "custom")
+def test_scale_tier_custom_on_a_guide_example_is_no_longer_refused() -> None:
+    done = run("validate", str(GUIDE_EXAMPLES / "gpu_compute_engine.yaml"), "--scale-tier", "custom")
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -1,6 +1,7 @@
-"""Every cell of seed 001's GPU table, both ways: allowed counts pass, their neighbours fail.
+"""Every cell of the GPU guide's GPU table, both ways: allowed counts pass, their neighbours fail.
 
-The expected table is transcribed here from the seed independently of components/catalog.py, so a wrong
+The expected table is transcribed here from the guide (https://cloud.google.com/ai-platform/training/docs/using-gpus)
+independently of components/catalog.py, so a wrong
 cell in the catalog fails this test.
 """
 
@@ -51,9 +52,9 @@ def test_gpu_not_offered_on_machine_fails(machine: str, gpu: str) -> None:
         assert offered in problem.message
 
 
-def test_table_covers_every_machine_type_of_the_seed() -> None:
+def test_table_covers_every_machine_type_of_the_guide() -> None:
     assert len(TABLE) == 22
-    # Counted from the seed: 5 small rows x 17 + 3 sixteen-vCPU rows x 15 + 3 32-vCPU rows x 10
+    # Counted from the guide: 5 small rows x 17 + 3 sixteen-vCPU rows x 15 + 3 32-vCPU rows x 10
     # + 5 large rows x 3 + n1-highcpu-64's 5 + 5 a2 types = 185 allowed (machine, GPU, count) cells.
     assert len(ALLOWED) == 5 * 17 + 3 * 15 + 3 * 10 + 5 * 3 + 5 + 5
 

@@ -3,6 +3,7 @@ declare them; what a merge does to a running job; `plan` exiting 1 with the guar
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -18,16 +19,17 @@ from components.jobspec.catalog import prices
 from components.jobspec.core.errors import SpecError
 from components.jobspec.review.guardrails import (
     Guardrails,
-    RenderedJob,
     all_guardrail_problems,
     end_of_life_problems,
     guardrail_problems,
     stack_guardrail_problems,
 )
+from components.jobspec.translate.facts import JobFacts, facts_of_body
+from components.resources.job_model.protection import is_protected
 from components.resources.resource_rules import is_authoritative_iam, resource_problems
 from components.resources.settings import load_stack_file
 from components.resources.settings.guardrails import guardrail_problems_of
-from components.resources.training_job.review import is_protected, protected_job_problem, running_job_warning
+from components.resources.training_job.review import protected_job_problem, running_job_warning
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,6 +57,12 @@ PROD_CLUSTER = vertex(pool("n1-highcpu-16", "NVIDIA_TESLA_T4", 4), pool("n1-high
                       pool("n1-highmem-8", replicas=3))
 
 
+def facts(body: dict[str, Any], labels: dict[str, str] | None = None, region: str | None = None) -> JobFacts:
+    """A body's facts (translate.facts.facts_of_body) in `region`, created with `labels` (default: the body's)."""
+    read = facts_of_body(body, region=region)
+    return read if labels is None else dataclasses.replace(read, labels=labels)
+
+
 def messages(problems: list[Any]) -> list[str]:
     return [str(p) for p in problems]
 
@@ -63,22 +71,23 @@ def messages(problems: list[Any]) -> list[str]:
 
 
 def test_allowed_accelerators_names_the_job_the_type_and_the_pools() -> None:
-    assert messages(guardrail_problems(PROD_CLUSTER, "distributed", {}, {"allowedAccelerators": ["NVIDIA_L4"]})) == [
+    prod = facts(PROD_CLUSTER, {})
+    assert messages(guardrail_problems(prod, "distributed", {"allowedAccelerators": ["NVIDIA_L4"]})) == [
         "gcp-training-jobs:guardrails.allowedAccelerators: job distributed uses NVIDIA_TESLA_T4 "
         "(jobSpec.workerPoolSpecs[0], jobSpec.workerPoolSpecs[1]); allowed: NVIDIA_L4"]
 
 
 def test_max_accelerators_per_job_counts_every_replica() -> None:
-    assert messages(guardrail_problems(PROD_CLUSTER, "distributed", {}, {"maxAcceleratorsPerJob": 8})) == [
+    assert messages(guardrail_problems(facts(PROD_CLUSTER, {}), "distributed", {"maxAcceleratorsPerJob": 8})) == [
         "gcp-training-jobs:guardrails.maxAcceleratorsPerJob: job distributed holds 40 accelerators at once "
         "(4 NVIDIA_TESLA_T4 x 1 replica + 4 NVIDIA_TESLA_T4 x 9 replicas); allowed: at most 8"]
-    assert guardrail_problems(PROD_CLUSTER, "distributed", {}, {"maxAcceleratorsPerJob": 40}) == []
+    assert guardrail_problems(facts(PROD_CLUSTER, {}), "distributed", {"maxAcceleratorsPerJob": 40}) == []
 
 
 def test_max_accelerators_per_job_counts_parallel_trials_of_a_tuning_job() -> None:
     tuning = {"displayName": "hp", "parallelTrialCount": 3,
               "trialJobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)]}}
-    assert messages(guardrail_problems(tuning, "sweep", {}, {"maxAcceleratorsPerJob": 2})) == [
+    assert messages(guardrail_problems(facts(tuning, {}), "sweep", {"maxAcceleratorsPerJob": 2})) == [
         "gcp-training-jobs:guardrails.maxAcceleratorsPerJob: job sweep holds 3 accelerators at once "
         "((1 NVIDIA_L4 x 1 replica) x 3 parallel trials); allowed: at most 2"]
 
@@ -86,13 +95,13 @@ def test_max_accelerators_per_job_counts_parallel_trials_of_a_tuning_job() -> No
 def test_max_accelerators_per_job_counts_ml_v1_tpu_cores_and_built_in_gpus() -> None:
     ml = {"jobId": "j", "trainingInput": {"scaleTier": "CUSTOM", "masterType": "complex_model_m_gpu",
                                           "workerType": "cloud_tpu", "workerCount": "1"}}
-    assert messages(guardrail_problems(ml, "legacy", None, {"maxAcceleratorsPerJob": 8})) == [
+    assert messages(guardrail_problems(facts(ml), "legacy", {"maxAcceleratorsPerJob": 8})) == [
         "gcp-training-jobs:guardrails.maxAcceleratorsPerJob: job legacy holds 12 accelerators at once "
         "(4 NVIDIA_TESLA_K80 x 1 replica + 8 TPU_V2 x 1 replica); allowed: at most 8"]
 
 
 def test_required_labels_names_the_missing_ones() -> None:
-    assert messages(guardrail_problems(PROD_CLUSTER, "distributed", {"env": "prod"},
+    assert messages(guardrail_problems(facts(PROD_CLUSTER, {"env": "prod"}), "distributed",
                                        {"requiredLabels": ["env", "team", "cost-center"]})) == [
         "gcp-training-jobs:guardrails.requiredLabels: job distributed has no label team, cost-center; allowed: "
         "jobs labelled env, team, cost-center (the job's labels or the stack's gcp-training-jobs:labels)"]
@@ -100,21 +109,22 @@ def test_required_labels_names_the_missing_ones() -> None:
 
 def test_required_labels_default_to_the_bodys_labels() -> None:
     body = vertex(pool("n1-standard-4"), labels={"env": "prod", "team": "ml"})
-    assert guardrail_problems(body, "j", None, {"requiredLabels": ["env", "team"]}) == []
+    assert guardrail_problems(facts(body), "j", {"requiredLabels": ["env", "team"]}) == []
 
 
 def test_spot_only_refuses_on_demand_vertex_jobs_and_ignores_ml_v1() -> None:
-    assert messages(guardrail_problems(PROD_CLUSTER, "distributed", {}, {"spotOnly": True})) == [
+    assert messages(guardrail_problems(facts(PROD_CLUSTER, {}), "distributed", {"spotOnly": True})) == [
         "gcp-training-jobs:guardrails.spotOnly: job distributed runs as STANDARD (on demand); allowed: "
         "scheduling.strategy SPOT or FLEX_START"]
     for strategy in ("SPOT", "FLEX_START"):
-        assert guardrail_problems(vertex(pool("n1-standard-4"), strategy=strategy), "j", {}, {"spotOnly": True}) == []
-    assert guardrail_problems({"trainingInput": {"scaleTier": "BASIC"}}, "old", {}, {"spotOnly": True}) == []
+        spot = facts(vertex(pool("n1-standard-4"), strategy=strategy), {})
+        assert guardrail_problems(spot, "j", {"spotOnly": True}) == []
+    assert guardrail_problems(facts({"trainingInput": {"scaleTier": "BASIC"}}, {}), "old", {"spotOnly": True}) == []
 
 
 def test_max_accelerators_per_stack_sums_the_jobs() -> None:
-    jobs = [RenderedJob("a", vertex(pool("g2-standard-8", "NVIDIA_L4", 1, 4))),
-            RenderedJob("b", vertex(pool("g2-standard-24", "NVIDIA_L4", 2, 3)))]
+    jobs = {"a": facts(vertex(pool("g2-standard-8", "NVIDIA_L4", 1, 4))),
+            "b": facts(vertex(pool("g2-standard-24", "NVIDIA_L4", 2, 3)))}
     assert messages(stack_guardrail_problems(jobs, {"maxAcceleratorsPerStack": 9})) == [
         "gcp-training-jobs:guardrails.maxAcceleratorsPerStack: the stack's jobs hold 10 accelerators at once "
         "(a 4, b 6); allowed: at most 9"]
@@ -122,7 +132,7 @@ def test_max_accelerators_per_stack_sums_the_jobs() -> None:
 
 def test_max_hourly_usd_over_the_cap_with_known_prices() -> None:
     # n1-standard-4 in us-central1, $0.21849885/h: Google's own figure (tests/test_prices.py)
-    jobs = [RenderedJob("cpu", vertex(pool("n1-standard-4", None, 0, 10)), "us-central1")]
+    jobs = {"cpu": facts(vertex(pool("n1-standard-4", None, 0, 10)), None, "us-central1")}
     assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 1})) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $2.18/h, over the "
         "cap; allowed: at most $1.00/h"]
@@ -130,8 +140,8 @@ def test_max_hourly_usd_over_the_cap_with_known_prices() -> None:
 
 
 def test_max_hourly_usd_holds_on_a_priced_stack_of_gpu_jobs_in_their_regions() -> None:
-    jobs = [RenderedJob("t4", vertex(pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)), "us-central1"),
-            RenderedJob("l4", vertex(pool("g2-standard-8", "NVIDIA_L4", 1, 2)), "europe-west4")]
+    jobs = {"t4": facts(vertex(pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)), None, "us-central1"),
+            "l4": facts(vertex(pool("g2-standard-8", "NVIDIA_L4", 1, 2)), None, "europe-west4")}
     assert stack_guardrail_problems(jobs, {"maxHourlyUsd": 4}) == []  # 1.2419977 + 2 x 1.031782077 = $3.31/h
     assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 3})) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $3.31/h, over the cap; "
@@ -139,7 +149,7 @@ def test_max_hourly_usd_holds_on_a_priced_stack_of_gpu_jobs_in_their_regions() -
 
 
 def test_max_hourly_usd_fails_when_a_price_is_unknown_rather_than_guessing() -> None:
-    jobs = [RenderedJob("h200", vertex(pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8)), "us-central1")]
+    jobs = {"h200": facts(vertex(pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8)), None, "us-central1")}
     assert messages(stack_guardrail_problems(jobs, {"maxHourlyUsd": 100})) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is unknown (no price "
         "for h200: 1 x a3-ultragpu-8g (no source prices it: Cyclenerd pricing.yml has no a3-ultragpu and SkyPilot's "
@@ -153,50 +163,50 @@ SPOT_T4 = vertex(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, 2), strategy="SPOT"
 
 def test_max_job_cost_usd_is_the_worst_case_at_the_rate_the_job_runs_at() -> None:
     # 2 x (n1-standard-4 Spot 0.09550985 + T4 Spot 0.2275) = $0.646/h, for at most 10 h: $6.46
-    assert messages(guardrail_problems(SPOT_T4, "t4", {}, {"maxJobCostUsd": 5}, "us-central1")) == [
+    assert messages(guardrail_problems(facts(SPOT_T4, {}, "us-central1"), "t4", {"maxJobCostUsd": 5})) == [
         "gcp-training-jobs:guardrails.maxJobCostUsd: job t4's worst case is $6.46 ($0.65/h x 10 h; "
         "jobSpec.scheduling.timeout 36000s), running SPOT, at Spot rates, over the cap; allowed: at most $5.00"]
-    assert guardrail_problems(SPOT_T4, "t4", {}, {"maxJobCostUsd": 6.5}, "us-central1") == []
+    assert guardrail_problems(facts(SPOT_T4, {}, "us-central1"), "t4", {"maxJobCostUsd": 6.5}) == []
 
 
 def test_max_job_cost_usd_without_a_timeout_counts_seven_days() -> None:
     on_demand = vertex(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, 2))  # 2 x (0.21849885 + 0.4025) x 168 h
-    assert messages(guardrail_problems(on_demand, "t4", {}, {"maxJobCostUsd": 200}, "us-central1")) == [
+    assert messages(guardrail_problems(facts(on_demand, {}, "us-central1"), "t4", {"maxJobCostUsd": 200})) == [
         "gcp-training-jobs:guardrails.maxJobCostUsd: job t4's worst case is $208.66 ($1.24/h x 168 h; no timeout "
         "set: Vertex AI's default, 7 days), running on demand, over the cap; allowed: at most $200.00"]
     ml = {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "scheduling": {"maxRunningTime": "3600s"}}}
-    assert guardrail_problems(ml, "ml", {}, {"maxJobCostUsd": 0.25}) == []  # $0.22 for its one hour
+    assert guardrail_problems(facts(ml, {}), "ml", {"maxJobCostUsd": 0.25}) == []  # $0.22 for its one hour
 
 
 def test_max_job_cost_usd_fails_on_an_unknown_price_and_waits_for_an_unknown_region() -> None:
     h200 = vertex(pool("a3-ultragpu-8g", "NVIDIA_H200_141GB", 8), timeout="3600s")
-    (message,) = messages(guardrail_problems(h200, "h200", {}, {"maxJobCostUsd": 1000}, "us-central1"))
+    (message,) = messages(guardrail_problems(facts(h200, {}, "us-central1"), "h200", {"maxJobCostUsd": 1000}))
     assert message.startswith("gcp-training-jobs:guardrails.maxJobCostUsd: job h200's worst case is unknown (no "
                               "price for 1 x a3-ultragpu-8g (no source prices it: ")
     assert message.endswith("it cannot be held to the cap; allowed: at most $1,000.00, with every machine and "
                             "accelerator priced in the price table (components/jobspec/catalog/prices.py)")
-    assert guardrail_problems(h200, "h200", {}, {"maxJobCostUsd": 1000}, None) == []  # preview: region unknown
+    assert guardrail_problems(facts(h200, {}), "h200", {"maxJobCostUsd": 1000}) == []  # preview: region unknown
 
 
 def test_require_timeout_names_the_default_of_each_api() -> None:
-    assert messages(guardrail_problems(vertex(pool("n1-standard-4")), "j", {}, {"requireTimeout": True})) == [
+    assert messages(guardrail_problems(facts(vertex(pool("n1-standard-4")), {}), "j", {"requireTimeout": True})) == [
         "gcp-training-jobs:guardrails.requireTimeout: job j sets no timeout, so it may run 7 days (Vertex AI's "
         "default); allowed: a job with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
         "scheduling.maxRunningTime in a trainingInput"]
     ml = {"trainingInput": {"scaleTier": "BASIC"}}
-    assert messages(guardrail_problems(ml, "ml", {}, {"requireTimeout": True}))[0].startswith(
+    assert messages(guardrail_problems(facts(ml, {}), "ml", {"requireTimeout": True}))[0].startswith(
         "gcp-training-jobs:guardrails.requireTimeout: job ml sets no timeout, so it may run 7 days (AI Platform "
         "Training's default)")
-    assert guardrail_problems(SPOT_T4, "t4", {}, {"requireTimeout": True}) == []
+    assert guardrail_problems(facts(SPOT_T4, {}), "t4", {"requireTimeout": True}) == []
     tuning = {"parallelTrialCount": 2, "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")],
                                                         "scheduling": {"timeout": "600s"}}}
-    assert guardrail_problems(tuning, "sweep", {}, {"requireTimeout": True}) == []
+    assert guardrail_problems(facts(tuning, {}), "sweep", {"requireTimeout": True}) == []
     ml["trainingInput"]["scheduling"] = {"maxRunningTime": "7200s"}
-    assert guardrail_problems(ml, "ml", {}, {"requireTimeout": True}) == []
+    assert guardrail_problems(facts(ml, {}), "ml", {"requireTimeout": True}) == []
 
 
 def test_no_guardrails_no_problems() -> None:
-    jobs = [RenderedJob("distributed", PROD_CLUSTER, "us-central1")]
+    jobs = {"distributed": facts(PROD_CLUSTER, None, "us-central1")}
     assert all_guardrail_problems(jobs, None, today=date(2026, 11, 22)) == []
     assert all_guardrail_problems(jobs, Guardrails(), today=date(2026, 11, 22)) == []
 
@@ -213,15 +223,15 @@ def test_guardrails_read_pulumi_numbers_and_camel_case() -> None:
 
 def test_end_of_life_accelerators_by_date_and_retired_ones() -> None:
     p100 = vertex(pool("n1-standard-8", "NVIDIA_TESLA_P100", 1))
-    assert messages(end_of_life_problems(p100, "old", today=date(2026, 11, 22))) == [
+    assert messages(end_of_life_problems(facts(p100), "old", today=date(2026, 11, 22))) == [
         "no-end-of-life-accelerators: job old uses NVIDIA_TESLA_P100 (jobSpec.workerPoolSpecs[0]), which reached "
         "end of support on 2026-09-15; allowed: an accelerator without a past end-of-support date"]
-    assert end_of_life_problems(p100, "old", today=date(2026, 9, 14)) == []
+    assert end_of_life_problems(facts(p100), "old", today=date(2026, 9, 14)) == []
     t4 = vertex(pool("n1-standard-8", "NVIDIA_TESLA_T4", 1))
-    assert end_of_life_problems(t4, "t4", today=date(2026, 11, 22)) == []
-    assert end_of_life_problems(t4, "t4", today=date(2027, 8, 1)) != []
+    assert end_of_life_problems(facts(t4), "t4", today=date(2026, 11, 22)) == []
+    assert end_of_life_problems(facts(t4), "t4", today=date(2027, 8, 1)) != []
     k80 = {"trainingInput": {"scaleTier": "BASIC_GPU"}}
-    assert messages(end_of_life_problems(k80, "k80", today=date(2026, 11, 22)))[0].startswith(
+    assert messages(end_of_life_problems(facts(k80), "k80", today=date(2026, 11, 22)))[0].startswith(
         "no-end-of-life-accelerators: job k80 uses NVIDIA_TESLA_K80 (trainingInput.scaleTier), which reached end "
         "of support on 2024-05-01")
 
@@ -263,7 +273,15 @@ def test_protected_running_job_fails_naming_the_setting() -> None:
     assert str(problem) == (
         "gcp-training-jobs:guardrails.protectJobs: replacing job distributed (RUNNING since 2026-11-19T08:00:00Z): "
         "the running job will be cancelled, and job distributed is protected; allowed: let it finish (or cancel "
-        "it) first, or set gcp-training-jobs:jobs.distributed.protect to false")
+        "it) first, or set gcp-training-jobs:guardrails.protectJobs to false (every job), or "
+        "gcp-training-jobs:jobs.distributed.protect to false (this job; in a program, TrainingJob's protect "
+        "argument), then run `pulumi up` to record that: a replace or destroy reads the protection the last "
+        "`pulumi up` recorded")
+    own = protected_job_problem("d", "RUNNING", None, replacing=False, by_job=True)
+    assert str(own).startswith("gcp-training-jobs:jobs.d.protect: deleting job d (RUNNING): ")
+    assert "set gcp-training-jobs:jobs.d.protect to false (a job's own protect wins over " \
+           "gcp-training-jobs:guardrails.protectJobs; in a program, TrainingJob's protect argument), then run " \
+           "`pulumi up` to record that" in str(own)
     assert protected_job_problem("d", "CANCELLED", None, replacing=True, by_job=True) is None
     assert is_protected({"protectJobs": True}, None) and not is_protected({"protectJobs": True}, False)
     assert is_protected(None, True) and not is_protected(None, None)

@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 import pulumi  # noqa: E402
 import pytest  # noqa: E402
 
-from components.cli.plan import mocked_pulumi  # noqa: E402
+from components.cli.plan_mocks import mocked_pulumi  # noqa: E402
 from components.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
 from components.jobspec.core.names import NAMESPACE  # noqa: E402
 from components.jobspec.io import documents  # noqa: E402

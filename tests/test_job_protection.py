@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from components.emulator import Emulator
+from components.jobspec.translate.facts import facts_of_body
 from components.resources.training_job import TrainingJobProvider
 from components.resources.training_job.review import ProtectedJobError, cost_line
 from tests.helpers import checked, l4_spot, spec_props
@@ -40,7 +41,7 @@ def test_check_holds_a_job_to_its_stacks_per_job_guardrails(provider) -> None:
     job = l4_spot(count=2, machine="g2-standard-24")
     job["jobSpec"]["scheduling"]["strategy"] = "STANDARD"
     failures = provider.check({}, spec_props(job, guardrails=RAILS)).failures
-    assert [(f.property, f.reason) for f in failures] == [
+    assert [(f.field, f.message) for f in failures] == [
         ("gcp-training-jobs:guardrails.maxAcceleratorsPerJob", "job l4 holds 2 accelerators at once "
          "(2 NVIDIA_L4 x 1 replica); allowed: at most 1"),
         ("gcp-training-jobs:guardrails.requiredLabels", "job l4 has no label env; allowed: jobs labelled env (the "
@@ -53,8 +54,8 @@ def test_check_holds_a_job_to_its_stacks_per_job_guardrails(provider) -> None:
 
 def test_check_refuses_guardrails_it_cannot_read(provider) -> None:
     (failure,) = provider.check({}, spec_props(guardrails={"maxAcceleratorsPerJob": "many"})).failures
-    assert failure.property == "guardrails"
-    assert failure.reason.startswith("gcp-training-jobs:guardrails.maxAcceleratorsPerJob: ")
+    assert failure.field == "gcp-training-jobs:guardrails.maxAcceleratorsPerJob"
+    assert failure.message.startswith("'many': ")
 
 
 def test_check_logs_the_jobs_estimated_cost(provider, logged) -> None:
@@ -83,7 +84,7 @@ def test_the_cost_line_is_the_full_text(provider, logged) -> None:
 def test_a_cost_line_with_an_unpriced_part_gives_the_whole_reason() -> None:
     body = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "a3-ultragpu-8g", "acceleratorType":
                                                              "NVIDIA_H200_141GB", "acceleratorCount": 8}}]}}
-    line = cost_line(body, "h200", "us-central1")
+    line = cost_line(facts_of_body(body, region="us-central1"), "h200")
     assert "…" not in line
     assert line.startswith("job h200: unknown on demand, Spot unknown, worst case unknown (168 h, no timeout set), "
                            "us-central1; no price for 1 x a3-ultragpu-8g (no source prices it: "), line
@@ -93,13 +94,13 @@ def test_a_cost_line_with_an_unpriced_part_gives_the_whole_reason() -> None:
 def test_check_holds_a_job_to_its_cost_guardrails(provider) -> None:
     rails = {"maxJobCostUsd": 1, "requireTimeout": True}
     failures = provider.check({}, spec_props(guardrails=rails)).failures
-    assert [(f.property, f.reason) for f in failures] == [
+    assert [(f.field, f.message) for f in failures] == [
         ("gcp-training-jobs:guardrails.maxJobCostUsd", "job l4's worst case is $1.22 ($0.61/h x 2 h; "
          "jobSpec.scheduling.timeout 7200s), running SPOT, at Spot rates, over the cap; allowed: at most $1.00")]
     no_timeout = l4_spot()
     del no_timeout["jobSpec"]["scheduling"]["timeout"]
     failures = provider.check({}, spec_props(no_timeout, guardrails=rails)).failures
-    assert [f.property for f in failures] == ["gcp-training-jobs:guardrails.requireTimeout",
+    assert [f.field for f in failures] == ["gcp-training-jobs:guardrails.requireTimeout",
                                               "gcp-training-jobs:guardrails.maxJobCostUsd"]
     assert "may cost" not in failures[1].reason and "x 168 h; no timeout set" in failures[1].reason
     assert checked(provider, spec_props(guardrails={"maxJobCostUsd": 1.25, "requireTimeout": True}))
@@ -134,9 +135,14 @@ def test_replacing_a_protected_active_job_fails_the_preview(provider, logged, pr
     with pytest.raises(ProtectedJobError) as caught:
         provider.diff(id_, outs, replacing(outs, **protection))
     where = "jobs.l4.protect" if "protect" in protection else "guardrails.protectJobs"
-    assert str(caught.value) == (f"gcp-training-jobs:{where}: replacing job l4 (QUEUED since {outs['createTime']}): "
-                                 "the running job will be cancelled, and job l4 is protected; allowed: let it "
-                                 "finish (or cancel it) first, or set gcp-training-jobs:jobs.l4.protect to false")
+    assert str(caught.value).startswith(
+        f"gcp-training-jobs:{where}: replacing job l4 (QUEUED since {outs['createTime']}): the running job will be "
+        "cancelled, and job l4 is protected; allowed: let it finish (or cancel it) first, or set ")
+    # both keys, which one wins, and that the change must be recorded by an up before a replace or destroy passes
+    assert "gcp-training-jobs:jobs.l4.protect to false" in str(caught.value)
+    assert "gcp-training-jobs:guardrails.protectJobs" in str(caught.value)
+    assert str(caught.value).endswith("then run `pulumi up` to record that: a replace or destroy reads the "
+                                      "protection the last `pulumi up` recorded")
     assert logged["warn"] == []
 
 

@@ -14,6 +14,7 @@ from components.emulator import Emulator
 from components.emulator.logging_v2 import TRACEBACK
 from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from components.jobspec.review.run_cost import parse_time, run_seconds
+from components.jobspec.translate.facts import facts_of_body
 from components.resources.job_model.identity import identity_labels, stack_label
 from components.resources.training_job import TrainingJobProvider
 from components.resources.training_job.review import LAST_LINES, cost_usd
@@ -119,7 +120,8 @@ def test_a_spot_job_costs_at_spot_rates(provider, emulator) -> None:
 def test_a_job_without_a_known_price_costs_unknown_never_a_guess() -> None:
     job = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "a3-ultragpu-8g"}, "replicaCount": "1"}]},
            "startTime": "2026-11-23T10:00:00Z", "endTime": "2026-11-23T11:00:00Z"}
-    assert cost_usd(job, "us-central1", datetime(2026, 11, 24, tzinfo=UTC).timestamp()) is None
+    now = datetime(2026, 11, 24, tzinfo=UTC).timestamp()
+    assert cost_usd(job, facts_of_body(job, region="us-central1"), now) is None
 
 
 def test_run_time_counts_from_start_to_end_or_now_and_within_a_window() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from components.jobspec import load, rules
 from components.jobspec.render import bodies
 from components.jobspec.translate import pools
+from components.jobspec.translate import training_input as translation
 from components.jobspec.vocab import custom_job, training_input
 from components.resources.training_job import TrainingJobProvider
 from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
@@ -24,9 +25,9 @@ from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
 #: stage -> the functions that do it (each counted wherever it is called from).
 STAGES: dict[str, tuple[Callable[..., Any], ...]] = {
     "parse": (training_input.parse_job, custom_job.parse_custom_job_spec),
-    "translate": (pools.training_input_pools, pools.spec_pools, pools.ml_pools),
+    "translate": (translation.training_input_pools, pools.spec_pools, pools.ml_pools),
     "judge": (rules.check_job, rules.check_custom_job, rules.check_tuning_job),
-    "render": (bodies.render_body,),
+    "render": (bodies.render_judged,),  # render_body, a model's, renders through it too
 }
 
 
@@ -58,7 +59,7 @@ def test_check_reads_each_job_once_and_create_never_judges_it_again(
         assert created.outs["jobId"].startswith(news["name"].replace("-", "_"))
         # Judged by the check the engine runs before every create: parsed, translated, rendered once, never judged.
         # The second parse and translation read the job as the API answered the create (it may be a live job
-        # adopted at another placement), for its costUsd and placement outputs, by the same path (pools_of_body).
+        # adopted at another placement), for its costUsd and placement outputs, by the same path (facts_of_body).
         assert counts == {"parse": 2, "translate": 2, "judge": 0, "render": 1}, news["job"].keys()
 
 
@@ -76,7 +77,7 @@ def test_concurrent_checks_of_different_jobs_each_get_their_own_verdict(
     cases += [(ti_ok, None), (ti_bad, "3 NVIDIA_TESLA_T4 on n1-standard-8")]
 
     def verdict(news: dict[str, Any]) -> list[str]:
-        return [f"{f.property}: {f.reason}" for f in provider.check({}, news).failures]
+        return [f"{f.field}: {f.reason}" for f in provider.check({}, news).failures]
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(5):

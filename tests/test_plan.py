@@ -47,8 +47,8 @@ def test_plans_of_the_repository_stacks_succeed(plans: dict[str, subprocess.Comp
 
 def test_dev_plan_shows_buckets_and_the_tpu_job_on_vertex_with_its_warning(
         plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
-    """The README's first command: the seed's TPU job on Vertex AI in a custom container; the master BASIC_TPU runs
-    on AI Platform is named in a warning on stderr, and nothing is granted or built."""
+    """The README's first command: the AI Platform Training TPU guide's job on Vertex AI in a custom container; the
+    master BASIC_TPU runs on AI Platform is named in a warning on stderr, and nothing is granted or built."""
     out = plans["dev"].stdout
     for line in (
         "+ gcp:storage/bucket:Bucket  dev-job-dir",
@@ -121,7 +121,7 @@ def test_local_plan_runs_three_vertex_jobs_against_the_emulator(
     assert legacy.count("backend: ai-platform") == 2 and "+ pulumi-python:dynamic/training:TrainingJob  tpu" in legacy
 
 
-def test_prod_plan_shows_the_seed_cluster_shape_on_current_gpus(
+def test_prod_plan_shows_the_guide_cluster_shape_on_current_gpus(
         plans: dict[str, subprocess.CompletedProcess[str]]) -> None:
     out = plans["prod"].stdout
     for line in ("master: a2-ultragpu-8g x1 + 8 NVIDIA_A100_80GB", "worker: a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB",

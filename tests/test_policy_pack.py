@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from datetime import date
@@ -241,3 +243,20 @@ def test_plain_reads_through_proxies_without_raising_on_unknowns() -> None:
     value = props({"a": [1.0, {"b": UNKNOWN_STRING_VALUE}], "c": "x"})
     assert pack.plain(value) == {"a": [1.0, {"b": UNKNOWN_STRING_VALUE}], "c": "x"}
     assert pack.stack_of("urn:pulumi:prod::gcp-training-jobs::pulumi:pulumi:Stack::gcp-training-jobs-prod") == "prod"
+
+
+@pytest.mark.slow
+def test_the_pack_reaches_the_jobs_judge_without_loading_the_provider() -> None:
+    """Importing the pack loads the job's judge (job_model.inputs) and the stack's settings, never the TrainingJob
+    resource and its provider (components.resources.training_job, job_provider) nor pulumi_gcp."""
+    root = Path(__file__).resolve().parents[1]
+    script = ("import sys\nimport policies.pack\n"
+              "print('LOADED', sorted(m for m in sys.modules if m.startswith(('components.resources', 'pulumi_gcp'))))"
+              "\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.split("LOADED ", 1)[1]
+    assert "'components.resources.job_model.inputs'" in loaded and "'components.resources.settings'" in loaded
+    assert "components.resources.training_job" not in loaded and "components.resources.job_provider" not in loaded
+    assert "pulumi_gcp" not in loaded

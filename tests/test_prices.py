@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from components.jobspec.catalog import prices, prices_build, vertex_machines, vertex_regions
-from components.jobspec.catalog.prices import PriceTableError, accelerator_price, machine_price
+from components.jobspec.catalog.prices import PriceTableError
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = prices.bundled_table()
@@ -53,12 +53,12 @@ def test_the_sources_are_named_with_repository_file_commit_and_date() -> None:
 
 
 def test_googles_own_figures_come_out_of_the_table_with_their_basis() -> None:
-    n1 = machine_price("n1-standard-4", "us-central1", TABLE)
+    n1 = TABLE.machine("n1-standard-4", "us-central1")
     assert n1.on_demand == 0.21849885 and n1.basis is not None
     assert n1.basis.text == "Compute Engine list 2026-07-30 + Vertex 15%" and n1.basis.date == date(2026, 7, 30)
-    t4 = accelerator_price("NVIDIA_TESLA_T4", "us-central1", 2, TABLE)
+    t4 = TABLE.accelerator("NVIDIA_TESLA_T4", "us-central1", 2)
     assert t4.on_demand == 0.4025 and t4.unit == "GPU" and 2 in t4.counts
-    a3 = machine_price("a3-highgpu-8g", "us-central1", TABLE)  # whole machine, H100s included, no markup
+    a3 = TABLE.machine("a3-highgpu-8g", "us-central1")  # whole machine, H100s included, no markup
     assert a3.on_demand == pytest.approx(88.49, abs=1e-6) and a3.includes_accelerators
     assert a3.basis is not None and "Vertex charges the same, rule a3-h100" in a3.basis.text
 
@@ -70,13 +70,13 @@ def test_the_vertex_rule_is_labelled_data_with_evidence() -> None:
     assert "0.4025" in rules["attachable-gpu"]["evidence"][0] and rules["a3-h100"]["factor"] == 1.0
     assert {r["status"] for r in rules.values()} == {"observed", "inferred"}
     assert all(r["evidence"] and r["why"] for r in rules.values())
-    inferred = machine_price("g2-standard-8", "us-central1", TABLE)
+    inferred = TABLE.machine("g2-standard-8", "us-central1")
     assert inferred.basis is not None and inferred.basis.text.endswith("(inferred, rule a2-g2-g4)")
     assert "highest of its zones" in TABLE.region_fallback
 
 
 def test_spot_adds_the_management_fee_and_flex_start_is_bounded_by_on_demand() -> None:
-    n1 = machine_price("n1-standard-4", "us-central1", TABLE)
+    n1 = TABLE.machine("n1-standard-4", "us-central1")
     assert n1.spot == pytest.approx(0.06701 + 0.15 * 0.189999)  # CE Spot + 15% of CE on demand
     assert TABLE.spot_rule["status"] == "inferred" and "management fee" in TABLE.spot_rule["text"]
     assert TABLE.strategy_rate("SPOT")["rate"] == "spot"
@@ -86,29 +86,29 @@ def test_spot_adds_the_management_fee_and_flex_start_is_bounded_by_on_demand() -
 
 
 def test_tpus_are_priced_per_core_or_per_chip_as_the_source_prices_them() -> None:
-    device = accelerator_price("TPU_V2", "us-central1", 8, TABLE)
-    pod = accelerator_price("TPU_V2", "us-central1", 32, TABLE)
+    device = TABLE.accelerator("TPU_V2", "us-central1", 8)
+    pod = TABLE.accelerator("TPU_V2", "us-central1", 32)
     assert device.unit == "TPU core" and device.on_demand == pytest.approx(4.5 / 8 * 1.15)
     assert pod.on_demand == pytest.approx(24.0 / 32 * 1.15)  # Pod cores cost more than a device's
-    lone = accelerator_price("TPU_V2", "us-central1", 1, TABLE)
+    lone = TABLE.accelerator("TPU_V2", "us-central1", 1)
     assert lone.on_demand is None and "priced for 8, 32" in lone.on_demand_reason
-    chip = accelerator_price("TPU_V5_LITEPOD", "us-central1", 16, TABLE)
-    host = machine_price("ct5lp-hightpu-4t", "us-central1", TABLE)
+    chip = TABLE.accelerator("TPU_V5_LITEPOD", "us-central1", 16)
+    host = TABLE.machine("ct5lp-hightpu-4t", "us-central1")
     assert chip.unit == "TPU chip" and chip.on_demand == pytest.approx(1.2 * 1.15)
     assert host.unit == "TPU host" and host.includes_accelerators and host.on_demand == pytest.approx(4 * 1.2 * 1.15)
 
 
 def test_parts_no_source_prices_stay_unknown_with_the_reason() -> None:
-    assert "a4" in machine_price("a4-highgpu-8g", "us-central1", TABLE).on_demand_reason
-    assert "TPU7x" in machine_price("tpu7x-standard-4t", "us-central1", TABLE).on_demand_reason
-    mega = machine_price("a3-megagpu-8g", "us-central1", TABLE)
+    assert "a4" in TABLE.machine("a4-highgpu-8g", "us-central1").on_demand_reason
+    assert "TPU7x" in TABLE.machine("tpu7x-standard-4t", "us-central1").on_demand_reason
+    mega = TABLE.machine("a3-megagpu-8g", "us-central1")
     assert mega.on_demand is None and "H100 Mega rows disagree" in mega.on_demand_reason
-    assert machine_price("a3-megagpu-8g", "us-east4", TABLE).on_demand is not None
-    l4 = accelerator_price("NVIDIA_L4", "us-central1", table=TABLE)
+    assert TABLE.machine("a3-megagpu-8g", "us-east4").on_demand is not None
+    l4 = TABLE.accelerator("NVIDIA_L4", "us-central1")
     assert l4.on_demand is None and "priced with its machine type" in l4.on_demand_reason
-    v6e = accelerator_price("TPU v6e", "southamerica-west1", table=TABLE)  # SkyPilot's Spot there is the 700
+    v6e = TABLE.accelerator("TPU v6e", "southamerica-west1")  # SkyPilot's Spot there is the 700
     assert v6e.on_demand == pytest.approx(2.7 * 1.15) and v6e.spot is None and v6e.spot_reason
-    assert "not a machine type" in machine_price("n9-mega-1", "us-central1", TABLE).on_demand_reason
+    assert "not a machine type" in TABLE.machine("n9-mega-1", "us-central1").on_demand_reason
 
 
 def test_estimates_read_the_refreshed_table_first(tmp_path: Path) -> None:
@@ -119,7 +119,7 @@ def test_estimates_read_the_refreshed_table_first(tmp_path: Path) -> None:
     data.update(kind="refresh", generated="2026-12-01")
     data["machines"]["n1-standard-4"]["regions"]["us-central1"]["od"] = 0.5
     refreshed.write_text(json.dumps(data))
-    assert machine_price("n1-standard-4", "us-central1", prices.active_table(env)).on_demand == 0.5
+    assert prices.active_table(env).machine("n1-standard-4", "us-central1").on_demand == 0.5
     data["machines"]["n1-standard-4"]["regions"]["us-central1"]["od"] = 0.75  # rewritten: read again
     refreshed.write_text(json.dumps(data, indent=1))
     assert prices.active_table(env).machine("n1-standard-4", "us-central1").on_demand == 0.75
@@ -200,17 +200,17 @@ def test_the_generator_takes_sources_apart_as_stated(tmp_path: Path) -> None:
     done = _generate(tmp_path)
     assert done.returncode == 0, done.stderr
     table = prices.load_table(tmp_path / "out.json")
-    assert machine_price("n1-standard-4", "us-central1", table).on_demand == 0.21849885
-    assert machine_price("n1-standard-4", "asia-east1", table).on_demand_reason.startswith("Cyclenerd pricing.yml "
-                                                                                          "has no n1-standard-4")
-    t4 = accelerator_price("NVIDIA_TESLA_T4", "europe-west4", table=table)
+    assert table.machine("n1-standard-4", "us-central1").on_demand == 0.21849885
+    assert table.machine("n1-standard-4", "asia-east1").on_demand_reason.startswith("Cyclenerd pricing.yml "
+                                                                                    "has no n1-standard-4")
+    t4 = table.accelerator("NVIDIA_TESLA_T4", "europe-west4")
     assert t4.on_demand == pytest.approx(0.38 * 1.15)  # zones disagree: the highest zone
     assert "zones of europe-west4 disagree on NVIDIA_TESLA_T4" in done.stdout
-    assert accelerator_price("NVIDIA_TESLA_T4", "us-central1", 2, table).on_demand == 0.4025
+    assert table.accelerator("NVIDIA_TESLA_T4", "us-central1", 2).on_demand == 0.4025
     assert "set aside tpu-v6e-1 asia-east1-c" in done.stdout  # the 700 placeholder is never a price
-    assert accelerator_price("TPU v6e", "asia-east1", table=table).on_demand is None
-    assert machine_price("ct6e-standard-4t", "us-central1", table).on_demand == pytest.approx(10.8 * 1.15)
-    assert accelerator_price("NVIDIA_H100_80GB", "us-central1", table=table).on_demand is None  # rows never read
+    assert table.accelerator("TPU v6e", "asia-east1").on_demand is None
+    assert table.machine("ct6e-standard-4t", "us-central1").on_demand == pytest.approx(10.8 * 1.15)
+    assert table.accelerator("NVIDIA_H100_80GB", "us-central1").on_demand is None  # rows never read
 
 
 @pytest.mark.slow

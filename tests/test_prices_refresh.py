@@ -46,16 +46,16 @@ def test_refresh_writes_a_dated_table_that_estimates_then_prefer(
     assert f"wrote {table_file}" in out and "Estimates read this table first" in out
     table = prices.active_table()
     assert table.path == str(table_file) and table.kind == "refresh" and table.date == date.today()
-    n1 = prices.machine_price("n1-standard-4", "us-central1")
+    n1 = prices.active_table().machine("n1-standard-4", "us-central1")
     assert n1.on_demand == pytest.approx(4 * 0.03635265 + 15 * 0.00487255)  # the Vertex SKUs, summed
     assert n1.spot == pytest.approx(4 * (0.00698 + 0.00474165) + 15 * (0.002606 + 0.00063555))
     assert n1.basis is not None and n1.basis.text.startswith("Vertex AI SKU list") and n1.basis.date == date.today()
-    e2 = prices.machine_price("e2-standard-4", "us-central1")  # no Spot SKU served: the snapshot entry stays
+    e2 = prices.active_table().machine("e2-standard-4", "us-central1")  # no Spot SKU served: the snapshot entry stays
     assert e2.basis is not None and e2.basis.text == "Compute Engine list 2026-07-30 + Vertex 15% (inferred, rule cpu)"
-    t4 = prices.accelerator_price("NVIDIA_TESLA_T4", "us-east1", 4)
+    t4 = prices.active_table().accelerator("NVIDIA_TESLA_T4", "us-east1", 4)
     assert t4.on_demand == pytest.approx(0.35 * 1.15) and t4.spot == pytest.approx(0.175 + 0.15 * 0.35)
     assert t4.basis is not None and t4.basis.text == f"Compute Engine SKU list {date.today()} + Vertex 15%"
-    eu = prices.machine_price("n1-standard-4", "europe-west4")  # no Vertex nor Spot SKU there: kept
+    eu = prices.active_table().machine("n1-standard-4", "europe-west4")  # no Vertex nor Spot SKU there: kept
     assert eu.basis is not None and eu.basis.date == date(2026, 7, 30) and table.oldest == date(2026, 7, 30)
     assert any(s["id"] == "cloudbilling" and s["url"] == emulator.url for s in table.sources)
     pages = [r["query"].get("pageToken") for r in emulator.state.requests("services.skus.list")]
@@ -183,8 +183,8 @@ def test_geo_taxonomy_tells_a_regions_own_price_from_a_wider_one(
     billing_emulator.serve_skus(emulator.state, billing_emulator.COMPUTE_ENGINE, [iowa_t4, *ce, global_l4_spot])
     code, _, err = _refresh(capsys)
     assert code == EXIT_OK, err
-    iowa = prices.accelerator_price("NVIDIA_TESLA_T4", "us-central1", 1)
-    east = prices.accelerator_price("NVIDIA_TESLA_T4", "us-east1", 1)
+    iowa = prices.active_table().accelerator("NVIDIA_TESLA_T4", "us-central1", 1)
+    east = prices.active_table().accelerator("NVIDIA_TESLA_T4", "us-east1", 1)
     assert iowa.on_demand == pytest.approx(0.30 * 1.15) and east.on_demand == pytest.approx(0.35 * 1.15)
     rates = billing.rates([global_l4_spot], billing.COMPUTE_ENGINE)
     assert [(r.region, r.scope) for r in rates] == [("global", "GLOBAL")]

@@ -25,6 +25,7 @@ from components.backends.transport import QuotaExceeded, RetryPolicy, quota_metr
 from components.backends.vertex import VertexBackend
 from components.emulator import Emulator
 from components.jobspec.review.quotas import Needs, excesses, needs_of
+from components.jobspec.translate.facts import facts_of_body
 from tests.helpers import FakeClock, control
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,17 +239,18 @@ def test_quota_metrics_are_read_from_the_message_or_a_quota_failure() -> None:
 # -- the review: needs, limits and what live jobs hold --------------------------------------------------------------
 
 def test_needs_are_read_from_the_body_and_what_has_no_metric_is_named() -> None:
-    assert needs_of(l4_body(count=2, replicas=3)).units == {L4: 6}
-    assert needs_of(l4_body(strategy="FLEX_START")).units == {"custom_model_training_preemptible_nvidia_l4_gpus": 1}
-    unknown = needs_of({"jobSpec": {"workerPoolSpecs": [
+    assert needs_of(facts_of_body(l4_body(count=2, replicas=3))).units == {L4: 6}
+    flex = needs_of(facts_of_body(l4_body(strategy="FLEX_START")))
+    assert flex.units == {"custom_model_training_preemptible_nvidia_l4_gpus": 1}
+    unknown = needs_of(facts_of_body({"jobSpec": {"workerPoolSpecs": [
         {"machineSpec": {"machineType": "a3-ultragpu-8g", "acceleratorType": "NVIDIA_H200_141GB",
-                         "acceleratorCount": 8}, "replicaCount": "1"}]}})
+                         "acceleratorCount": 8}, "replicaCount": "1"}]}}))
     assert not unknown and any("NVIDIA_H200_141GB" in part for part in unknown.unchecked)
     tuning = {"trialJobSpec": l4_body()["jobSpec"], "parallelTrialCount": 3, "maxTrialCount": 9}
-    assert needs_of(tuning).units == {L4: 3}
-    tpu = needs_of({"jobSpec": {"workerPoolSpecs": [
+    assert needs_of(facts_of_body(tuning)).units == {L4: 3}
+    tpu = needs_of(facts_of_body({"jobSpec": {"workerPoolSpecs": [
         {"machineSpec": {"machineType": "cloud-tpu", "acceleratorType": "TPU_V3", "acceleratorCount": 8},
-         "replicaCount": "1"}]}})
+         "replicaCount": "1"}]}}))
     assert tpu.units == {"custom_model_training_tpu_v3": 8}
 
 

@@ -11,6 +11,7 @@ import pytest
 from components.emulator import capacity
 from components.jobspec.catalog import quotas as catalog
 from components.jobspec.review.quotas import needs_of
+from components.jobspec.translate.facts import facts_of_body
 
 METRIC = re.compile(r"custom_model_training_(?:nvidia_[a-z0-9_]+_gpus|tpu_v[0-9a-z]+|cpus)")
 
@@ -57,7 +58,7 @@ def test_both_sides_count_a_job_alike(strategy: str | None) -> None:
     if strategy:
         spec["scheduling"] = {"strategy": strategy}
     body = {"jobSpec": spec}
-    client = {catalog.full_name(m): n for m, n in needs_of(body).units.items()}
+    client = {catalog.full_name(m): n for m, n in needs_of(facts_of_body(body)).units.items()}
     assert client == capacity.needs(body)
     twin = "preemptible_" if strategy in ("SPOT", "FLEX_START") else ""
     assert client == {f"aiplatform.googleapis.com/custom_model_training_{twin}nvidia_t4_gpus": 5,

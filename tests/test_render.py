@@ -14,31 +14,31 @@ from components.jobspec.load import judge_job, load_job
 from components.jobspec.render.bodies import render_body
 from tests.helpers import ALLOWED, assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 
-SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))
+GUIDE_EXAMPLES = sorted((Path(__file__).parent / "fixtures" / "guide_examples").glob("*.yaml"))
 
 
 @pytest.fixture(autouse=True)
 def before_tf_2_11_end_of_availability(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests render the seeds' runtime 2.11 to its prebuilt container, tf-*.2-11, whose end of
+    """These tests render the guides' runtime 2.11 to its prebuilt container, tf-*.2-11, whose end of
     availability is 2024-11-15 (every prebuilt image has passed its date by 2026-11-22): they judge as of
     2024-06-01, when it was available and NVIDIA K80 (end of support 2024-05-01) was already gone.
     tests/test_vertex_dates.py holds what today's date refuses."""
     monkeypatch.setenv(TODAY_ENV, "2024-06-01")
 
 
-def seed_data(name: str) -> Any:
-    return read_yaml(Path(__file__).parent / "fixtures" / "seeds" / f"{name}.yaml")
+def guide_data(name: str) -> Any:
+    return read_yaml(Path(__file__).parent / "fixtures" / "guide_examples" / f"{name}.yaml")
 
 
-def seed(name: str) -> Any:
-    return load_job(seed_data(name), default_region="us-central1", partial=True)
+def guide_job(name: str) -> Any:
+    return load_job(guide_data(name), default_region="us-central1", partial=True)
 
 
-@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
-def test_seed_bodies_pass_the_ml_v1_schema(path: Path) -> None:
+@pytest.mark.parametrize("path", GUIDE_EXAMPLES, ids=lambda p: p.stem)
+def test_guide_example_bodies_pass_the_ml_v1_schema(path: Path) -> None:
     job = load_job(read_yaml(path), default_region="us-central1", partial=True)
-    body = render_body(job, "ai-platform", "seed_job")
-    assert body["jobId"] == "seed_job"
+    body = render_body(job, "ai-platform", "guide_job")
+    assert body["jobId"] == "guide_job"
     assert_ml_body_valid(body)
 
 
@@ -67,8 +67,8 @@ def test_empty_fields_are_left_out_of_the_ml_body() -> None:
     assert body["labels"] == {"pulumi-job": "j"}
 
 
-def test_vertex_seed_cluster_keeps_roles_replicas_and_accelerators() -> None:
-    body = render_body(seed("gpu_compute_engine"), "vertex", "prod")
+def test_vertex_guide_cluster_keeps_roles_replicas_and_accelerators() -> None:
+    body = render_body(guide_job("gpu_compute_engine"), "vertex", "prod")
     assert_vertex_body_valid(body)
     pools = body["jobSpec"]["workerPoolSpecs"]
     assert [(p["machineSpec"].get("machineType"), p["replicaCount"], p["machineSpec"].get("acceleratorCount"))
@@ -100,15 +100,16 @@ def test_vertex_legacy_types_become_their_compute_engine_equivalents() -> None:
 
 
 def test_vertex_tpu_jobs_are_one_cloud_tpu_pool_with_8_cores() -> None:
-    """On Vertex AI the TPU VM runs the code itself and must be the job's only pool (configure-compute, "TPUs"):
-    both seed TPU shapes, BASIC_TPU (a `standard` master beside its Cloud TPU) and CUSTOM with a master beside one
-    cloud_tpu worker, become one cloud-tpu pool, with a warning naming the master Vertex AI does not use."""
+    """On Vertex AI the TPU VM runs the code itself and must be the job's only pool (configure-compute, "TPUs"): both
+    TPU shapes of the AI Platform Training TPU guide, BASIC_TPU (a `standard` master beside its Cloud TPU) and CUSTOM
+    with a master beside one cloud_tpu worker, become one cloud-tpu pool, with a warning naming the master Vertex AI
+    does not use."""
     shapes = {
         "BASIC_TPU": ({"trainingInput": {"scaleTier": "BASIC_TPU"}}, "trainingInput.scaleTier",
                       "BASIC_TPU's standard master"),
-        "tpu_legacy_master": (seed_data("tpu_legacy_master"), "trainingInput.masterType",
+        "tpu_legacy_master": (guide_data("tpu_legacy_master"), "trainingInput.masterType",
                               "the master complex_model_m"),
-        "tpu_compute_engine_master": (seed_data("tpu_compute_engine_master"), "trainingInput.masterType",
+        "tpu_compute_engine_master": (guide_data("tpu_compute_engine_master"), "trainingInput.masterType",
                                       "the master n1-highcpu-16"),
     }
     for shape, (data, where, master) in shapes.items():
@@ -136,7 +137,7 @@ def test_vertex_tpu_jobs_are_one_cloud_tpu_pool_with_8_cores() -> None:
 def test_a_tpu_job_on_vertex_runs_the_masters_code_on_the_tpu_pool() -> None:
     """The master ran the training on AI Platform: its container, command and args go to the cloud-tpu pool, and the
     TPU worker's cores and type are the pool's."""
-    data = seed_data("tpu_compute_engine_master")
+    data = guide_data("tpu_compute_engine_master")
     data["trainingInput"].update(workerConfig={"acceleratorConfig": {"type": "TPU_V3", "count": 8}}, masterConfig={
         "imageUri": "us-docker.pkg.dev/p/r/resnet:1", "containerCommand": ["python", "-m", "resnet.resnet_main"],
         "containerArgs": ["--model_dir=gs://out/resnet"]})
@@ -162,7 +163,7 @@ def test_a_tpu_job_on_vertex_runs_the_masters_code_on_the_tpu_pool() -> None:
 def test_what_a_tpu_job_cannot_keep_on_vertex_is_still_refused(change: dict, path: str, words: str) -> None:
     """Only the master is left out, with a warning: more TPU workers, a TPU TensorFlow version or parameter servers
     beside the TPU are refused, naming the field."""
-    data = seed_data("tpu_compute_engine_master")
+    data = guide_data("tpu_compute_engine_master")
     data["trainingInput"].update(change)
     judged = judge_job(data, default_region="us-central1", partial=True, backend="vertex", job_id="tpu")
     assert [p.path for p in judged.problems] == [path]

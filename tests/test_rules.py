@@ -1,4 +1,5 @@
-"""Each rule of a job spec: a failing example and the message it gives; the seeds' examples pass."""
+"""Each rule of a job spec: a failing example and the message it gives; the AI Platform Training guides' examples
+pass."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from components.jobspec.io.documents import read_yaml
 from components.jobspec.load import load_job
 from tests.helpers import gpu_job
 
-SEEDS = sorted((Path(__file__).parent / "fixtures" / "seeds").glob("*.yaml"))
+GUIDE_EXAMPLES = sorted((Path(__file__).parent / "fixtures" / "guide_examples").glob("*.yaml"))
 
 
 def problems_of(data: dict[str, Any], **kwargs: Any) -> list[str]:
@@ -27,17 +28,17 @@ def custom(**ti: Any) -> dict[str, Any]:
     return base
 
 
-@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
-def test_seed_examples_are_valid_as_gcloud_configs(path: Path) -> None:
+@pytest.mark.parametrize("path", GUIDE_EXAMPLES, ids=lambda p: p.stem)
+def test_guide_examples_are_valid_as_gcloud_configs(path: Path) -> None:
     job = load_job(read_yaml(path), default_region="us-central1", partial=True)
     assert job.training_input.region == "us-central1"
 
 
-def test_there_are_five_seed_examples() -> None:
-    assert len(SEEDS) == 5
+def test_there_are_five_guide_examples() -> None:
+    assert len(GUIDE_EXAMPLES) == 5
 
 
-def test_seed_t4_k80_p100_in_us_central1_is_rejected_no_zone_has_all_three() -> None:
+def test_guide_t4_k80_p100_in_us_central1_is_rejected_no_zone_has_all_three() -> None:
     job = custom(
         masterConfig={"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 4}},
         parameterServerType="n1-highmem-8", parameterServerCount=2,
@@ -193,8 +194,10 @@ def test_job_id_format() -> None:
 def test_gs_uris_where_uris_are_expected() -> None:
     job = custom(packageUris=["/local/trainer.tar.gz"], jobDir="s3://bucket/out")
     assert problems_of(job) == [
-        "trainingInput.packageUris[0]: '/local/trainer.tar.gz' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH",
-        "trainingInput.jobDir: 's3://bucket/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH",
+        "trainingInput.packageUris[0]: '/local/trainer.tar.gz' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
+        "trainingInput.jobDir: 's3://bucket/out' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
     ]
 
 

@@ -22,7 +22,7 @@ from google.auth import exceptions as auth_exceptions  # noqa: E402
 
 from components.backends import transport  # noqa: E402
 from components.backends.transport import RetryPolicy  # noqa: E402
-from components.cli.plan import pulumi_config, run_program  # noqa: E402
+from components.cli.plan_mocks import pulumi_config, run_program  # noqa: E402
 from components.jobspec.core.errors import SpecError  # noqa: E402
 from components.jobspec.core.names import NAMESPACE  # noqa: E402
 from components.resources import stack as stack_module  # noqa: E402

@@ -17,7 +17,7 @@ import pulumi  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 
-from components.cli.plan import mocked_pulumi, pulumi_config  # noqa: E402
+from components.cli.plan_mocks import mocked_pulumi, pulumi_config  # noqa: E402
 from components.jobspec.core.errors import SpecError  # noqa: E402
 from components.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from components.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402
@@ -38,9 +38,10 @@ GOOD_JOB = {
 }
 
 
-#: A day the seeds' prebuilt container (tf-gpu.2-11, GOOD_JOB's runtime on vertex, the default backend) was still
-#: available: every prebuilt Vertex AI training container is past its end of availability today (2026-11-22).
-SEEDS_DAY = "2024-06-01"
+#: A day the prebuilt container of the AI Platform Training guides' runtime 2.11 (tf-gpu.2-11, GOOD_JOB's runtime on
+#: vertex, the default backend) was still available: every prebuilt Vertex AI training container is past its end of
+#: availability today (2026-11-22).
+PREBUILT_DAY = "2024-06-01"
 
 L4_SPOT = {  # a jobSpec that runs on Vertex AI today: one L4 on Spot, a custom container
     "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
@@ -50,7 +51,7 @@ L4_SPOT = {  # a jobSpec that runs on Vertex AI today: one L4 on Spot, a custom 
                                            "args": ["--model-dir=${jobDir}"]}}],
     "scheduling": {"strategy": "SPOT"},
 }
-#: The same on a prebuilt container, as a Python package (valid on SEEDS_DAY; its trainer is built by the stack).
+#: The same on a prebuilt container, as a Python package (valid on PREBUILT_DAY; its trainer is built by the stack).
 L4_PACKAGE = {"workerPoolSpecs": {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
                                                   "acceleratorCount": 1},
                                   "replicaCount": 1,
@@ -60,9 +61,9 @@ L4_PACKAGE = {"workerPoolSpecs": {"machineSpec": {"machineType": "g2-standard-8"
 
 
 @pytest.fixture(autouse=True)
-def seeds_day(monkeypatch: pytest.MonkeyPatch) -> None:
-    """GOOD_JOB's tests judge on SEEDS_DAY (tests of the repository's stacks ask for `real_today`)."""
-    monkeypatch.setenv(TODAY_ENV, SEEDS_DAY)
+def prebuilt_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GOOD_JOB's tests judge on PREBUILT_DAY (tests of the repository's stacks ask for `real_today`)."""
+    monkeypatch.setenv(TODAY_ENV, PREBUILT_DAY)
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_repository_stacks_load(name: str, real_today: None) -> None:
         assert job.trainer is None or job.trainer.path == "trainers/example"
 
 
-def test_dev_ai_platform_is_the_seed_tpu_job_on_ai_platform_with_the_grant(real_today: None) -> None:
+def test_dev_ai_platform_is_the_guide_tpu_job_on_ai_platform_with_the_grant(real_today: None) -> None:
     settings = load_stack_file(STACKS / "Pulumi.dev-ai-platform.yaml")
     ti = settings.jobs["resnet"].job.training_input
     assert settings.backend == "ai-platform"
@@ -118,8 +119,8 @@ def test_dev_ai_platform_is_the_seed_tpu_job_on_ai_platform_with_the_grant(real_
 
 
 def test_staging_and_prod_run_gpus_that_can_be_bought_today_on_vertex_without_a_tpu_grant(real_today: None) -> None:
-    """Staging: one L4 on Spot in Vertex AI's vocabulary; prod: the seed's cluster shape (master, workers with
-    GPUs, parameter servers) on A100 80GB in the seeds' vocabulary; both in custom containers."""
+    """Staging: one L4 on Spot in Vertex AI's vocabulary; prod: the GPU guide's cluster shape (master, workers
+    with GPUs, parameter servers) on A100 80GB in AI Platform Training's vocabulary; both in custom containers."""
     staging = load_stack_file(STACKS / "Pulumi.staging.yaml")
     prod = load_stack_file(STACKS / "Pulumi.prod.yaml")
     assert staging.backend == prod.backend == "vertex"

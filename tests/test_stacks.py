@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from pulumi.dynamic import Config, ConfigureRequest  # noqa: E402
 
-from components.cli.plan import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
+from components.cli.plan_mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from components.emulator import Emulator, project_number  # noqa: E402
 from components.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from components.resources import stack as stack_module  # noqa: E402
@@ -214,7 +214,7 @@ def test_packages_and_grant_do_not_wait_for_jobs(recordings: dict[str, Recording
     assert one(dev, OBJECT).urn not in one(dev, IAM_MEMBER).dependencies
 
 
-def test_dev_ai_platform_job_is_the_seed_job_with_package_job_dir_and_model_dir_filled_in(
+def test_dev_ai_platform_job_is_the_guide_job_with_package_job_dir_and_model_dir_filled_in(
         recordings: dict[str, Recording]) -> None:
     dev = recordings["dev-ai-platform"]
     job = one(dev, JOB).inputs
@@ -230,9 +230,9 @@ def test_dev_ai_platform_job_is_the_seed_job_with_package_job_dir_and_model_dir_
     assert job["job"]["labels"] == {"env": "dev", "team": "ml-platform"}
 
 
-def test_dev_job_is_the_seed_tpu_job_on_vertex_in_a_custom_container(recordings: dict[str, Recording]) -> None:
-    """The seed's BASIC_TPU shape on Vertex AI: its code a container (no package is built), the sample's module its
-    command, the seed's arguments with the job dir filled in."""
+def test_dev_job_is_the_guide_tpu_job_on_vertex_in_a_custom_container(recordings: dict[str, Recording]) -> None:
+    """The TPU guide's BASIC_TPU shape on Vertex AI: its code a container (no package is built), the sample's module its
+    command, the guide's arguments with the job dir filled in."""
     dev = recordings["dev"]
     job = one(dev, JOB).inputs
     ti = job["job"]["trainingInput"]
@@ -248,7 +248,7 @@ def test_dev_job_is_the_seed_tpu_job_on_vertex_in_a_custom_container(recordings:
     assert job["job"]["labels"] == {"env": "dev", "team": "ml-platform"}
 
 
-def test_prod_job_is_the_seed_cluster_shape_on_current_gpus_in_wire_form(recordings: dict[str, Recording]) -> None:
+def test_prod_job_is_the_guide_cluster_shape_on_current_gpus_in_wire_form(recordings: dict[str, Recording]) -> None:
     ti = one(recordings["prod"], JOB).inputs["job"]["trainingInput"]
     assert (ti["masterType"], ti["workerType"], ti["parameterServerType"]) == \
         ("a2-ultragpu-8g", "a2-ultragpu-8g", "n1-highmem-8")
@@ -444,7 +444,8 @@ def test_the_policy_pack_renders_every_stacks_job_in_either_vocabulary(recording
     from policies import pack
 
     job = one(recordings[name], JOB)
-    rendered = pack.rendered_job(job.name, job.inputs)
-    assert rendered is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
-    assert rendered.region == "us-central1"
-    assert ("trainingInput" if name == "dev-ai-platform" else "jobSpec") in rendered.body  # ml v1 Job, or a CustomJob
+    judged = pack.judged_job(job.name, job.inputs)
+    assert judged is not None, f"the pack could not judge {name}'s job: its guardrails would go unchecked"
+    facts = judged[1]
+    assert facts.region == "us-central1"
+    assert (facts.ml_v1, facts.spec_key) == ((True, None) if name == "dev-ai-platform" else (False, "jobSpec"))

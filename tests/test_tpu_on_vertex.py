@@ -1,4 +1,4 @@
-"""Seed 000's TPU shapes on Vertex AI through the provider, against the emulator over real HTTP: the master beside
+"""The TPU guide's TPU shapes on Vertex AI through the provider, against the emulator over real HTTP: the master beside
 its Cloud TPU is left out (the TPU VM runs the code itself), `check` says so with a warning naming the master, and
 Vertex AI (the emulator's own checks of a CustomJobSpec) takes the one cloud-tpu pool that is created."""
 
@@ -19,7 +19,7 @@ from components.resources.training_job import TrainingJobProvider
 ROOT = Path(__file__).resolve().parents[1]
 
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
-#: Seed 000's two TPU shapes, with their code in a custom container (Vertex AI has no container for the seeds'
+#: The TPU guide's two TPU shapes, with their code in a custom container (Vertex AI has no container for the guides'
 #: TensorFlow 1.x runtimes), and where the master Vertex AI leaves out was written.
 SHAPES: dict[str, tuple[dict[str, Any], str]] = {
     "basic-tpu": ({"scaleTier": "BASIC_TPU"}, "trainingInput.scaleTier"),
@@ -73,7 +73,7 @@ def test_on_ai_platform_the_master_runs_and_nothing_is_warned(
     assert checked.failures == [] and warned == []
 
 
-def test_the_dev_stack_is_the_seed_tpu_job_on_vertex_warning_of_the_master_it_leaves_out(
+def test_the_dev_stack_is_the_guide_tpu_job_on_vertex_warning_of_the_master_it_leaves_out(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """stacks/Pulumi.dev.yaml: BASIC_TPU on Vertex AI in a custom container, one cloud-tpu pool, no grant (it is AI
     Platform's), and the warning naming the tier's master at the stack file's key (judged as of today)."""

@@ -52,11 +52,11 @@ def test_each_new_job_gets_a_fresh_id_drawn_at_create_not_in_check(provider, bac
 
 def test_check_refuses_a_missing_identity_and_wait_timeouts_that_are_not_seconds(provider) -> None:
     failures = provider.check({}, props("vertex", identity="", waitTimeoutSeconds=True)).failures
-    assert [f.property for f in failures] == ["identity", "waitTimeoutSeconds"]
+    assert [f.field for f in failures] == ["identity", "waitTimeoutSeconds"]
     assert "True is not a number of seconds" in failures[1].reason
     for bad in (float("inf"), float("nan"), 0, -5):
         (failure,) = provider.check({}, props("vertex", waitTimeoutSeconds=bad)).failures
-        assert failure.property == "waitTimeoutSeconds" and "finite number of seconds > 0" in failure.reason
+        assert failure.field == "waitTimeoutSeconds" and "finite number of seconds > 0" in failure.reason
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -67,12 +67,12 @@ def test_check_reports_every_problem_as_a_check_failure(provider, backend) -> No
     failures = provider.check({}, props(backend, job)).failures
     three = "3 NVIDIA_TESLA_T4 on n1-standard-8; allowed: 1, 2, 4"
     # Every problem, each under its job.* property (the rules may name several fields in one problem).
-    bad_dir = "'/tmp/out' is not a Cloud Storage URI; allowed: gs://BUCKET/PATH"
-    assert {f.reason for f in failures} == {three, bad_dir}
-    counts = " ".join(f.property for f in failures if f.reason == three)
+    bad_dir = "'/tmp/out' is not a Cloud Storage URI: it does not start with gs://; allowed: gs://BUCKET/PATH"
+    assert {f.message for f in failures} == {three, bad_dir}
+    counts = " ".join(f.field for f in failures if f.message == three)
     assert counts.startswith("job.trainingInput.masterConfig.acceleratorConfig.count")
     assert "trainingInput.workerConfig.acceleratorConfig.count" in counts
-    assert [f.property for f in failures if f.reason == bad_dir] == ["job.trainingInput.jobDir"]
+    assert [f.field for f in failures if f.message == bad_dir] == ["job.trainingInput.jobDir"]
 
 
 def test_check_applies_vertex_only_limits(provider) -> None:
@@ -81,7 +81,7 @@ def test_check_applies_vertex_only_limits(provider) -> None:
                              "packageUris": ["gs://my-staging/trainer-abc.tar.gz"]}}
     assert provider.check({}, props("ai-platform", job)).failures == []
     (failure,) = provider.check({}, props("vertex", job)).failures
-    assert failure.property == "job.trainingInput.masterType"
+    assert failure.field == "job.trainingInput.masterType"
     assert "complex_model_s has no documented Compute Engine equivalent on Vertex AI" in failure.reason
 
 
@@ -91,11 +91,11 @@ def test_check_refuses_end_of_life_accelerators_on_either_backend(provider) -> N
     for cfg in ("masterConfig", "workerConfig"):
         job["trainingInput"][cfg]["acceleratorConfig"]["type"] = "NVIDIA_TESLA_K80"
     (failure,) = provider.check({}, props("ai-platform", job)).failures
-    assert failure.property == "no-end-of-life-accelerators"
-    assert failure.reason.startswith("job resnet uses NVIDIA_TESLA_K80 (")
+    assert failure.field == "no-end-of-life-accelerators"
+    assert failure.message.startswith("job resnet uses NVIDIA_TESLA_K80 (")
     assert "reached end of support on 2024-05-01" in failure.reason
     failures = provider.check({}, props("vertex", job)).failures
-    named = " ".join(f.property for f in failures)  # the fields the rule names
+    named = " ".join(f.field for f in failures)  # the fields the rule names
     assert "trainingInput.masterConfig.acceleratorConfig.type" in named
     assert "trainingInput.workerConfig.acceleratorConfig.type" in named
     assert failures and all("NVIDIA_TESLA_K80 is not offered by Vertex AI" in f.reason for f in failures)
@@ -108,12 +108,12 @@ def test_check_skips_values_unknown_at_preview_and_judges_the_rest(provider) -> 
     assert provider.check({}, props("ai-platform", job)).failures == []
     job["trainingInput"]["masterConfig"]["acceleratorConfig"]["count"] = "3"
     failures = provider.check({}, props("ai-platform", job)).failures
-    assert [f.property for f in failures] == ["job.trainingInput.masterConfig.acceleratorConfig.count"]
+    assert [f.field for f in failures] == ["job.trainingInput.masterConfig.acceleratorConfig.count"]
 
 
 def test_check_refuses_an_unknown_backend_and_a_missing_project(provider) -> None:
     failures = provider.check({}, props("sagemaker", project="")).failures
-    assert [(f.property, f.reason) for f in failures] == [
+    assert [(f.field, f.message) for f in failures] == [
         ("backend", "'sagemaker'; allowed: ai-platform, vertex"),
         ("project", "required: the Google Cloud project id"),
     ]
@@ -383,7 +383,7 @@ def test_delete_record_on_delete_removes_a_finished_vertex_job_record_only(provi
 
 def test_delete_record_on_delete_is_judged_at_check(provider) -> None:
     result = provider.check({}, {**props("vertex", t4_job()), "deleteRecordOnDelete": "yes"})
-    assert [(f.property, f.reason) for f in result.failures] == [("deleteRecordOnDelete", "'yes'; allowed: true, "
+    assert [(f.field, f.message) for f in result.failures] == [("deleteRecordOnDelete", "'yes'; allowed: true, "
                                                                                            "false")]
 
 
@@ -464,14 +464,14 @@ def test_a_live_job_spec_job_is_adopted_by_its_identity_labels(provider, emulato
 
 def test_check_names_job_spec_problems_at_their_path_and_refuses_it_on_ai_platform(provider) -> None:
     failures = provider.check({}, spec_props(l4_spot(count=3))).failures
-    assert [f.property for f in failures] == ["job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
+    assert [f.field for f in failures] == ["job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
     far = l4_spot()
     far["region"] = "northamerica-northeast1"
     (failure,) = provider.check({}, spec_props(far)).failures
-    assert failure.property == "job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"
+    assert failure.field == "job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorType"
     assert "not offered for training in northamerica-northeast1" in failure.reason
     (failure,) = provider.check({}, spec_props(backend="ai-platform")).failures
-    assert failure.property == "job.jobSpec" and "runs on Vertex AI only" in failure.reason
+    assert failure.field == "job.jobSpec" and "runs on Vertex AI only" in failure.reason
 
 
 def test_check_judges_a_job_spec_whose_output_dir_is_unknown_at_preview(provider) -> None:
@@ -480,7 +480,7 @@ def test_check_judges_a_job_spec_whose_output_dir_is_unknown_at_preview(provider
     job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] = [UNKNOWN]
     assert provider.check({}, spec_props(job)).failures == []
     job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] = 3
-    assert [f.property for f in provider.check({}, spec_props(job)).failures] == \
+    assert [f.field for f in provider.check({}, spec_props(job)).failures] == \
         ["job.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
 
 

@@ -14,6 +14,7 @@ from googleapiclient.errors import HttpError
 from components.emulator import Emulator
 from components.jobspec.load import load_custom_job
 from components.jobspec.render.bodies import render_body
+from tests.conftest_emulator import FROZEN_PHASE_SECONDS
 from tests.helpers import FULL, container_pool, custom_job_spec
 
 PARENT = "projects/demo-project/locations/us-central1"
@@ -43,9 +44,19 @@ def rejected(client: Any, spec: dict[str, Any]) -> dict[str, Any]:
     return error
 
 
+def running_cluster(emulator: Emulator, client: Any) -> None:
+    """The RUNNING persistent resource "my-cluster" a TPU v5e 4x4 job fits (phases of 0 s while it is made)."""
+    emulator.state.set_phase_seconds(0)
+    pool = {"machineSpec": {"machineType": "ct5lp-hightpu-4t", "tpuTopology": "4x4"}, "replicaCount": "1"}
+    client.projects().locations().persistentResources().create(
+        parent=PARENT, persistentResourceId="my-cluster", body={"resourcePools": [pool]}).execute()
+    emulator.state.set_phase_seconds(FROZEN_PHASE_SECONDS)
+
+
 @pytest.mark.parametrize("spec", [tpu_v5e(), FULL], ids=["tpu-v5e-spot", "every-field"])
 def test_new_fields_are_accepted_and_returned_as_sent(emulator: Emulator, vertex_client: Any,
                                                       spec: dict[str, Any]) -> None:
+    running_cluster(emulator, vertex_client)
     sent = body(copy.deepcopy(spec))
     created = customjobs(vertex_client).create(parent=PARENT, body=sent).execute()
     expected = copy.deepcopy(sent["jobSpec"])

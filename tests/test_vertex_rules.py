@@ -56,7 +56,7 @@ def machine(machine_type: str, accelerator: str | None = None, count: int | None
     (machine("g4-standard-96", "NVIDIA_RTX_PRO_6000", 2), "us-east4"),
     (machine("n1-standard-8", "NVIDIA_TESLA_T4", 2), "us-central1"),
     (machine("n1-standard-32", "NVIDIA_TESLA_V100", 4), "us-west1"),
-    (machine("n2-standard-8"), "us-east5"),  # CPU only, in a region the seeds did not know
+    (machine("n2-standard-8"), "us-east5"),  # CPU only, in a region the AI Platform Training guides did not know
     (machine("cloud-tpu", "TPU_V3", 8), "europe-west4"),
     (machine("cloud-tpu", "TPU_V2", 32), "us-central1"),
     (machine("ct5lp-hightpu-4t", tpuTopology="4x4"), "us-central1"),  # Google's own example: 16 chips, 4 VMs
@@ -226,7 +226,8 @@ def test_python_package_and_container_fields() -> None:
             "pythonPackageSpec": {"packageUris": ["trainer.tar.gz"], "pythonModule": "t.task"}}
     assert problems(custom_job_spec(pool)) == [
         "workerPoolSpecs[0].pythonPackageSpec.executorImageUri: required with pythonPackageSpec",
-        "workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: 'trainer.tar.gz' is not a Cloud Storage URI; "
+        "workerPoolSpecs[0].pythonPackageSpec.packageUris[0]: 'trainer.tar.gz' is not a Cloud Storage URI: "
+        "it does not start with gs://; "
         "allowed: gs://BUCKET/PATH",
     ]
     env = container_pool(machine("n1-standard-4"))
@@ -327,7 +328,8 @@ def test_persistent_resource_id_and_names() -> None:
                                     tensorboard="projects/p/locations/europe-west4/tensorboards/1")) == [
         "serviceAccount: 'me'; allowed: a service account email",
         "network: 'default'; allowed: projects/PROJECT_NUMBER/global/networks/NAME",
-        "baseOutputDirectory.outputUriPrefix: '/tmp/out'; allowed: gs://BUCKET/PATH",
+        "baseOutputDirectory.outputUriPrefix: '/tmp/out' is not a Cloud Storage URI: "
+        "it does not start with gs://; allowed: gs://BUCKET/PATH",
         "tensorboard: is in europe-west4, not in the job's region us-central1; allowed: a resource in us-central1",
     ]
 

@@ -22,7 +22,7 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
 from components.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
 from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
-from components.jobspec.render.custom_job import custom_job_body
+from components.jobspec.render.custom_job import custom_job_body, translation
 from components.jobspec.vocab import tuning as tuning_models
 from components.jobspec.vocab.tuning import TuningConfig
 from tests.helpers import tuning_training_input
@@ -307,12 +307,12 @@ def test_what_neither_the_study_nor_the_trials_can_take_is_reported_together() -
 def test_a_custom_job_never_silently_drops_the_hyperparameters() -> None:
     job = load_job(tuning_training_input(), backend="vertex")
     with pytest.raises(SpecError) as caught:
-        custom_job_body(job, "t", {})
+        custom_job_body(job, "t", {}, pools=translation(job)[0])
     assert [str(p) for p in caught.value.problems] == [
         "trainingInput.hyperparameters: makes the job a Vertex AI HyperparameterTuningJob, not a CustomJob "
         "(render.tuning_body, backends.backend_for); allowed in a CustomJob: unset"]
     with pytest.raises(SpecError):
-        custom_job_body(load_tuning_job(example(), region="us-central1"), "t", {})
+        custom_job_body(load_tuning_job(example(), region="us-central1"), "t", {}, pools=())
 
 
 def test_a_tuning_config_has_no_ml_v1_form_and_a_training_job_no_study() -> None:
@@ -322,7 +322,7 @@ def test_a_tuning_config_has_no_ml_v1_form_and_a_training_job_no_study() -> None
     untuned = tuning_training_input()
     del untuned["trainingInput"]["hyperparameters"]
     with pytest.raises(SpecError):
-        tuning_body(load_job(untuned, backend="vertex"), "t", {})
+        tuning_body(load_job(untuned, backend="vertex"), "t", {}, pools=())
 
 
 # --- which backend creates what -----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from components.jobspec.io.vocabulary import (  # noqa: E402
 from components.jobspec.vocab.custom_job import CustomJobSpec  # noqa: E402
 from components.jobspec.vocab.tuning import TuningConfig  # noqa: E402
 
-SEEDS = ROOT / "tests" / "fixtures" / "seeds"
+GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"
 VERTEX_MODELS = ("components.jobspec.vocab.custom_job", "components.jobspec.vocab.tuning")
 
 
@@ -80,7 +80,7 @@ def _vertex_models_imported(path: Path) -> dict[str, bool]:
 
 @pytest.mark.slow
 def test_a_training_input_file_imports_no_vertex_model(tmp_path: Path) -> None:
-    assert _vertex_models_imported(SEEDS / "gpu_compute_engine.yaml") == dict.fromkeys(VERTEX_MODELS, False)
+    assert _vertex_models_imported(GUIDE_EXAMPLES / "gpu_compute_engine.yaml") == dict.fromkeys(VERTEX_MODELS, False)
     spec = tmp_path / "custom.yaml"
     spec.write_text("workerPoolSpecs:\n  machineSpec: {machineType: n1-standard-4}\n  replicaCount: 1\n"
                     "  containerSpec: {imageUri: us-docker.pkg.dev/p/r/i:1}\n")

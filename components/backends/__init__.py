@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from components.backends.base import Backend
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, VERTEX
-from components.jobspec.render.bodies import JOB_KINDS, TRAINING, TUNING, job_kind
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_KINDS, TRAINING, TUNING, VERTEX
+from components.jobspec.render.bodies import job_kind
 
 
 def get_backend(name: str, kind: str = TRAINING) -> Backend:

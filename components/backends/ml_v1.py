@@ -1,5 +1,5 @@
-"""AI Platform Training v1 (ml.googleapis.com): the seeds' API. Shut down by Google on 2025-01-31; kept
-for the emulator, for history, and for anyone holding an exemption."""
+"""AI Platform Training v1 (ml.googleapis.com): the API of its GPU and TPU guides. Shut down by Google on 2025-01-31;
+kept for the emulator, for history, and for anyone holding an exemption."""
 
 from __future__ import annotations
 

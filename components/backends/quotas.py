@@ -26,17 +26,17 @@ from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.catalog import quotas as table
 from components.jobspec.core.errors import TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, VERTEX
-from components.jobspec.render.bodies import TRAINING, TUNING
+from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, TRAINING, TUNING, VERTEX
 from components.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
+from components.jobspec.translate.facts import facts_of_body
 
 ENDPOINT = "https://serviceusage.googleapis.com/"
 CLOUD_QUOTAS_ENDPOINT = "https://cloudquotas.googleapis.com/"
 METHOD = "consumerQuotaMetrics.list"
 CLOUD_QUOTAS_METHOD = "quotaInfos.list"
-#: The IAM permission each API asks to read quota limits (their REST references' "IAM Permissions").
+#: The IAM permission Cloud Quotas asks to read quota limits (its REST reference's "IAM Permissions"), which the
+#: warning names; Service Usage's, `serviceusage.quotas.get`, no message names.
 CLOUD_QUOTAS_PERMISSION = "cloudquotas.quotas.get"
-SERVICE_USAGE_PERMISSION = "serviceusage.quotas.get"
 #: Cloud Quotas' answers that send the read to Service Usage: not enabled / not permitted, or not served.
 FALL_BACK_ON = frozenset({403, 404})
 MAX_PAGES = 50
@@ -208,7 +208,7 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
                 found.resources.add(str(resource))
             if jobs.backend.state(job) in ACTIVE_STATES:
                 stack = (job.get("labels") or {}).get(STACK_LABEL)
-                for metric, units in needs_of(job).units.items():
+                for metric, units in needs_of(facts_of_body(job, region=region)).units.items():
                     found.usage[metric] = found.usage.get(metric, 0) + units
                     if stack:
                         held_by = found.by_stack.setdefault(str(stack), {})

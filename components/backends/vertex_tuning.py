@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 from components.backends import transport
 from components.backends.base import Target, label_filter
 from components.backends.vertex import VertexBackend
-from components.jobspec.core.names import JOB_LABEL, label_value
-from components.jobspec.render.bodies import TUNING
+from components.jobspec.core.names import JOB_LABEL, TUNING, label_value
 
 #: The list answer's field (ListHyperparameterTuningJobsResponse).
 LISTED = "hyperparameterTuningJobs"

@@ -35,8 +35,8 @@ from components.cli.plan import Planned
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
 from components.resources.job_model.inputs import spec_of
+from components.resources.job_model.protection import Protection
 from components.resources.job_model.runs import changes_of
-from components.resources.training_job.review import Protection
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from components.jobspec.review.cost import usd, usd_total
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
+from components.jobspec.review.money import usd, usd_total
 
 #: The hidden line a workflow finds its one comment by (and updates it instead of adding another).
 MARKER = "<!-- gcp-training-jobs:diff -->"

@@ -1,4 +1,5 @@
-"""Command line: validate | render | plan | diff | emulator | prices | status | logs | spend (`python -m components`).
+"""Command line: validate | render | plan | diff | emulator | prices | status | logs | spend (`gcp-training-jobs`,
+or `python -m components`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
 in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
@@ -102,8 +103,20 @@ def _environment_invalid() -> int | None:
     return None
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m components", description=__doc__.splitlines()[0])
+#: The command run as a module (components/__main__.py); the console script is named in pyproject.toml's
+#: [project.scripts] (gcp-training-jobs) and called by its own name.
+MODULE = "python -m components"
+
+
+def program_name(argv0: str | None = None) -> str:
+    """The command as it was run, for its usage line: `python -m components` as a module, else the script's own
+    name (the console script: `gcp-training-jobs`)."""
+    name = Path(sys.argv[0] if argv0 is None and sys.argv else argv0 or "").name
+    return MODULE if name in ("", "__main__.py", "-c") else name
+
+
+def parser(prog: str | None = None) -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog=prog or program_name(), description=__doc__.splitlines()[0])
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")
@@ -149,6 +162,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The console script (`gcp-training-jobs ...`): its exit status; its usage line names it as it was run."""
     return _run(parser().parse_args(argv))
 
 
@@ -164,7 +178,7 @@ def entry() -> NoReturn:
     """`python -m components`: the command's exit status, at once for ENDS_AT_ONCE. Those commands read their
     files through io.documents, which turns every OSError of reading into a message: one that still escapes
     them, or their final flush, is the output failing to be written (a full disk), said in one line."""
-    args = parser().parse_args()
+    args = parser(MODULE).parse_args()
     if args.func not in ENDS_AT_ONCE:
         sys.exit(_run(args))
     try:

@@ -1,358 +1,41 @@
 """`python -m components plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
 
 It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
-top-level `__main__.py` with `runpy` under Pulumi's mocks (no engine, CLI, network or credentials), the
+top-level `__main__.py` under Pulumi's mocks (plan_mocks.py: no engine, CLI, network or credentials), the
 stack file's config set as the Pulumi CLI would pass it, and prints every resource the program
-registers with the inputs a reviewer checks (or `--json`). Values only Google knows (auto-named bucket
-suffixes, the TPU service account, job ids) are marked as such. Exit 2: no such stack, unreadable file.
+registers with the inputs a reviewer checks (plan_describe.py; plan_text.py renders it), or `--json`, with the
+review of its jobs (plan_review.py). Values only Google knows (auto-named bucket suffixes, the TPU service
+account, job ids) are marked as such. Exit 2: no such stack, unreadable file.
 """
 
 from __future__ import annotations
 
 import json
-import runpy
 import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.cli.plan_text import job_tail, labels_text, yes
-from components.cli.review import Review, review, review_document, review_lines
-from components.jobspec import catalog
+from components.cli.plan_describe import describe
+from components.cli.plan_mocks import Recording, Registration, project_root, pulumi_config, run_program
+from components.cli.plan_review import Review, review, review_document
+from components.cli.plan_text import render_text
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
+from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.cost import accelerator_totals, running_pools
-from components.jobspec.translate.pools import Pool, pools_of_body
-from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file, settings_given
+from components.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
 from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
-#: The project root: the folder holding Pulumi.yaml and the program (`__main__.py`).
-AT_APPLY = "(known after apply)"
-TPU_ACCOUNT_AT_APPLY = "(from projects.getConfig at apply)"
 #: Display order of top-level components.
 ORDER = ("ProjectServices", "TrainingBuckets", "TpuServiceAgent", "TrainerPackage", "TrainingJob")
 
 
-# --- Running the program under mocks ---------------------------------------------------------------
-
-
-@dataclass
-class Registration:
-    """One resource the program registered, as the engine would have received it."""
-
-    type: str
-    name: str
-    urn: str
-    parent: str
-    custom: bool
-    inputs: dict[str, Any]
-    dependencies: list[str]
-    secrets: list[str] = field(default_factory=list)
-    """Inputs marked secret (their values are shown unwrapped here: they hold no decrypted data offline)."""
-
-
-@dataclass
-class Recording:
-    """Everything one run of the program registered and exported."""
-
-    resources: list[Registration] = field(default_factory=list)
-    outputs: dict[str, Any] = field(default_factory=dict)
-
-    def of_type(self, suffix: str) -> list[Registration]:
-        return [r for r in self.resources if r.type == suffix or r.type.endswith(suffix)]
-
-    def by_urn(self) -> dict[str, Registration]:
-        return {r.urn: r for r in self.resources}
-
-
-def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    """Plausible outputs: the inputs, plus what the provider would compute."""
-    outputs = {k: v for k, v in inputs.items() if k != "__provider"}
-    if typ == "gcp:storage/bucket:Bucket":
-        outputs.setdefault("name", name)  # real names get a random suffix (Pulumi's auto-naming)
-        outputs["url"] = f"gs://{outputs['name']}"
-    elif typ.endswith("training:TpuServiceAccount"):
-        outputs["serviceAccount"] = TPU_ACCOUNT_AT_APPLY
-    elif typ.endswith("training:TrainingJob"):
-        outputs.update({"jobId": AT_APPLY, "state": AT_APPLY, "consoleUrl": AT_APPLY, "resourceName": AT_APPLY})
-    return outputs
-
-
-def _make_mocks() -> Any:
-    import pulumi
-    from pulumi.runtime import mocks
-
-    class PlanMocks(pulumi.runtime.Mocks):
-        def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-            return f"{args.name}-id", _mock_outputs(args.typ, args.name, args.inputs)
-
-        def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], None]:
-            return {}, None
-
-    class RecordingMonitor(mocks.MockMonitor):
-        """The mock monitor, also keeping each registration's parent and dependencies."""
-
-        def __init__(self, mocks_: Any) -> None:
-            super().__init__(mocks_)
-            self.recording = Recording()
-            self._lock = threading.Lock()
-
-        def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method's name
-            from pulumi.runtime import rpc
-            from pulumi.runtime.sync_await import _sync_await
-
-            answer = super().RegisterResource(request)
-            if request.type != "pulumi:pulumi:Stack":
-                inputs = _sync_await(_deserialize(rpc, request.object))
-                secrets = sorted(k for k, v in inputs.items() if rpc.is_rpc_secret(v) and not k.startswith("__"))
-                inputs = {k: _unwrap_secrets(rpc, v) for k, v in inputs.items()}
-                with self._lock:
-                    self.recording.resources.append(Registration(
-                        request.type, request.name, answer.urn, request.parent, bool(request.custom),
-                        inputs, list(request.dependencies), secrets))
-            return answer
-
-    mocks_ = PlanMocks()
-    return mocks_, RecordingMonitor(mocks_)
-
-
-async def _deserialize(rpc: Any, struct: Any) -> dict[str, Any]:
-    return dict(rpc.deserialize_properties(struct))
-
-
-def _unwrap_secrets(rpc: Any, value: Any) -> Any:
-    value = rpc.unwrap_rpc_secret(value)
-    if isinstance(value, dict):
-        return {k: _unwrap_secrets(rpc, v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unwrap_secrets(rpc, v) for v in value]
-    return value
-
-
-@contextmanager
-def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | None = None) -> Iterator[Any]:
-    """Pulumi's mocks with a recording monitor and the given config; the runtime restored after.
-
-    Yields the monitor; its `.recording` fills as the program registers resources.
-    """
-    from pulumi.runtime import config as runtime_config
-    from pulumi.runtime import mocks
-    from pulumi.runtime import settings as runtime_settings
-
-    saved_settings = runtime_settings.SETTINGS
-    saved_root = runtime_settings.ROOT.get()
-    saved_config = dict(runtime_config.CONFIG.get())
-    saved_secrets = set(runtime_config._SECRET_KEYS.get())
-    runtime_settings.ROOT.set(None)
-    mocks_, monitor = _make_mocks()
-    mocks.set_mocks(mocks_, project=NAMESPACE, stack=stack, preview=True, monitor=monitor)
-    runtime_config.set_all_config(config, secret_keys or [])
-    try:
-        yield monitor
-    finally:
-        runtime_settings.configure(saved_settings)
-        runtime_settings.ROOT.set(saved_root)
-        runtime_config.set_all_config(saved_config, list(saved_secrets))
-
-
-def run_program(stack: str, config: dict[str, str], secret_keys: list[str] | None = None,
-                main: Path | None = None) -> Recording:
-    """Run the Pulumi program (default: the project's `__main__.py`) under mocks; what it registered."""
-    import pulumi
-    from pulumi.runtime import settings as runtime_settings
-    from pulumi.runtime.stack import run_pulumi_func
-    from pulumi.runtime.sync_await import _sync_await
-
-    program = main or _project_root() / "__main__.py"
-    with mocked_pulumi(stack, config, secret_keys) as monitor:
-        _sync_await(run_pulumi_func(lambda: _run_path(program)))
-        root = runtime_settings.get_root_resource()
-        exported = dict(getattr(root, "outputs", {}) or {})
-        monitor.recording.outputs = _sync_await(pulumi.Output.from_input(exported).future()) or {}
-        return monitor.recording
-
-
-def _project_root() -> Path:
-    """The Pulumi project the plan runs: the nearest Pulumi.yaml at or above the working directory."""
-    return find_project_root(Path.cwd()) or Path.cwd()
-
-
-def _run_path(program: Path) -> None:
-    runpy.run_path(str(program), run_name="__main__")
-
-
-# --- Config as the Pulumi CLI passes it ----------------------------------------------------------------
-
-
-def pulumi_config(data: Any, root: Path | None = None) -> tuple[dict[str, str], list[str]]:
-    """The stack file's config as the program would receive it: every value a string, objects as JSON,
-    the project's declared defaults (Pulumi.yaml) for keys the stack leaves out, encrypted values opaque."""
-    from components.resources.settings.secrets import opaque, secure_keys
-
-    config = dict((data or {}).get("config") or {}) if isinstance(data, dict) else {}
-    secret = [f"{NAMESPACE}:{key}" for key in secure_keys(config)]
-    secret += [str(k) for k, v in config.items() if isinstance(v, dict) and set(v) == {"secure"}]
-    for key, default in _project_defaults(root or _project_root()).items():
-        config.setdefault(key, default)
-    return {str(k): _as_config_text(opaque(v)) for k, v in config.items()}, sorted(set(secret))
-
-
-def _project_defaults(root: Path) -> dict[str, Any]:
-    try:
-        project = read_yaml(root / "Pulumi.yaml")
-    except UnreadableError:
-        return {}
-    declared = project.get("config") if isinstance(project, dict) else None
-    defaults: dict[str, Any] = {}
-    for key, declaration in (declared or {}).items():
-        full = key if ":" in str(key) else f"{NAMESPACE}:{key}"
-        if isinstance(declaration, dict) and "default" in declaration:
-            defaults[full] = declaration["default"]
-        elif isinstance(declaration, dict) and "value" in declaration:
-            defaults[full] = declaration["value"]
-    return defaults
-
-
-def _as_config_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value)
-    return "" if value is None else str(value)
-
-
-# --- Describing what would be made ---------------------------------------------------------------------
+# --- The plan as data ------------------------------------------------------------------------------------
 
 
 def _short_type(typ: str) -> str:
     return typ.rsplit(":", 1)[-1]
-
-
-def _num(value: Any) -> str:
-    """Pulumi hands numbers over as floats: 30.0 reads 30."""
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _describe_bucket(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]:
-    rules = []
-    for rule in inputs.get("lifecycleRules") or []:
-        condition = rule.get("condition") or {}
-        action = (rule.get("action") or {}).get("type", "?").lower()
-        if condition.get("daysSinceNoncurrentTime"):
-            rules.append(f"{action} noncurrent versions after {_num(condition['daysSinceNoncurrentTime'])} days")
-        elif condition.get("age"):
-            rules.append(f"{action} objects older than {_num(condition['age'])} days")
-        else:
-            rules.append(f"{action} when {json.dumps(condition, sort_keys=True)}")
-    versioning = (inputs.get("versioning") or {}).get("enabled")
-    return [
-        ("name", f"{inputs.get('name') or name} (+ a random suffix at apply)"),
-        ("location", str(inputs.get("location"))),
-        ("uniformBucketLevelAccess", yes(inputs.get("uniformBucketLevelAccess"))),
-        ("publicAccessPrevention", str(inputs.get("publicAccessPrevention"))),
-        ("versioning", "enabled" if versioning else "disabled"),
-        ("lifecycle", "; ".join(rules) or "none"),
-        ("forceDestroy", yes(inputs.get("forceDestroy"))),
-        ("labels", labels_text(inputs.get("labels"))),
-    ]
-
-
-def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    source = inputs.get("source")
-    path = getattr(source, "path", None) or str(source)
-    size = ""
-    file = Path(path)  # relative to the working directory, as Pulumi reads file assets
-    if file.is_file():
-        size = f" ({file.stat().st_size:,} bytes)"
-    return [("bucket", str(inputs.get("bucket"))), ("name", str(inputs.get("name"))),
-            ("source", f"{path}{size}"), ("contentType", str(inputs.get("contentType")))]
-
-
-def _task_lines(job: dict[str, Any], pools: Sequence[Pool], body: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """One line per task role with machines, replica count and accelerators; then the accelerators in all, read
-    from the job's pools as it was judged (load.Judged.pools: on Vertex AI its translation, whose pools are the
-    roles in order, catalog.ROLES; on AI Platform the machines as written)."""
-    ti = job.get("trainingInput") or {}
-    lines: list[tuple[str, str]] = [("scaleTier", str(ti.get("scaleTier") or catalog.DEFAULT_SCALE_TIER))]
-    running = running_pools(body, pools)
-    for pool in running:
-        role = str(pool.role)
-        if pool.machine_type is None:
-            lines.append((role, pool.note))
-            continue
-        text = f"{pool.machine_type} x{pool.replica_count}"
-        if pool.accelerators:
-            text += f" + {pool.held[1]} {pool.held[0]}"
-        lines.append((role, text + (f" ({pool.note})" if pool.note else "")))
-    totals = accelerator_totals(body, running)
-    if totals:
-        lines.append(("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items())))
-    return lines
-
-
-def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
-    """A TrainingJob's lines; `judged`: the job as the stack judged it (JobSettings: its body and pools), None
-    for a job the program made itself (its pools then read from its inputs, as a body's)."""
-    job = inputs.get("job") or {}
-    body: Mapping[str, Any] | None = judged.body if judged is not None else None
-    try:
-        pools = judged.pools if judged is not None else tuple(pools_of_body(job))
-    except SpecError:
-        pools = ()  # validate names what is wrong with it
-    if "jobSpec" in job:
-        from components.cli.plan_custom_job import describe_custom_job
-
-        return describe_custom_job(inputs, pools)
-    ti = job.get("trainingInput") or {}
-    master = ti.get("masterConfig") or {}
-    backend = str(inputs.get("backend"))
-    lines = [("backend", backend), ("project", str(inputs.get("project"))), ("region", str(ti.get("region")))]
-    lines += _task_lines(job, pools, body or job)
-    if master.get("imageUri"):
-        lines.append(("image", master["imageUri"]))
-    else:
-        runtime = ti.get("runtimeVersion") or "(default)"
-        lines.append(("runtime", f"{runtime}, Python {ti.get('pythonVersion') or '(default)'}"))
-        lines.append(("package", ", ".join(ti.get("packageUris") or []) or "none"))
-        lines.append(("module", str(ti.get("pythonModule"))))
-        if backend == "vertex" and body is not None:
-            lines.append(("container", _vertex_executor(body)))
-    if ti.get("args"):
-        lines.append(("args", " ".join(ti["args"])))
-    lines.append(("jobDir", str(ti.get("jobDir"))))
-    return lines + job_tail(ti.get("scheduling"), job, inputs)
-
-
-def _vertex_executor(body: Mapping[str, Any]) -> str:
-    """The prebuilt container Vertex AI runs the package in (pool 0 of the body the job was judged with)."""
-    pools_ = (body.get("jobSpec") or body.get("trialJobSpec") or {}).get("workerPoolSpecs") or [{}]
-    return str(pools_[0].get("pythonPackageSpec", {}).get("executorImageUri", "?")) + " (prebuilt)"
-
-
-def describe(reg: Registration, jobs: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
-    """The inputs of a registration worth reading in a review, as (key, text) lines; `jobs`: each job as it was
-    judged (JobSettings: its body and pools), by job name."""
-    inputs = reg.inputs
-    if reg.type == "gcp:storage/bucket:Bucket":
-        return _describe_bucket(inputs, reg.name)
-    if reg.type == "gcp:storage/bucketObject:BucketObject":
-        return _describe_object(inputs)
-    if reg.type == "gcp:projects/service:Service":
-        return [("service", str(inputs.get("service"))), ("disableOnDestroy", yes(inputs.get("disableOnDestroy"))),
-                ("disableDependentServices", yes(inputs.get("disableDependentServices")))]
-    if reg.type == "gcp:projects/iAMMember:IAMMember":
-        return [("project", str(inputs.get("project"))), ("role", str(inputs.get("role"))),
-                ("member", str(inputs.get("member")))]
-    if reg.type.endswith("training:TpuServiceAccount"):
-        return [("project", str(inputs.get("project"))),
-                ("lookup", "projects.getConfig -> config.tpuServiceAccount (at apply)")]
-    if reg.type.endswith("training:TrainingJob"):
-        return _describe_job(inputs, (jobs or {}).get(str(inputs.get("name") or reg.name)))
-    return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
 
 
 @dataclass
@@ -435,46 +118,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def render_text(document: dict[str, Any]) -> str:
-    out: list[str] = [f"Plan for stack {document['stack']} ({document['file']}), offline under Pulumi's mocks:", ""]
-
-    def block(doc: dict[str, Any], depth: int) -> None:
-        pad = "    " * depth
-        kind = "" if doc["custom"] else "  (component)"
-        out.append(f"{pad}+ {doc['type']}  {doc['name']}{kind}")
-        for key, text in (doc.get("details") or {}).items():
-            out.append(f"{pad}      {key}: {text}")
-        if doc.get("dependsOn") and depth == 0:
-            out.append(f"{pad}      after: {', '.join(doc['dependsOn'])}")
-        for child in doc.get("children", []):
-            block(child, depth + 1)
-
-    for doc in document["resources"]:
-        block(doc, 0)
-        out.append("")
-    out.append("Outputs:")
-    out += [f"    {line}" for line in _output_lines(document["outputs"])]
-    summary = document["summary"]
-    custom, components = _count(summary["custom"], "custom resource"), _count(summary["components"], "component")
-    out += ["", f"{_count(summary['resources'], 'resource')} to create ({custom}, {components})"]
-    out += review_lines(document)
-    return "\n".join(out)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _output_lines(value: Any, depth: int = 0) -> Iterator[str]:
-    for key in sorted(value):
-        item = value[key]
-        if isinstance(item, dict) and item:
-            yield "    " * depth + f"{key}:"
-            yield from _output_lines(item, depth + 1)
-        else:
-            yield "    " * depth + f"{key}: {item if item is not None else AT_APPLY}"
-
-
 # --- The command -----------------------------------------------------------------------------------------
 
 
@@ -518,7 +161,7 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     where its file is (default: the project's stackConfigDir, as Pulumi looks for it)."""
     if stacks_dir is None:
         try:
-            folder = stacks_folder(_project_root())
+            folder = stacks_folder(project_root())
             stacks_dir = folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd()) else folder
         except UnreadableError as error:
             print(error, file=sys.stderr)
@@ -574,5 +217,4 @@ def _online_quotas(settings: Any, as_json: bool) -> list[str]:
     return found.problems
 
 
-__all__ = ["OPAQUE", "Planned", "ProgramFailed", "Recording", "Registration", "mocked_pulumi", "plan_document",
-           "plan_stack", "pulumi_config", "render_text", "run_plan", "run_program"]
+__all__ = ["Planned", "ProgramFailed", "plan_document", "plan_stack", "run_plan"]

@@ -16,7 +16,6 @@ from components.backends import quotas
 from components.jobspec.core.env import env_settings
 from components.jobspec.core.names import VERTEX
 from components.jobspec.review.quotas import needs_of
-from components.jobspec.vocab.jobs import VertexJob
 from components.resources.settings import StackSettings
 
 
@@ -29,13 +28,10 @@ class OnlineReview:
 
 
 def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
-    """Each job of the stack with its region and what it counts against the quotas (from the body judged once);
+    """Each job of the stack with its region and what it counts against the quotas (from its facts, judged once);
     `diff` sums them per region on each side."""
-    candidates = []
-    for name, job in settings.jobs.items():
-        region = job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region
-        candidates.append(quotas.Candidate(name, region or settings.region, needs_of(job.body, job.pools)))
-    return candidates
+    return [quotas.Candidate(name, job.facts.region or settings.region, needs_of(job.facts))
+            for name, job in settings.jobs.items()]
 
 
 def online_review(settings: StackSettings) -> OnlineReview:

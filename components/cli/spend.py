@@ -37,7 +37,8 @@ from components.cli.stack_jobs import (
 from components.jobspec.catalog import prices
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_OK
-from components.jobspec.review.cost import RATE_WORDS, table_line, usd, usd_total
+from components.jobspec.review.cost import RATE_WORDS, table_line
+from components.jobspec.review.money import usd, usd_total
 from components.jobspec.review.run_cost import run_cost
 
 NO_VALUE = "(none)"
@@ -84,7 +85,7 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     table = prices.active_table()
     spent = []
     for job in found:
-        cost = run_cost(job.resource, job.title, job.target.region, now, since=start, table=table)
+        cost = run_cost(job.resource, job.facts, job.title, now, since=start, table=table)
         amount = cost.amount
         spent.append(Spent(job, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
                            tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.estimate.hourly.known,

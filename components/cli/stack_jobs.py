@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,8 +33,9 @@ from components.jobspec.core.env import env_settings
 from components.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from components.jobspec.io.documents import read_yaml
-from components.resources.job_model.identity import region_of_name, resource_label, stack_label
-from components.resources.job_model.inputs import preview_job_id, region_of, wire_of
+from components.jobspec.translate.facts import JobFacts, facts_of_body
+from components.resources.job_model.identity import identity_of, region_of_name, resource_label, stack_label
+from components.resources.job_model.inputs import preview_job_id
 from components.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from components.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 
@@ -60,9 +61,9 @@ class Stack:
 
     def regions(self) -> list[str]:
         """Where the stack's jobs may run: the stack's region, each job's own and its fallbacks'."""
-        found = [self.settings.region]
+        found: list[str | None] = [self.settings.region]
         for job in self.settings.jobs.values():
-            found += [region_of(wire_of(job.job)), *(f.region for f in job.fallbacks or [] if f.region)]
+            found += [job.facts.region, *(alternative.facts.region for alternative in job.alternatives)]
         return sorted(dict.fromkeys(r for r in found if r and r != OPAQUE))
 
 
@@ -112,6 +113,8 @@ class FoundJob:
     backend: Backend
     target: Target
     """Its project, the region it lives in and the endpoint."""
+    facts: JobFacts
+    """What status and spend read of the job (translate.facts.facts_of_body, in the region it lives in), once."""
     history: list[FoundJob] = field(default_factory=list)
     """The older jobs of the same resource, oldest first (on the stack's job now only)."""
 
@@ -129,8 +132,7 @@ class FoundJob:
 
     @property
     def labels(self) -> dict[str, str]:
-        labels = self.resource.get("labels")
-        return dict(labels) if isinstance(labels, dict) else {}
+        return dict(self.facts.labels)
 
     @property
     def outputs(self) -> dict[str, Any]:
@@ -157,19 +159,18 @@ def _collections(stack: Stack) -> list[Backend]:
     return list({type(backend): backend for backend in chosen}.values())
 
 
-def _region_of(backend: Backend, resource: dict[str, Any], fallback: str) -> str:
-    """Where a job lives: its Vertex AI name's location, else its trainingInput.region."""
-    if named := region_of_name(str(resource.get("name") or "")):
-        return named
-    region = (resource.get("trainingInput") or {}).get("region")
-    return str(region) if isinstance(region, str) and region else fallback
+def _facts_of(resource: dict[str, Any], listed_in: str) -> JobFacts:
+    """A listed job's facts, read once: where it lives is its Vertex AI name's location, else its own
+    trainingInput.region (facts_of_body), else the region it was listed in."""
+    facts = facts_of_body(resource, region=region_of_name(str(resource.get("name") or "")))
+    return facts if facts.region else replace(facts, region=listed_in)
 
 
 def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
               sleep: Callable[[float], None] = time.sleep) -> list[FoundJob]:
     """Every job of the stack the APIs hold, oldest first (StackJobsError naming the API when a lookup fails)."""
     settings = stack.settings
-    identities = {name: resource_label(f"{organization}/{stack.project_name}/{stack.name}/{name}")[RESOURCE_LABEL]
+    identities = {name: resource_label(identity_of(organization, stack.project_name, stack.name, name))[RESOURCE_LABEL]
                   for name in settings.jobs}
     stems = {preview_job_id(name).rsplit("_", 1)[0]: name for name in settings.jobs}
     lookups = [stack_label(stack.project_name, stack.name)] + [{RESOURCE_LABEL: v} for v in identities.values()]
@@ -182,9 +183,9 @@ def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
             for labels in lookups:
                 for resource in _listed(jobs, labels):
                     name = by_identity.get((resource.get("labels") or {}).get(RESOURCE_LABEL, ""))
-                    job = FoundJob(name, resource, backend, Target(settings.project,
-                                                                   _region_of(backend, resource, region),
-                                                                   stack.endpoint))
+                    facts = _facts_of(resource, region)
+                    job = FoundJob(name, resource, backend, Target(settings.project, str(facts.region),
+                                                                   stack.endpoint), facts)
                     if job.name is None:
                         job.name = stems.get(job.job_id.rsplit("_", 1)[0])
                     found.setdefault(job.key, job)

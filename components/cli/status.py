@@ -32,11 +32,10 @@ from components.cli.stack_jobs import (
 )
 from components.jobspec.catalog.credentials import masked
 from components.jobspec.catalog.prices import PriceTableError
-from components.jobspec.core.errors import SpecError, TrainingJobsError
+from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
-from components.jobspec.review.cost import accelerator_totals, running_pools, usd, usd_total
+from components.jobspec.review.money import usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
-from components.jobspec.translate.pools import Pool
 from components.resources.job_model.runs import placement_index, retry_number
 
 
@@ -75,12 +74,9 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
     outputs = job.outputs
     found: RunCost | None = None
     cost: dict[str, Any] = {"usd": None, "complete": False, "usdPerHour": None, "runsAs": None, "unknown": []}
-    try:  # its pools read once, by the same translation as a job's own
-        pools: tuple[Pool, ...] | None = running_pools(job.resource)
-    except SpecError:
-        pools = None  # the estimate names why
+    facts = job.facts  # read once, by the same translation as a job's own (a body that does not read: named once)
     try:
-        found = run_cost(job.resource, job.title, job.target.region, when, pools=pools)
+        found = run_cost(job.resource, facts, job.title, when)
     except PriceTableError as error:  # a broken refreshed table: said, and the rest is still shown
         cost["unknown"] = [str(error)]
     if found is not None:
@@ -92,9 +88,9 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
         "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
-        "accelerators": accelerator_totals(job.resource, pools or ()),
+        "accelerators": facts.accelerator_totals,
         "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
-                     for p in pools or ()],
+                     for p in facts.running],
         "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),

@@ -1,5 +1,5 @@
-"""Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom and hyperparameter tuning jobs
-(aiplatform v1).
+"""Loopback HTTP emulator of AI Platform Training (ml v1) and Vertex AI custom and hyperparameter tuning jobs and
+persistent resources (aiplatform v1).
 
 Why: tests and users can run the project without a cloud, with Google's own client unchanged:
 
@@ -38,6 +38,8 @@ Modules, one concern each:
     routing     path routes and the create/list/get/cancel routes of a job collection
     ml_v1       the ml v1 surface          vertex  the Vertex customJobs surface
     vertex_tuning  the Vertex hyperparameterTuningJobs surface (trials on the emulator's clock)
+    persistent_store  Vertex's persistent resources: the record, its states on the clock, its operations, its quota
+    persistent  the Vertex persistentResources surface, and the check of a job that names a persistent resource
     billing     the Cloud Billing Catalog surface (services.list; services.skus.list, a small paged SKU catalog)
     serviceusage  Service Usage's consumerQuotaMetrics (list, get; views BASIC and FULL)
     cloudquotas   Cloud Quotas' quotaInfos (list, get)

@@ -85,8 +85,12 @@ def _int(value: Any, default: int = 0) -> int:
 
 
 def machine_types(body: Mapping[str, Any]) -> set[str]:
-    """The machine types of a CustomJob's pools."""
-    return {str((p.get("machineSpec") or {}).get("machineType")) for p in _pools(body)
+    """The machine types of a CustomJob's pools, or of a PersistentResource's (what a stockout stops); none for a job
+    on a persistent resource (its machines are already there)."""
+    if on_persistent_resource(body):
+        return set()
+    pools = [p for p in body.get("resourcePools") or [] if isinstance(p, Mapping)] or _pools(body)
+    return {str((p.get("machineSpec") or {}).get("machineType")) for p in pools
             if isinstance(p.get("machineSpec"), Mapping) and (p.get("machineSpec") or {}).get("machineType")}
 
 
@@ -97,19 +101,42 @@ def is_spot(body: Mapping[str, Any]) -> bool:
     return strategy == "SPOT"
 
 
+def on_persistent_resource(body: Mapping[str, Any]) -> bool:
+    """Whether a CustomJob runs on a persistent resource (whose machines it uses: it holds none of its own)."""
+    spec = body.get("jobSpec")
+    return isinstance(spec, Mapping) and bool(spec.get("persistentResourceId"))
+
+
 def needs(body: Mapping[str, Any]) -> dict[str, int]:
     """Metric (full name) -> units a CustomJob holds while it lives: each pool's accelerators, and the vCPUs of its
-    N1 / E2 machines, times its replicas; the preemptible twins on SPOT and FLEX_START."""
+    N1 / E2 machines, times its replicas; the preemptible twins on SPOT and FLEX_START. None on a persistent
+    resource (the resource holds the machines: `resource_needs`)."""
+    if on_persistent_resource(body):
+        return {}
     spec = body.get("jobSpec")
     scheduling = spec.get("scheduling") if isinstance(spec, Mapping) else None
     strategy = scheduling.get("strategy") if isinstance(scheduling, Mapping) else None
-    twin = strategy in PREEMPTIBLE
+    return _count([(p, max(1, _int(p.get("replicaCount"), 1))) for p in _pools(body)], strategy in PREEMPTIBLE)
+
+
+def resource_needs(body: Mapping[str, Any]) -> dict[str, int]:
+    """Metric (full name) -> units a PersistentResource holds while it exists: each resource pool's machines, its
+    replica count or, under autoscaling, its maxReplicaCount (as many as it may grow to)."""
+    pools = [p for p in body.get("resourcePools") or [] if isinstance(p, Mapping)]
+    counted = []
+    for pool in pools:
+        scaling = pool.get("autoscalingSpec")
+        top = _int(scaling.get("maxReplicaCount")) if isinstance(scaling, Mapping) else 0
+        counted.append((pool, max(top, _int(pool.get("replicaCount"), 1), 1)))
+    return _count(counted, twin=False)
+
+
+def _count(pools: list[tuple[Mapping[str, Any], int]], twin: bool) -> dict[str, int]:
     out: dict[str, int] = {}
-    for pool in _pools(body):
+    for pool, replicas in pools:
         machine = pool.get("machineSpec")
         if not isinstance(machine, Mapping):
             continue
-        replicas = max(1, _int(pool.get("replicaCount"), 1))
         metric = ACCELERATOR_METRICS.get(str(machine.get("acceleratorType")))
         counted = []
         if metric is not None:

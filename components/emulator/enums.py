@@ -5,16 +5,18 @@ The numbers are the proto field numbers, not the order of the discovery document
 emulator's schema check reads): NVIDIA_L4 is the 9th name in the discovery list but 11 on the wire, FLEX_START
 is 6 (there is no 5), GRID_SEARCH is 2 (there is no 1).
 
-Source (transcribed by hand, read 2026-11-23): the generated proto types of the Vertex AI SDK, package
-google-cloud-aiplatform 2.7.0 (PyPI), files google/cloud/aiplatform_v1/types/accelerator_type.py
-(AcceleratorType), job_state.py (JobState), reservation_affinity.py (ReservationAffinity.Type), custom_job.py
-(Scheduling.Strategy) and study.py (StudySpec.Algorithm, .ObservationNoise, .MeasurementSelectionType,
-.MetricSpec.GoalType, .ParameterSpec.ScaleType, Trial.State). `tests/test_emulator_sdk_tables.py` holds these
+Source (transcribed by hand, read 2026-11-23; PersistentResource.State read 2026-11-26): the generated proto types
+of the Vertex AI SDK, package google-cloud-aiplatform 2.7.0 (PyPI), files google/cloud/aiplatform_v1/types/
+accelerator_type.py (AcceleratorType), job_state.py (JobState), persistent_resource.py (PersistentResource.State:
+there is no 2), reservation_affinity.py (ReservationAffinity.Type), custom_job.py (Scheduling.Strategy) and study.py
+(StudySpec.Algorithm, .ObservationNoise, .MeasurementSelectionType, .MetricSpec.GoalType, .ParameterSpec.ScaleType,
+Trial.State). `tests/test_emulator_sdk_tables.py` holds these
 tables against the installed SDK, so a new SDK release that changes them fails a test instead of drifting.
 The emulator never imports the SDK: it must start with the standard library only.
 
-Only the enums reachable from a CustomJob or a HyperparameterTuningJob (and their list answers) are here; the
-ml v1 API has no generated proto types to read its numbers from, so it keeps taking names only.
+Only the enums reachable from a CustomJob, a HyperparameterTuningJob or a PersistentResource (and their list
+answers) are here; the ml v1 API has no generated proto types to read its numbers from, so it keeps taking names
+only.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from typing import Final
 SOURCE: Final = MappingProxyType({
     "package": "google-cloud-aiplatform",
     "version": "2.7.0",
-    "files": "google/cloud/aiplatform_v1/types/{accelerator_type,job_state,reservation_affinity,custom_job,study}.py",
+    "files": "google/cloud/aiplatform_v1/types/{accelerator_type,job_state,persistent_resource,reservation_affinity,"
+             "custom_job,study}.py",
     "read": "2026-11-23",
 })
 
@@ -66,6 +69,10 @@ ENUMS: Final = MappingProxyType({
     _V1 + "StudySpec.ParameterSpec.ScaleType": MappingProxyType({
         "SCALE_TYPE_UNSPECIFIED": 0, "UNIT_LINEAR_SCALE": 1, "UNIT_LOG_SCALE": 2, "UNIT_REVERSE_LOG_SCALE": 3,
     }),
+    _V1 + "PersistentResource.State": MappingProxyType({
+        "STATE_UNSPECIFIED": 0, "PROVISIONING": 1, "RUNNING": 3, "STOPPING": 4, "ERROR": 5, "REBOOTING": 6,
+        "UPDATING": 7,
+    }),
     _V1 + "Trial.State": MappingProxyType({
         "STATE_UNSPECIFIED": 0, "REQUESTED": 1, "ACTIVE": 2, "STOPPING": 3, "SUCCEEDED": 4, "INFEASIBLE": 5,
     }),
@@ -86,6 +93,7 @@ FIELDS: Final = MappingProxyType({
     (_D + "StudySpecMetricSpec", "goal"): _V1 + "StudySpec.MetricSpec.GoalType",
     (_D + "StudySpecParameterSpec", "scaleType"): _V1 + "StudySpec.ParameterSpec.ScaleType",
     (_D + "Trial", "state"): _V1 + "Trial.State",
+    (_D + "PersistentResource", "state"): _V1 + "PersistentResource.State",
 })
 
 #: Scalar-looking JSON fields that are messages in the proto (google.protobuf.Int32Value / BoolValue wrappers),

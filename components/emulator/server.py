@@ -18,6 +18,7 @@ from components.emulator import (
     cloudquotas,
     logging_v2,
     ml_v1,
+    persistent,
     proto_json,
     serviceusage,
     vertex,
@@ -28,8 +29,8 @@ from components.emulator.jobs import rfc3339
 from components.emulator.routing import Request, Route, route
 from components.emulator.state import INJECTED_FAILURE, EmulatorState
 
-ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *billing.ROUTES, *serviceusage.ROUTES,
-                       *cloudquotas.ROUTES, *logging_v2.ROUTES]
+ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *persistent.ROUTES, *billing.ROUTES,
+                       *serviceusage.ROUTES, *cloudquotas.ROUTES, *logging_v2.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from components.emulator import capacity, listing
+from components.emulator import capacity, listing, persistent_store
 from components.emulator.errors import ApiError, failed_precondition
 from components.emulator.faults import FaultInjection
 from components.emulator.jobs import Job, Vocabulary, same_project
@@ -68,6 +68,8 @@ class EmulatorState(FaultInjection):
         self.quota_limits: dict[tuple[str, str], int] = {}
         #: (region, machine type) pairs Vertex has no capacity for: their jobs fail before they run (`capacity`).
         self.stockouts: set[tuple[str, str]] = set()
+        #: Vertex AI's persistent resources and their operations (`persistent` serves them).
+        self.persistent = persistent_store.ResourceStore()
 
     # ----------------------------------------------------------------- control (tests, /_emulator/)
 
@@ -101,6 +103,7 @@ class EmulatorState(FaultInjection):
             now = self.now()
             for job in self._jobs:
                 self._settle(job, now)
+            self.settle_resources()
             self._phase_seconds = float(seconds)
 
     def reset(self) -> None:
@@ -113,6 +116,7 @@ class EmulatorState(FaultInjection):
             self.billing_skus.clear()
             self.quota_limits.clear()
             self.stockouts.clear()
+            self.persistent.clear()
 
     def fail_job(self, job: str, message: str = INJECTED_FAILURE, code: int = 13) -> dict[str, Any]:
         """Make a job FAILED right now (errorMessage / error.code `code`, 13 INTERNAL by default); return its JSON.
@@ -184,15 +188,16 @@ class EmulatorState(FaultInjection):
             self.stockouts.add((region, machine_type))
             return [{"region": r, "machineType": m} for r, m in sorted(self.stockouts)]
 
-    def quota_refusal(self, project: str, location: str, body: dict[str, Any]) -> str | None:
-        """Vertex's 429 message when a new CustomJob's needs plus what the project's live jobs in `location` hold
-        pass a limit (None: it fits). Called under the lock, before the job is stored."""
+    def quota_refusal(self, project: str, location: str, need: dict[str, int]) -> str | None:
+        """Vertex's 429 message when the needs of a new CustomJob or PersistentResource plus what the project's live
+        jobs and persistent resources in `location` hold pass a limit (None: it fits). Called under the lock, before
+        the new one is stored."""
         with self.lock:
-            need = capacity.needs(body)
             limited = {m: limit for (m, where), limit in self.quota_limits.items() if where == location and limit >= 0}
             if not any(metric in limited for metric in need):
                 return None
-            held: dict[str, int] = {}
+            self.settle_resources()
+            held = self.persistent.held(project, location)
             now = self.now()
             for job in self._jobs:
                 if job.vocab.collection != "customJobs" or job.location != location \
@@ -204,6 +209,12 @@ class EmulatorState(FaultInjection):
                         held[metric] = held.get(metric, 0) + units
             over = [m for m, units in need.items() if m in limited and units + held.get(m, 0) > limited[m]]
             return capacity.quota_message(over) if over else None
+
+    def settle_resources(self) -> None:
+        """Move the persistent resources on the clock (PROVISIONING to RUNNING or ERROR, STOPPING to gone)."""
+        with self.lock:
+            self.persistent.settle(self.now(), self._phase_seconds, lambda r: any(
+                (r.location, machine) in self.stockouts for machine in capacity.machine_types(r.body)))
 
     def requests(self, method: str | None = None) -> list[dict[str, Any]]:
         """The request log (oldest first), optionally only calls of one method name.

@@ -9,7 +9,7 @@ import copy
 import re
 from typing import Any
 
-from components.emulator import vertex_checks
+from components.emulator import capacity, persistent, vertex_checks
 from components.emulator.errors import ApiError, failed_precondition
 from components.emulator.jobs import Job, Vocabulary, rfc3339, same_project
 from components.emulator.routing import ITEM, Handler, Route, collection_path, job_routes, resource_pattern
@@ -45,8 +45,9 @@ VERTEX = Vocabulary(
 
 
 def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
-    """projects.locations.customJobs.create: Vertex's checks (`vertex_checks`), the quota limits (a 429 naming the
-    metrics over them), server-assigned id, QUEUED job answered."""
+    """projects.locations.customJobs.create: Vertex's checks (`vertex_checks`), the persistent resource it names (it
+    must exist, run and fit the job: `persistent.check_job`), the quota limits (a 429 naming the metrics over them; a
+    job on a persistent resource holds none), server-assigned id, QUEUED job answered."""
     user, judged = vertex_fields(body, _SCHEMA, strict_int64=state.strict_int64)
     found = vertex_checks.Found()
     vertex_checks.check_named(judged, "", found)
@@ -54,7 +55,8 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     found.raise_if_any()
     vertex_checks.check_machines(judged["jobSpec"], "job_spec")
     with state.lock:
-        refused = state.quota_refusal(project, location, user)  # over a quota limit: refused at once (capacity)
+        persistent.check_job(state, project, location, judged["jobSpec"], "job_spec")
+        refused = state.quota_refusal(project, location, capacity.needs(user))  # over a limit: refused at once
         if refused is not None:
             raise ApiError(429, refused, "RESOURCE_EXHAUSTED")
         return render(state.add_job(VERTEX, project, location, state.next_id(), user))

@@ -24,13 +24,17 @@ from components.emulator.errors import found_errors, refused
 from components.emulator.validation import int_value, label_problem
 
 _TOPOLOGY = re.compile(r"[1-9][0-9]*(x[1-9][0-9]*){1,2}")
-_RESOURCE_ID = re.compile(r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?")
+_RESOURCE_ID = re.compile(limits.PERSISTENT_RESOURCE_ID)
 _DISK_TYPES = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
 _DISK_SIZE_GB = (100, 64_000)
 _TPU_VMS = ", ".join(sorted({t.rsplit("-", 1)[0] + "-*" for t in limits.TPU_VM_TOPOLOGIES}))
 
 # GOOGLE-STYLE (no real answer found for these refusals).
 REQUIRED = "Required field is not set."
+# REAL: the id rule of persistentResources.create (https://cloud.google.com/vertex-ai/docs/reference/rest/v1/
+# projects.locations.persistentResources/create, persistentResourceId), in the words of its 400.
+RESOURCE_ID_WORDS = ("persistent_resource_id can only contain numbers, lower case letters and hyphens. The first "
+                     "character must be a letter, and the last character must be a letter or number.")
 # REAL: prefect-gcp#175 (2023-04-24), CreateCustomJob with acceleratorType and no acceleratorCount.
 BOTH_OR_NONE = "Both `accelerator_type` and `accelerator_count` should be specified or none."
 
@@ -97,11 +101,47 @@ def check_job_spec(spec: Any, at: str, found: Found) -> None:
     _check_scheduling(spec.get("scheduling"), f"{at}.scheduling", found)
     resource = spec.get("persistentResourceId")
     if resource is not None and not _RESOURCE_ID.fullmatch(str(resource)):
-        # REAL: the id rule of persistentResources.create (https://cloud.google.com/vertex-ai/docs/reference/rest/
-        # v1/projects.locations.persistentResources/create, persistentResourceId), in the words of its 400.
-        found.add(f"{at}.persistent_resource_id", "persistent_resource_id can only contain numbers, lower case "
-                  "letters and hyphens. The first character must be a letter, and the last character must be a "
-                  "letter or number.")
+        found.add(f"{at}.persistent_resource_id", RESOURCE_ID_WORDS)
+
+
+def check_resource_id(resource_id: Any, found: Found) -> None:
+    """persistentResources.create's persistentResourceId (the query parameter): set, and by Vertex's rule."""
+    if not resource_id:
+        found.required("persistent_resource_id")
+    elif not _RESOURCE_ID.fullmatch(str(resource_id)):
+        found.add("persistent_resource_id", RESOURCE_ID_WORDS)
+
+
+def check_resource_pool(pool: dict[str, Any], where: str, found: Found) -> None:
+    """Stage 1 of a PersistentResource's ResourcePool: its machine and boot disk as a worker pool's, and its replicas:
+    a replica count of at least 1, or an autoscaling spec whose min_replica_count is greater than 0, at most the
+    replica count and less than max_replica_count (vertex_limits.PERSISTENT_RESOURCE_SOURCES, autoscaling)."""
+    machine = pool.get("machineSpec") or {}
+    if not machine.get("machineType"):
+        found.required(f"{where}.machine_spec.machine_type")
+    _check_machine(machine, f"{where}.machine_spec", found)
+    _check_disk(pool.get("diskSpec"), f"{where}.disk_spec", found)
+    replicas, scaling = int_value(pool.get("replicaCount")), pool.get("autoscalingSpec")
+    if not isinstance(scaling, dict):
+        if replicas is None or replicas < 1:
+            found.add(f"{where}.replica_count", "The replica count must be at least 1.")  # GOOGLE-STYLE
+        return
+    at = f"{where}.autoscaling_spec"
+    low, high = int_value(scaling.get("minReplicaCount")), int_value(scaling.get("maxReplicaCount"))
+    # GOOGLE-STYLE below: the rules of the field descriptions, in their words where they have some.
+    if low is None or low < 1:
+        found.add(f"{at}.min_replica_count", "min_replica_count must be > 0 for a PersistentResource.")
+    if high is None or (low is not None and high <= low):
+        found.add(f"{at}.max_replica_count", "max_replica_count must be > min_replica_count.")
+    if replicas is not None and low is not None and replicas < low:
+        found.add(f"{at}.min_replica_count", "min_replica_count must be <= replica_count.")
+    if replicas is not None and high is not None and high < replicas:
+        found.add(f"{at}.max_replica_count", "max_replica_count must be >= replica_count.")
+
+
+def check_hardware(machine: dict[str, Any], where: str) -> None:
+    """Stage 2 of one machine spec: what Vertex can provide, in its words (first refusal only)."""
+    _check_hardware(machine, where)
 
 
 def _check_code(pool: dict[str, Any], where: str, found: Found) -> None:

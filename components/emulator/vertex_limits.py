@@ -174,3 +174,48 @@ def counts_shown(machine_type: str, accelerator: str) -> str:
         return ", ".join(str(c) for c in N1_GPU_COUNTS[machine_type][accelerator])
     single, pod, step = CLOUD_TPU_COUNTS[accelerator]
     return f"{single}, {pod}, {pod + step}, ..." if step > 1 else f"{single}, {pod}, {pod + 1}, ..."
+
+
+# ----------------------------------------------------------------------------------------- persistent resources
+
+#: Where the persistent resource facts below were read (2026-11-26): the REST reference of
+#: projects.locations.persistentResources (the same text as the discovery document google-api-python-client 2.202.0
+#: ships, googleapiclient/discovery_cache/documents/aiplatform.v1.json), DiskSpec and ResourcePoolAutoscalingSpec,
+#: and "Run training jobs on a persistent resource" (a job's pools and the resource's).
+PERSISTENT_RESOURCE_SOURCES: Final = (
+    MappingProxyType({
+        "title": "Method: projects.locations.persistentResources.create",
+        "url": "https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.persistentResources/create",
+        "read": "2026-11-26",
+        "note": "persistentResourceId: at most 63 characters of /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/",
+    }),
+    MappingProxyType({
+        "title": "DiskSpec and ResourcePoolAutoscalingSpec (Vertex AI REST reference, v1)",
+        "url": "https://cloud.google.com/vertex-ai/docs/reference/rest/v1/DiskSpec",
+        "read": "2026-11-26",
+        "note": "boot disk 100 GB by default; pd-ssd, hyperdisk-balanced for A3U machines; autoscaling: "
+                "min_replica_count > 0 for a PersistentResource, <= replica_count and < max_replica_count",
+    }),
+    MappingProxyType({
+        "title": "Run training jobs on a persistent resource",
+        "url": "https://cloud.google.com/vertex-ai/docs/training/persistent-resource-train",
+        "read": "2026-11-26",
+        "note": "machine type and disk type match a resource pool exactly; replica count <= the pool's replica "
+                "count or max replica count",
+    }),
+)
+
+#: persistentResourceId (and a CustomJobSpec's persistentResourceId): 1 to 63 characters.
+PERSISTENT_RESOURCE_ID: Final = r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?"
+#: DiskSpec when a pool leaves it unset: bootDiskSizeGb, and bootDiskType by machine type ("A3U": a3-ultragpu-*).
+BOOT_DISK_SIZE_GB: Final = 100
+BOOT_DISK_TYPE: Final = "pd-ssd"
+BOOT_DISK_TYPE_A3_ULTRA: Final = "hyperdisk-balanced"
+
+
+def boot_disk(machine_type: str, disk: dict[str, object] | None) -> tuple[str, int]:
+    """A pool's boot disk (type, size in GB) with Vertex's defaults filled in where the DiskSpec leaves them unset."""
+    disk = disk or {}
+    default = BOOT_DISK_TYPE_A3_ULTRA if machine_type.startswith("a3-ultragpu-") else BOOT_DISK_TYPE
+    size = disk.get("bootDiskSizeGb")
+    return str(disk.get("bootDiskType") or default), int(str(size)) if size else BOOT_DISK_SIZE_GB

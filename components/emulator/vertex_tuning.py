@@ -5,7 +5,8 @@ progress on the emulator's clock.
 Checks (400 INVALID_ARGUMENT with a field violation, as for custom jobs): the discovery schema; a display name
 and Google's labels; studySpec with at least one metric (metricId and goal) and one parameter (parameterId and
 exactly one value spec); maxTrialCount and parallelTrialCount greater than 0, parallelTrialCount at most
-maxTrialCount, maxFailedTrialCount not negative; trialJobSpec checked as a custom job's jobSpec.
+maxTrialCount, maxFailedTrialCount not negative; trialJobSpec checked as a custom job's jobSpec (and, on a
+persistent resource, that it exists, runs and fits the trials: `persistent.check_job`).
 
 Trials: the job's RUNNING phase is shared by ceil(maxTrialCount / parallelTrialCount) waves of
 parallelTrialCount trials; a trial is ACTIVE from the start of its wave and SUCCEEDED at its end, and every
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from components.emulator import vertex, vertex_checks
+from components.emulator import persistent, vertex, vertex_checks
 from components.emulator.jobs import Job, Vocabulary, rfc3339
 from components.emulator.routing import Route
 from components.emulator.state import EmulatorState
@@ -181,6 +182,7 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     found.raise_if_any()
     vertex_checks.check_machines(judged["trialJobSpec"], f"{_AT}.trial_job_spec")
     with state.lock:
+        persistent.check_job(state, project, location, judged["trialJobSpec"], f"{_AT}.trial_job_spec")
         return _render(state.add_job(TUNING, project, location, state.next_id(), user))
 
 

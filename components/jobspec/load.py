@@ -23,9 +23,11 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAINING_INPUT, VERTEX
 from components.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
 from components.jobspec.io.vocabulary import vocabulary_of
-from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_body
+from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_judged
 from components.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
-from components.jobspec.translate.pools import Pool, ml_pools, spec_pools, training_input_pools
+from components.jobspec.translate.facts import JobFacts, facts_of
+from components.jobspec.translate.pools import Pool, ml_pools, spec_pools
+from components.jobspec.translate.training_input import training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, parse_job
 
@@ -47,7 +49,9 @@ class Judged:
     pools: tuple[Pool, ...]
     problems: tuple[Problem, ...]
     body: Mapping[str, Any] | None
-    warnings: tuple[Problem, ...] = ()
+    warnings: tuple[Problem, ...]
+    facts: JobFacts
+    """What every later stage asks of the job (translate.facts): region, strategy, timeout, runs, accelerators."""
 
     @property
     def ok(self) -> bool:
@@ -56,7 +60,7 @@ class Judged:
     @property
     def kind(self) -> str:
         """What the job is created as (render.bodies.job_kind): a training job or a tuning job."""
-        return job_kind(self.job, self.backend)
+        return self.facts.kind
 
     def checked(self) -> Judged:
         """The same result, or SpecError with every problem."""
@@ -85,11 +89,17 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
     body = None
     if not problems:
         try:
-            body = render_body(job, backend, job_id or job.job_id or SAMPLE_ID,
-                               pools=pools if backend == VERTEX else None)  # ml v1 bodies are the model's own
+            body = render_judged(job, backend, job_id or job.job_id or SAMPLE_ID, pools=pools)  # ml v1: the model's own
         except SpecError as error:  # what the backend cannot express
             problems = collapse_repeated(list(error.problems))
-    return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings))
+    facts = facts_of(body, pools, backend=backend, kind=job_kind(job, backend), region=_region(job),
+                     labels=job.labels)
+    return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings), facts)
+
+
+def _region(job: Renderable) -> str | None:
+    """Where the job runs: a trainingInput's region, a Vertex job's (the URL's location, given beside its spec)."""
+    return job.training_input.region if isinstance(job, Job) else job.region
 
 
 def judge_job(
@@ -121,7 +131,7 @@ def judge_job(
     if judge:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
         problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
                                           backend=backend if backend in BACKENDS else None, today=today),
-                             pools if vertex else None, untranslated)
+                             pools, untranslated)
         warnings += credential_warnings(data)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
 

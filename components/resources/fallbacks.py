@@ -17,16 +17,15 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from components.jobspec.core.errors import SpecError
+from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import running_pools
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
+from components.jobspec.translate.pools import machine_text
 
 #: What an alternative may set (the settings model says the same, with types).
 KEYS = ("region", "machineSpec", "scheduling")
 MACHINE_KEYS = ("machineType", "acceleratorType", "acceleratorCount")
-ROLES = ("master", "worker", "parameterServer", "evaluator")
 
 
 def alternative_job(job: Mapping[str, Any], alternative: Mapping[str, Any], *,
@@ -79,12 +78,12 @@ def _spec_pools(given: Any, machine: Mapping[str, Any]) -> Any:
 
 
 def _roles(ti: dict[str, Any], machine: Mapping[str, Any]) -> None:
-    present = [r for r in ROLES if ti.get(f"{r}Type")]
+    present = [r for r in catalog.ROLES if ti.get(f"{r}Type")]
     with_gpus = [r for r in present if ((ti.get(f"{r}Config") or {}).get("acceleratorConfig") or {}).get("type")]
     for role in with_gpus or present:
         if "machineType" in machine:
             ti[f"{role}Type"] = machine["machineType"]
-        given = {k: machine[k] for k in ("acceleratorType", "acceleratorCount") if k in machine}
+        given = {k: machine[k] for k in MACHINE_KEYS[1:] if k in machine}  # its accelerators
         if given:
             config = dict(ti.get(f"{role}Config") or {})
             accelerator = dict(config.get("acceleratorConfig") or {})
@@ -96,26 +95,14 @@ def _roles(ti: dict[str, Any], machine: Mapping[str, Any]) -> None:
             ti[f"{role}Config"] = config
 
 
-def pools_held(body: Mapping[str, Any]) -> tuple[Pool, ...] | None:
-    """The pools of a job as the API holds it, by the same translation as a job's own (translate.pools.
-    pools_of_body); None when its vocabulary's model does not read it (its cost then says so)."""
-    try:
-        return running_pools(body)
-    except SpecError:
-        return None
-
-
-def placement_of(index: int, body: Mapping[str, Any], region: str | None,
-                 pools: Sequence[Pool] | None = None) -> dict[str, Any]:
+def placement_of(index: int, facts: JobFacts) -> dict[str, Any]:
     """The `placement` output: which alternative runs (0: the job as written), where and on what machine (its
-    first pool holding accelerators, else its first pool), from the job's pools as the API holds it (`pools`:
-    pools_held(body), read by the caller)."""
-    found = [p for p in (pools if pools is not None else pools_held(body) or ()) if p.runs]
+    first pool holding accelerators, else its first pool), from the job's facts as the API holds it
+    (translate.facts.facts_of_body, read by the caller)."""
+    found = facts.running
     chosen = next((p for p in found if p.accelerators), found[0] if found else None)
     machine = None
     if chosen is not None and chosen.machine_type:
-        machine = chosen.machine_type
         kind, count, _ = chosen.held
-        if kind and count:
-            machine += f" + {count} {kind}"
-    return {"index": index, "region": region or None, "machine": machine}
+        machine = machine_text(chosen.machine_type, kind if count else None, count)  # as it holds them
+    return {"index": index, "region": facts.region, "machine": machine}

@@ -17,8 +17,8 @@ from typing import Any
 
 import pulumi
 
+from components.jobspec import catalog
 from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
-from components.jobspec.vocab.jobs import VertexJob
 from components.resources.job_model.inputs import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
@@ -129,12 +129,10 @@ def build_stack(settings: StackSettings, stack: str | None = None,
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
     """What the stack's Vertex AI jobs need of the quotas together (training_job.quota.stack_quota, from their judged
-    bodies), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
+    facts), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
     if settings.backend != VERTEX:
         return None
-    return stack_quota(
-        (job.job.region if isinstance(job.job, VertexJob) else job.job.training_input.region, job.body, job.pools)
-        for job in settings.jobs.values())
+    return stack_quota(job.facts for job in settings.jobs.values())
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
@@ -181,7 +179,7 @@ def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
         ti["packageUris"] = [package.uri, *ti.get("packageUris", [])]
     if "args" in ti:
         ti["args"] = _with_job_dirs(ti["args"], job_dir)
-    for role in ("master", "worker", "parameterServer", "evaluator"):
+    for role in catalog.ROLES:
         config = ti.get(f"{role}Config")
         if isinstance(config, dict) and "containerArgs" in config:
             ti[f"{role}Config"] = {**config, "containerArgs": _with_job_dirs(config["containerArgs"], job_dir)}
@@ -220,7 +218,7 @@ def _with_job_dirs(args: list[str], job_dir: pulumi.Input[str]) -> list[pulumi.I
 
 
 def _with_job_dir(arg: str, job_dir: pulumi.Input[str]) -> pulumi.Input[str]:
-    """An argument naming ${jobDir} (the seed's --model_dir=$OUTPUT_PATH), with the job dir put in."""
+    """An argument naming ${jobDir} (the TPU guide's --model_dir=$OUTPUT_PATH), with the job dir put in."""
     if JOB_DIR_PLACEHOLDER not in arg:
         return arg
     known = job_dir if isinstance(job_dir, str) else None  # a given bucket or job dir: the same text, no apply

@@ -1,10 +1,10 @@
 """TrainingBuckets: the staging bucket (trainer packages) and the job-dir bucket (outputs and checkpoints).
 
-Both are private (uniform bucket-level access, public access prevention enforced) and live next to the
-jobs (the stack's region). The job-dir bucket keeps object versions: GPU VMs are restarted by Compute
-Engine maintenance events (seed 001), and a trainer that checkpoints into its job dir resumes from the
-last checkpoint, which an overwrite or a bad write can no longer destroy. A bucket named in the config
-already exists and is used as it is: nothing is created for it.
+Both are private (uniform bucket-level access, public access prevention enforced) and live next to the jobs (the stack's
+region). The job-dir bucket keeps object versions: GPU VMs are restarted by Compute Engine maintenance events (the AI
+Platform Training GPU guide), and a trainer that checkpoints into its job dir resumes from the last checkpoint, which an
+overwrite or a bad write can no longer destroy. A bucket named in the config already exists and is used as it is:
+nothing is created for it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""TpuServiceAgent: lets Cloud TPU act for AI Platform Training in the project (seed 000).
+"""TpuServiceAgent: lets Cloud TPU act for AI Platform Training in the project (the AI Platform Training
+TPU guide, https://cloud.google.com/ai-platform/training/docs/using-tpus).
 
-Seed 000's two steps, as resources: (1) `projects.getConfig` names the project's Cloud TPU service
+The guide's two steps, as resources: (1) `projects.getConfig` names the project's Cloud TPU service
 account (`config.tpuServiceAccount`) — a small dynamic resource, TpuServiceAccount, looks it up at apply
 unless the config names it; (2) that account gets `roles/ml.serviceAgent` on the project through
 `gcp.projects.IAMMember`, which adds one member to one role. Never IAMBinding or IAMPolicy: both own
@@ -32,7 +33,7 @@ from components.resources.args import resolve_args
 from components.resources.provider_base import EndpointProvider, environment_failures
 
 TYPE = "gcp-training:index:TpuServiceAgent"
-#: The role seed 000 grants the TPU service account ("Agente de serviço do Cloud ML").
+#: The role the TPU guide grants the TPU service account ("Agente de serviço do Cloud ML").
 ROLE = "roles/ml.serviceAgent"
 
 
@@ -52,7 +53,7 @@ class TpuServiceAccountProvider(EndpointProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = [] if news.get("project") else [CheckFailure("project", "required: the Google Cloud project")]
         failures += environment_failures()
-        return CheckResult(news, failures)
+        return CheckResult(news, self._refused("TpuServiceAccount", "lookup", failures))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         outs = self._lookup(str(props["project"]))

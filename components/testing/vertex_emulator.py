@@ -24,7 +24,8 @@ class VertexEmulator:
     """One emulator (`emulator`, controlled through `state`) and the ways to reach it as Vertex AI.
 
     `endpoint` is the `api_endpoint` to give any client ("http://127.0.0.1:PORT"), `project` / `region` /
-    `parent` where jobs go. `job_client()` is the SDK's typed `JobServiceClient` (REST), `aiplatform()` the
+    `parent` where jobs go. `job_client()` is the SDK's typed `JobServiceClient` (REST),
+    `persistent_resource_client()` its `PersistentResourceServiceClient`, `aiplatform()` the
     high-level SDK after `aiplatform.init(...)` against the emulator, `discovery_client()` the
     google-api-python-client `aiplatform` v1 client.
     """
@@ -58,6 +59,15 @@ class VertexEmulator:
             raise _missing("google-cloud-aiplatform", error) from error
         return aiplatform_v1.JobServiceClient(transport="rest", credentials=_anonymous(),
                                               client_options={"api_endpoint": self.endpoint})
+
+    def persistent_resource_client(self) -> Any:
+        """The SDK's `aiplatform_v1.PersistentResourceServiceClient` over REST, anonymous, against the emulator."""
+        try:
+            from google.cloud import aiplatform_v1
+        except ImportError as error:
+            raise _missing("google-cloud-aiplatform", error) from error
+        return aiplatform_v1.PersistentResourceServiceClient(transport="rest", credentials=_anonymous(),
+                                                             client_options={"api_endpoint": self.endpoint})
 
     def aiplatform(self, **init: Any) -> ModuleType:
         """`google.cloud.aiplatform`, initialised against the emulator (project, region, REST, anonymous

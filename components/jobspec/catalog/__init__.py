@@ -3,12 +3,14 @@
 No rules live here (they are in components.jobspec.rules). Each table names its source (the page and the
 date it was read). One module per kind of fact:
 
-- accelerators: accelerator names and the seeds' GPU/TPU lists
+- ai_platform_pages: the public pages the AI Platform Training tables below were read from (Google's GPU and
+  TPU guides, its machine-types page, the ml v1 discovery document, Compute Engine's GPU zones)
+- accelerators: accelerator names and the GPU/TPU lists of AI Platform Training's GPU and TPU guides
 - machines: Compute Engine machine types and attachable GPU counts (AI Platform Training)
 - legacy: AI Platform's legacy machine types, scale tiers, task roles
 - regions: AI Platform Training regions and per-zone GPU availability
 - runtimes: AI Platform runtime versions
-- vertex_legacy: how the seeds' vocabulary maps onto Vertex AI (retired accelerators, TF containers)
+- vertex_legacy: how the ml v1 vocabulary maps onto Vertex AI (retired accelerators, TF containers)
 - vertex_machines, vertex_regions, vertex_containers, vertex_jobspec: Vertex AI custom training as Google
   documents it today (machine types and their accelerators, TPUs, regions, prebuilt containers with their
   dates, scheduling, reservations, disks); prices (sparse, not read by rules)

@@ -1,7 +1,6 @@
 """Compute Engine machine types as AI Platform Training took them, and the GPUs each can attach. Data only.
 
-Sources: seed 001 ("AI Platform Training: using GPUs", Portuguese translation of cloud.google.com/
-ai-platform/training/docs/using-gpus) and the AI Platform machine-types page, as named per table.
+Sources: ai_platform_pages (the AI Platform Training GPU guide and its machine-types page), named per table.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from types import MappingProxyType
 from typing import Final
 
 from components.jobspec.catalog.accelerators import A100, K80, P4, P100, T4, V100
+from components.jobspec.catalog.ai_platform_pages import SOURCE_MACHINE_TYPES, SOURCE_USING_GPUS
 
 _N1_SMALL = {K80: (1, 2, 4, 8), P4: (1, 2, 4), P100: (1, 2, 4), T4: (1, 2, 4), V100: (1, 2, 4, 8)}
 _N1_16 = {K80: (2, 4, 8), P4: (1, 2, 4), P100: (1, 2, 4), T4: (1, 2, 4), V100: (2, 4, 8)}
@@ -18,10 +18,10 @@ _N1_32 = {K80: (4, 8), P4: (2, 4), P100: (2, 4), T4: (2, 4), V100: (4, 8)}
 _N1_HIGHCPU_64 = {K80: (8,), P4: (4,), P100: (4,), T4: (4,), V100: (8,)}
 _N1_LARGE = {P4: (4,), T4: (4,), V100: (8,)}
 
-#: Valid GPU counts per Compute Engine machine type. Source: seed 001, table "Números válidos de GPUs
-#: para cada tipo de máquina" (every cell; A100 only on a2, which take exactly their built-in count).
-#: The table is shaped by vCPU and memory limits: each V100 brings at most 12 vCPUs and 76 GB, four
-#: P100 at most 64 vCPUs and 208 GB (seed 001, restriction 2).
+#: Valid GPU counts per Compute Engine machine type. Source: the AI Platform Training GPU guide, table "Números
+#: válidos de GPUs para cada tipo de máquina" (valid numbers of GPUs for each machine type: every cell; A100
+#: only on a2, which take exactly their built-in count). The table is shaped by vCPU and memory limits: each
+#: V100 brings at most 12 vCPUs and 76 GB, four P100 at most 64 vCPUs and 208 GB (the guide's restriction 2).
 GPU_COUNTS: Final[Mapping[str, Mapping[str, tuple[int, ...]]]] = MappingProxyType({
     "n1-standard-4": _N1_SMALL,
     "n1-standard-8": _N1_SMALL,
@@ -46,6 +46,7 @@ GPU_COUNTS: Final[Mapping[str, Mapping[str, tuple[int, ...]]]] = MappingProxyTyp
     "a2-highgpu-8g": {A100: (8,)},
     "a2-megagpu-16g": {A100: (16,)},
 })
+GPU_COUNTS_SOURCES: Final = (SOURCE_USING_GPUS,)
 
 #: Compute Engine machine types AI Platform Training accepts that take no GPUs. Source: AI Platform
 #: Training "Specifying machine types" page (cloud.google.com/ai-platform/training/docs/machine-types,
@@ -61,5 +62,7 @@ CE_TYPES_WITHOUT_GPUS: Final = (
     "n2-highcpu-16", "n2-highcpu-32", "n2-highcpu-48", "n2-highcpu-64", "n2-highcpu-80",
     "m1-ultramem-40", "m1-ultramem-80", "m1-ultramem-160", "m1-megamem-96",
 )
+CE_TYPES_WITHOUT_GPUS_SOURCES: Final = (SOURCE_MACHINE_TYPES,)
 
 COMPUTE_ENGINE_TYPES: Final = tuple(GPU_COUNTS) + CE_TYPES_WITHOUT_GPUS
+COMPUTE_ENGINE_TYPES_SOURCES: Final = GPU_COUNTS_SOURCES + CE_TYPES_WITHOUT_GPUS_SOURCES

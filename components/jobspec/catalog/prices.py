@@ -244,20 +244,6 @@ def _load(path: str, inode: int, mtime_ns: int, size: int) -> PriceTable:
     return PriceTable(data, path)
 
 
-# --- Lookups on the active table ------------------------------------------------------------------
-
-
-def machine_price(machine_type: str, region: str, table: PriceTable | None = None) -> Price:
-    """The price per hour of one machine of `machine_type` in `region` (unknown, with the reason, if none)."""
-    return (table or active_table()).machine(machine_type, region)
-
-
-def accelerator_price(accelerator: str, region: str, count: int = 1, table: PriceTable | None = None) -> Price:
-    """The price per hour of ONE unit of `accelerator` (GPU, TPU chip or TPU core) in `region`, at the rate
-    the source gives for `count` units per replica."""
-    return (table or active_table()).accelerator(accelerator, region, count)
-
-
 # --- The table's shape ----------------------------------------------------------------------------
 
 

@@ -1,4 +1,8 @@
-"""Where AI Platform Training offered GPUs and TPUs: regions and the GPU types of each zone. Data only."""
+"""Where AI Platform Training offered GPUs and TPUs: regions and the GPU types of each zone. Data only.
+
+Sources: ai_platform_pages (the AI Platform Training GPU and TPU guides, Compute Engine's GPU zones), named per
+table.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,12 @@ from types import MappingProxyType
 from typing import Final
 
 from components.jobspec.catalog.accelerators import A100, K80, P4, P100, T4, V100
+from components.jobspec.catalog.ai_platform_pages import SOURCE_GPU_ZONES, SOURCE_USING_GPUS, SOURCE_USING_TPUS
 
 # --- Regions and zones ----------------------------------------------------------------------------
 
-#: Regions where AI Platform Training offers GPUs. Source: seed 001, "Regiões compatíveis com GPUs".
+#: Regions where AI Platform Training offers GPUs. Source: the AI Platform Training GPU guide, "Regiões
+#: compatíveis com GPUs" (regions that support GPUs).
 GPU_REGIONS: Final = (
     "us-west1", "us-west2", "us-central1", "us-east1", "us-east4",
     "northamerica-northeast1", "southamerica-east1",
@@ -18,17 +24,20 @@ GPU_REGIONS: Final = (
     "asia-south1", "asia-southeast1", "asia-east1", "asia-northeast1", "asia-northeast3",
     "australia-southeast1",
 )
+GPU_REGIONS_SOURCES: Final = (SOURCE_USING_GPUS,)
 
-#: Regions a training job may name at all: the GPU regions (seed 001) plus none other documented by the
-#: seeds; a job without accelerators is held to the same list.
+#: Regions a training job may name at all: the GPU regions of the GPU guide, and no other; a job without
+#: accelerators is held to the same list. AI Platform Training's regions page
+#: (https://cloud.google.com/ai-platform/training/docs/regions) was not read: a training region it lists beyond
+#: these 16 is refused here.
 TRAINING_REGIONS: Final = GPU_REGIONS
+TRAINING_REGIONS_SOURCES: Final = GPU_REGIONS_SOURCES
 
 #: Zones offering each GPU type, for the regions above. Source: Compute Engine "GPU regions and zones"
-#: (cloud.google.com/compute/docs/gpus/gpu-regions-zones), as scraped in 2022 into the public file
-#: skypilot-org/skypilot sky/clouds/service_catalog/data_fetchers/gcp_data/zones/gpu.csv, with one
-#: exception taken from seed 001: that table lists T4 in us-central1-c, added after the seed was written;
-#: the seed states that no us-central1 zone offered T4, K80 and P100 together, so T4 is us-central1-a, -b
-#: and -f here (K80 a, c; P100 c, f).
+#: (https://cloud.google.com/compute/docs/gpus/gpu-regions-zones), as scraped in 2022 into SkyPilot's public
+#: zone table (SOURCE_GPU_ZONES), with one exception taken from the AI Platform Training GPU guide: that table
+#: lists T4 in us-central1-c, added after the guide was written; the guide states that no us-central1 zone
+#: offered T4, K80 and P100 together, so T4 is us-central1-a, -b and -f here (K80 a, c; P100 c, f).
 GPU_ZONES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
     K80: (
         "us-central1-a", "us-central1-c", "us-east1-c", "us-east1-d", "us-west1-b",
@@ -67,6 +76,7 @@ GPU_ZONES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
         "asia-northeast3-a", "asia-northeast3-b", "asia-southeast1-b", "asia-southeast1-c",
     ),
 })
+GPU_ZONES_SOURCES: Final = (SOURCE_GPU_ZONES, SOURCE_USING_GPUS)
 
 
 def _zones_by_region() -> Mapping[str, Mapping[str, frozenset[str]]]:
@@ -83,6 +93,9 @@ def _zones_by_region() -> Mapping[str, Mapping[str, frozenset[str]]]:
 
 #: region -> zone -> GPU types offered there (derived from GPU_ZONES).
 REGION_ZONES: Final = _zones_by_region()
+REGION_ZONES_SOURCES: Final = GPU_ZONES_SOURCES
 
-#: Regions with Cloud TPUs for training. Source: seed 000, "Como especificar uma região que oferece TPUs".
+#: Regions with Cloud TPUs for training. Source: the AI Platform Training TPU guide, "Como especificar uma
+#: região que oferece TPUs" (specifying a region that offers TPUs).
 TPU_REGIONS: Final = ("us-central1",)
+TPU_REGIONS_SOURCES: Final = (SOURCE_USING_TPUS,)

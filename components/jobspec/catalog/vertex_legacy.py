@@ -1,5 +1,8 @@
-"""How the seeds' jobs map onto Vertex AI: retired accelerators, the TPU pool machine and the prebuilt
-TensorFlow containers for AI Platform runtime versions. Data only."""
+"""How AI Platform Training's jobs (the ml v1 vocabulary) map onto Vertex AI: retired accelerators, the TPU pool
+machine and the prebuilt TensorFlow containers for AI Platform runtime versions. Data only.
+
+Sources: vertex_machines' and vertex_containers' pages, named per table.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from types import MappingProxyType
 from typing import Final
 
 from components.jobspec.catalog.accelerators import K80
+from components.jobspec.catalog.vertex_containers import SOURCE_PREBUILT
+from components.jobspec.catalog.vertex_machines import SOURCE_DISCOVERY_MACHINESPEC, SOURCE_K80_EOL
 
 # --- Vertex AI custom training ----------------------------------------------------------------------
 
@@ -17,6 +22,7 @@ from components.jobspec.catalog.accelerators import K80
 VERTEX_RETIRED_ACCELERATORS: Final[Mapping[str, str]] = MappingProxyType({
     K80: "NVIDIA Tesla K80 reached end of support on 2024-05-01 (cloud.google.com/compute/docs/eol/k80-eol)",
 })
+VERTEX_RETIRED_ACCELERATORS_SOURCES: Final = (SOURCE_DISCOVERY_MACHINESPEC, SOURCE_K80_EOL)
 
 #: Prebuilt TensorFlow training containers for an AI Platform runtime version on Python 3.7. Source:
 #: Vertex AI "Prebuilt containers for custom training" (cloud.google.com/vertex-ai/docs/training/
@@ -27,6 +33,7 @@ VERTEX_TF_CONTAINERS: Final[Mapping[str, str]] = MappingProxyType({
     "1.15": "1-15",
     **{f"2.{minor}": f"2-{minor}" for minor in (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)},
 })
+VERTEX_TF_CONTAINERS_SOURCES: Final = (SOURCE_PREBUILT,)
 VERTEX_CONTAINER_PYTHON: Final = "3.7"
 #: A job that names no runtimeVersion (gcloud's config.yaml may leave it to a flag) gets the newest
 #: runtime with a prebuilt container, and a TPU pool Vertex's first TPU image, tf-tpu.2-12 (same source).
@@ -42,3 +49,4 @@ VERTEX_CONTAINER_HOSTS: Final[Mapping[str, str]] = MappingProxyType({
     "asia": "asia-docker.pkg.dev",
     "australia": "asia-docker.pkg.dev",
 })
+VERTEX_CONTAINER_HOSTS_SOURCES: Final = (SOURCE_PREBUILT,)

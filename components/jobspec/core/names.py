@@ -28,10 +28,14 @@ MAX_RETRIES: Final = 10
 #: Exit codes of every command: all valid; something invalid; input unreadable (or usage).
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
-#: The two vocabularies of a job, by their top-level key: the seeds' ml v1 Job (a gcloud config.yaml) and
+#: The two vocabularies of a job, by their top-level key: AI Platform Training's ml v1 Job (a gcloud config.yaml) and
 #: Vertex AI's CustomJobSpec (as `gcloud ai custom-jobs create --config` reads it).
 TRAINING_INPUT: Final = "trainingInput"
 JOB_SPEC: Final = "jobSpec"
+#: What a job is created as: a training job (ml v1 Job, Vertex CustomJob) or a Vertex HyperparameterTuningJob.
+TRAINING: Final = "training"
+TUNING: Final = "tuning"
+JOB_KINDS: Final = (TRAINING, TUNING)
 
 #: Job states of the common vocabulary (ml v1's; Vertex AI's JOB_STATE_* map onto them), used in outputs
 #: whatever the backend: a job still holding (or about to hold) machines, and a job that is over.
@@ -87,10 +91,44 @@ JOB_NAME: Final = re.compile(r"[a-z][a-z0-9_-]*")
 #: underscores and dashes.
 LABEL_KEY: Final = re.compile(r"[a-z][a-z0-9_-]{0,62}")
 LABEL_VALUE: Final = re.compile(r"[a-z0-9_-]{0,63}")
-#: Cloud Storage bucket names (cloud.google.com/storage/docs/buckets#naming): 3-63 characters of lowercase
-#: letters, digits, -, _ and ., starting and ending with a letter or digit (dotted names up to 222).
+#: Cloud Storage bucket names: Google's "Bucket names" (https://cloud.google.com/storage/docs/buckets#naming,
+#: read 2026-11-26): 3-63 characters of lowercase letters, digits, -, _ and ., starting and ending with a letter or
+#: digit; with dots up to 222, each dot-separated part at most 63. `bucket_problem` says which rule a name breaks.
 BUCKET_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{1,61}[a-z0-9]")
-GCS_URI: Final = re.compile(r"gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/.*)?")
+#: The rule in words, for a message ("allowed: ...").
+BUCKET_RULE: Final = ("a bucket name of 3 to 63 characters (up to 222 with dots, each dot-separated part at most "
+                      "63): lowercase letters, digits, dashes, underscores and dots, starting and ending with a "
+                      "letter or digit (https://cloud.google.com/storage/docs/buckets#naming)")
+
+
+def bucket_problem(name: str) -> str | None:
+    """Which of the bucket naming rules (BUCKET_NAME's source) `name` breaks, in words; None when it keeps them."""
+    bad = sorted({c for c in name if not (c.isascii() and (c.islower() or c.isdigit()) or c in "-_.")})
+    if bad:
+        return f"bucket name {name!r} has {' '.join(repr(c) for c in bad)}; allowed: {BUCKET_RULE}"
+    longest = 222 if "." in name else 63
+    if not 3 <= len(name) <= longest:
+        plural = "" if len(name) == 1 else "s"
+        return f"bucket name {name!r} is {len(name)} character{plural}; allowed: {BUCKET_RULE}"
+    if not (name[0].isalnum() and name[-1].isalnum()):
+        return f"bucket name {name!r} starts or ends with {name[0] if not name[0].isalnum() else name[-1]!r}; " \
+               f"allowed: {BUCKET_RULE}"
+    if long := [part for part in name.split(".") if len(part) > 63]:
+        return f"bucket name {name!r} has a dot-separated part of {len(long[0])} characters; allowed: {BUCKET_RULE}"
+    return None
+
+
+def gcs_uri_problem(uri: str, *, needs_object: bool = False) -> str | None:
+    """What is wrong with a Cloud Storage URI, naming the rule that failed: gs://, then a bucket name that keeps
+    its rules (bucket_problem), then the object's path (not empty where the URI names a file: `needs_object`)."""
+    if not uri.startswith("gs://"):
+        return f"{uri!r} is not a Cloud Storage URI: it does not start with gs://; allowed: gs://BUCKET/PATH"
+    bucket, _, path = uri[5:].partition("/")
+    if (problem := bucket_problem(bucket)) is not None:
+        return f"{uri!r} is not a Cloud Storage URI: its {problem}"
+    if needs_object and not path:
+        return f"{uri!r} names no object: the path after gs://{bucket}/ is empty; allowed: gs://BUCKET/PATH"
+    return None
 #: Project ids (cloud.google.com/resource-manager/docs/creating-managing-projects): 6-30 lowercase
 #: letters, digits and hyphens, starting with a letter; domain-scoped ids carry a `domain:` prefix.
 PROJECT_ID: Final = re.compile(r"(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]")

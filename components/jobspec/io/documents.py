@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from components.jobspec.core.errors import UnreadableError
+from components.jobspec.io.slips import FLOW_TOKEN, plain_words
 
 STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
 PROJECT_FILE = re.compile(r"Pulumi\.ya?ml")
@@ -128,14 +129,10 @@ def _too_deep(source: str, mark: Any) -> UnreadableError:
     return UnreadableError(f"{source}{where}: nested more than {MAX_DEPTH} levels deep; allowed: at most {MAX_DEPTH}")
 
 
-#: What can open or close a flow collection, and what hides a bracket from the parser (quoted scalars, comments).
-_FLOW_TOKEN = re.compile(r"""[\[\]{}]|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|(?:^|(?<=\s))#[^\n]*""", re.M)
-
-
 def _flow_opener_past_bound(text: str) -> int | None:
     """Where the first flow collection nested deeper than MAX_DEPTH opens in `text`, if one does."""
     depth = 0
-    for match in _FLOW_TOKEN.finditer(text):
+    for match in FLOW_TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1
@@ -221,8 +218,7 @@ def parse_yaml(text: str, source: str) -> Any:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise UnreadableError(f"{source}{where}: not valid YAML: {problem}") from None
+        raise UnreadableError(f"{source}{where}: not valid YAML: {plain_words(error, text)}") from None
 
 
 #: How a file is opened: read-only, never blocking (a FIFO is refused by its type, not waited on), not inherited.

@@ -5,7 +5,7 @@ file imports (and builds) only the models of its own vocabulary.
 - A CustomJobSpec (`gcloud ai custom-jobs create --config`): any field of Vertex AI's CustomJobSpec at the top,
   camelCase or snake_case (a snake_case file is recognised, then told to write camelCase), or a CustomJob request
   body (jobSpec), recognised so that it can be told what gcloud reads instead.
-- Anything else is an ml v1 Job (trainingInput), the seeds' vocabulary, which names what it misses.
+- Anything else is an ml v1 Job (trainingInput), AI Platform Training's vocabulary, which names what it misses.
 
 The CustomJobSpec fields are those of aiplatform v1's CustomJobSpec (REST reference,
 projects.locations.customJobs#CustomJobSpec), the fields of the model in vocab.custom_job:

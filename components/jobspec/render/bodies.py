@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, VERTEX, label_value
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, TRAINING, TUNING, VERTEX, label_value
 from components.jobspec.core.problems import Problem, collapse_repeated, vertex_only
 from components.jobspec.io.vocabulary import is_tuning_config
-from components.jobspec.render.custom_job import custom_job_body, trial_job_spec
+from components.jobspec.render.custom_job import custom_job_body, translation, trial_job_spec
 from components.jobspec.render.tuning import tuning_job_body
 from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
@@ -28,15 +28,12 @@ AnyJob = Job | VertexJob
 #: What can be rendered: either of those, or a Vertex AI tuning config (studySpec, trialJobSpec).
 Renderable = Job | VertexJob | TuningJob
 
-#: What a job is created as: a training job (ml v1 Job, Vertex CustomJob) or a Vertex HyperparameterTuningJob.
-TRAINING = "training"
-TUNING = "tuning"
-JOB_KINDS = (TRAINING, TUNING)
 
 
-def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *,
-                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
-    """The ml v1 `Job` for projects.jobs.create (a CustomJobSpec or a tuning config has no ml v1 form)."""
+def ml_job_body(job: Renderable, job_id: str, labels: dict[str, str], *, pools: Sequence[Pool] = (),
+                untranslated: Sequence[Problem] = ()) -> dict[str, Any]:
+    """The ml v1 `Job` for projects.jobs.create (a CustomJobSpec or a tuning config has no ml v1 form): the model
+    as written, so no pools (the keywords keep BODIES' one signature)."""
     if isinstance(job, VertexJob):
         raise SpecError([vertex_only("workerPoolSpecs")])
     if isinstance(job, TuningJob):
@@ -74,7 +71,7 @@ def job_kind(job: Any, backend: str | None = VERTEX) -> str:
 
 
 def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dict[str, str], *,
-                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
+                pools: Sequence[Pool], untranslated: Sequence[Problem] = ()) -> dict[str, Any]:
     """The Vertex AI HyperparameterTuningJob for a validated tuning job (aiplatform v1), or SpecError with
     everything Vertex cannot express: a tuning config as given (gcloud's defaults filled in), or a trainingInput's
     hyperparameters translated (tuning_body) around its CustomJobSpec translated (vertex_body)."""
@@ -90,7 +87,7 @@ def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dic
     problems: list[Problem] = []
     trial: dict[str, Any] = {}
     try:
-        trial = trial_job_spec(job, pools)
+        trial = trial_job_spec(job, pools, untranslated)
     except SpecError as error:
         problems += error.problems
     ti = job.training_input
@@ -111,15 +108,23 @@ def job_labels(job: Renderable, job_id: str) -> dict[str, str]:
     return {**(job.labels or {}), JOB_LABEL: label_value(job_id)}
 
 
-def render_body(job: Renderable, backend: str, job_id: str | None = None, *,
-                pools: Sequence[Pool] | None = None) -> dict[str, Any]:
+def render_body(job: Renderable, backend: str, job_id: str | None = None) -> dict[str, Any]:
+    """The exact request body `backend` would send for a validated model rendered without the pools it was judged
+    with (a model built in code, or loaded for another backend): a trainingInput on Vertex AI is translated here
+    first (custom_job.translation), then rendered as the one pass renders (render_judged)."""
+    pools, untranslated = translation(job) if backend == VERTEX and isinstance(job, Job) else ([], [])
+    return render_judged(job, backend, job_id, pools=pools, untranslated=untranslated)
+
+
+def render_judged(job: Renderable, backend: str, job_id: str | None = None, *, pools: Sequence[Pool],
+                  untranslated: Sequence[Problem] = ()) -> dict[str, Any]:
     """The exact request body `backend` would send for a validated job (SpecError if it cannot): on Vertex AI a
     HyperparameterTuningJob for a tuning job (`job_kind`), else a CustomJob. `pools`: the job's translation, as
-    it was judged (load.Judged); translated here when not given. Rendering judges nothing: load does."""
+    it was judged (load.Judged; `untranslated`: what did not translate). Rendering judges nothing: load does."""
     if backend not in BODIES:
         raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     job_id = job_id or job.job_id or "job"
     labels = job_labels(job, job_id)
     if backend == VERTEX and job_kind(job, backend) == TUNING:
-        return tuning_body(job, job_id, labels, pools=pools)
-    return BODIES[backend](job, job_id, labels, pools=pools)
+        return tuning_body(job, job_id, labels, pools=pools, untranslated=untranslated)
+    return BODIES[backend](job, job_id, labels, pools=pools, untranslated=untranslated)

@@ -20,7 +20,8 @@ from components.jobspec.core.errors import SpecError
 from components.jobspec.core.names import VERTEX
 from components.jobspec.core.problems import Problem, notices
 from components.jobspec.rules import Options, judge_translation
-from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool, training_input_pools
+from components.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool
+from components.jobspec.translate.training_input import training_input_pools
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
 
@@ -58,21 +59,26 @@ def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
     return body
 
 
-def trial_job_spec(job: Job, pools: Sequence[Pool] | None = None) -> dict[str, Any]:
+def translation(job: Job) -> tuple[list[Pool], list[Problem]]:
+    """A trainingInput's Vertex AI translation and its problems, for a model rendered without the pools it was judged
+    with (render.bodies.render_body: a model built or loaded for another backend): translated and judged here."""
+    problems: list[Problem] = []
+    pools = training_input_pools(job.training_input, problems)
+    return pools, notices(judge_translation(job, pools, problems, Options(backend=VERTEX)))[0]
+
+
+def trial_job_spec(job: Job, pools: Sequence[Pool], untranslated: Sequence[Problem] = ()) -> dict[str, Any]:
     """A trainingInput's CustomJobSpec, hyperparameters aside: what each trial of its HyperparameterTuningJob
     runs (render.tuning_body). SpecError with everything Vertex cannot express."""
-    return _training_input_spec(job, pools, tuning=True)
+    return _training_input_spec(job, pools, untranslated, tuning=True)
 
 
-def _training_input_spec(job: Job, pools: Sequence[Pool] | None, *, tuning: bool = False) -> dict[str, Any]:
-    """The CustomJobSpec of a trainingInput from its translation (`pools`, judged where the job was loaded,
-    load.Judged). Without it (a model rendered for a backend it was not judged for), the job is translated and
-    its translation judged here."""
+def _training_input_spec(job: Job, pools: Sequence[Pool], untranslated: Sequence[Problem] = (), *,
+                         tuning: bool = False) -> dict[str, Any]:
+    """The CustomJobSpec of a trainingInput from its translation (`pools`, translated once where the job was
+    judged, load.Judged; `untranslated`: what did not translate)."""
     ti = job.training_input
-    problems: list[Problem] = []
-    if pools is None:
-        pools = training_input_pools(ti, problems)
-        problems = notices(judge_translation(job, pools, problems, Options(backend=VERTEX)))[0]
+    problems: list[Problem] = list(untranslated)
     if ti.hyperparameters is not None and not tuning:
         problems.append(Problem(f"{TI}.hyperparameters", "makes the job a Vertex AI HyperparameterTuningJob, not a "
                                 "CustomJob (render.tuning_body, backends.backend_for); allowed in a CustomJob: "
@@ -96,7 +102,7 @@ def _training_input_spec(job: Job, pools: Sequence[Pool] | None, *, tuning: bool
 
 
 def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels: dict[str, str], *,
-                    pools: Sequence[Pool] | None = None) -> dict[str, Any]:
+                    pools: Sequence[Pool], untranslated: Sequence[Problem] = ()) -> dict[str, Any]:
     """The Vertex CustomJob for a validated job, or SpecError with everything Vertex cannot express (for a
     trainingInput; a CustomJobSpec was judged when it was loaded and is carried over unchanged)."""
     if isinstance(job, TuningJob):
@@ -110,7 +116,7 @@ def custom_job_body(job: Job | VertexJob | TuningJob, display_name: str, labels:
         if labels:
             body["labels"] = labels
         return body
-    body = {"displayName": display_name, "jobSpec": _training_input_spec(job, pools)}
+    body = {"displayName": display_name, "jobSpec": _training_input_spec(job, pools, untranslated)}
     if labels:
         body["labels"] = labels
     ti = job.training_input

@@ -36,6 +36,7 @@ from typing import Any
 
 from components.jobspec.core.errors import SpecError
 from components.jobspec.core.problems import Problem
+from components.jobspec.io.vocabulary import TRIAL
 from components.jobspec.rules.tuning import DEFAULT_METRIC_TAG, HP
 from components.jobspec.vocab.training_input import HyperparameterSpec, ParameterSpec
 
@@ -115,7 +116,7 @@ def tuning_job_body(hp: HyperparameterSpec, trial_job_spec: Mapping[str, Any], d
     }
     if hp.max_failed_trials is not None:
         body["maxFailedTrialCount"] = hp.max_failed_trials
-    body["trialJobSpec"] = dict(trial_job_spec)
+    body[TRIAL] = dict(trial_job_spec)
     if labels:
         body["labels"] = dict(labels)
     if encryption_spec:

@@ -1,9 +1,10 @@
-"""What a rendered job costs: per hour while every machine runs, on demand and on Spot, at the rate it runs at,
-and at worst (that rate for as long as it may run). Pure.
+"""What a job costs: per hour while every machine runs, on demand and on Spot, at the rate it runs at, and at
+worst (that rate for as long as it may run). Pure; it prices only.
 
-Everything here reads a job's worker pools in the one form (translate.pools.Pool: load.Judged.pools, or a body's
-pools read by the same translation, pools_of_body) and the request body a backend sends, so it works for every
-job vocabulary and backend: a Vertex AI `CustomJob`, a Vertex AI `HyperparameterTuningJob` or an ml v1 `Job`.
+Everything here reads a job's facts (translate.facts.JobFacts: load.Judged.facts, or facts_of_body for a job as the
+API holds it: its pools in the one form, region, strategy, timeout, parallel runs and trials), so it works for every
+job vocabulary and backend: a Vertex AI `CustomJob`, a Vertex AI `HyperparameterTuningJob` or an ml v1 `Job`. Money
+is worded by review.money.
 Prices come from the price table (components.jobspec.catalog.prices: the refreshed table when one was written,
 else the bundled snapshot) and nowhere else: a part without a known price is unknown, by name and with the
 table's reason, never guessed, and a sum with unknown parts says which.
@@ -36,9 +37,9 @@ from typing import Any, Final
 from components.jobspec import catalog
 from components.jobspec.catalog import prices
 from components.jobspec.catalog.prices import Price, PriceTable
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import DURATION
-from components.jobspec.translate.pools import VERTEX_SPEC_KEYS, Pool, pools_of_body
+from components.jobspec.review.money import Amount, hours_text, missing_text, named_total, total, usd
+from components.jobspec.translate.facts import JobFacts, Timeout
+from components.jobspec.translate.pools import Pool
 
 #: Vertex AI `scheduling.strategy` values that run on Spot (preemptible) or Flex-start (DWS) capacity.
 SPOT_STRATEGIES: Final = ("SPOT", "FLEX_START")
@@ -50,178 +51,6 @@ MAX_PRICE_AGE_DAYS: Final = 180
 REFRESH_COMMAND: Final = "python -m components prices refresh"
 #: The rates of the table (PriceTable.strategy_rate), as the text says them.
 RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
-
-
-# --- What a job holds, and what its body says beyond its pools -----------------------------------------------
-
-
-def running_pools(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> tuple[Pool, ...]:
-    """The pools that hold machines: `pools` (the job's, load.Judged.pools), else the body's (pools_of_body: a
-    job as the API holds it); placeholders left out."""
-    return tuple(p for p in (pools if pools is not None else pools_of_body(body)) if p.runs)
-
-
-def as_int(value: Any, default: int = 0) -> int:
-    """int64 values travel as text ("9") and Pulumi turns 8 into 8.0."""
-    try:
-        return int(float(value))
-    except (TypeError, ValueError):
-        return default
-
-
-def job_spec(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The Vertex CustomJobSpec of a body (a CustomJob's jobSpec, a tuning job's trialJobSpec), or None."""
-    for key in VERTEX_SPEC_KEYS:
-        spec = body.get(key)
-        if isinstance(spec, Mapping):
-            return spec
-    return None
-
-
-def _hyperparameters(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    ti = body.get("trainingInput")
-    hp = ti.get("hyperparameters") if isinstance(ti, Mapping) else None
-    return hp if isinstance(hp, Mapping) else None
-
-
-def parallel_runs(body: Mapping[str, Any]) -> int:
-    """How many copies of the job's cluster run at once: a tuning job's parallel trials (Vertex
-    parallelTrialCount, ml v1 hyperparameters.maxParallelTrials, unset: 1), else 1."""
-    if "trialJobSpec" in body:
-        return max(1, as_int(body.get("parallelTrialCount"), 1))
-    hp = _hyperparameters(body)
-    return max(1, as_int(hp.get("maxParallelTrials"), 1)) if hp is not None else 1
-
-
-def trial_count(body: Mapping[str, Any]) -> int:
-    """How many times the job's cluster runs in all: a tuning job's trials (Vertex maxTrialCount, ml v1
-    hyperparameters.maxTrials, unset: 1; never fewer than run at once), else 1."""
-    if "trialJobSpec" in body:
-        total = as_int(body.get("maxTrialCount"), 1)
-    else:
-        hp = _hyperparameters(body)
-        total = as_int(hp.get("maxTrials"), 1) if hp is not None else 1
-    return max(total, parallel_runs(body))
-
-
-def timeout_of(body: Mapping[str, Any]) -> tuple[float, str] | None:
-    """The longest the job may run, in seconds, and the body field that says so; None when the body sets none.
-
-    Vertex AI: `scheduling.timeout` of the jobSpec (a tuning job's trialJobSpec: each trial's); ml v1:
-    `trainingInput.scheduling.maxRunningTime` (the whole job's). Both are protobuf Durations ("7200s")."""
-    spec = job_spec(body)
-    if spec is not None:
-        key = "jobSpec" if "jobSpec" in body else "trialJobSpec"
-        scheduling, field = spec.get("scheduling"), f"{key}.scheduling.timeout"
-        value = scheduling.get("timeout") if isinstance(scheduling, Mapping) else None
-    else:
-        ti = body.get("trainingInput")
-        scheduling = ti.get("scheduling") if isinstance(ti, Mapping) else None
-        field = "trainingInput.scheduling.maxRunningTime"
-        value = scheduling.get("maxRunningTime") if isinstance(scheduling, Mapping) else None
-    if not isinstance(value, str) or not DURATION.fullmatch(value) or float(value[:-1]) <= 0:
-        return None  # unset (a malformed or zero value is refused by the rules before a body is made)
-    return float(value[:-1]), field
-
-
-def strategy(body: Mapping[str, Any]) -> str | None:
-    """A Vertex job's scheduling strategy (None: STANDARD, on demand); None for ml v1 bodies."""
-    spec = job_spec(body)
-    scheduling = spec.get("scheduling") if spec is not None else None
-    return scheduling.get("strategy") if isinstance(scheduling, Mapping) else None
-
-
-def region_of(body: Mapping[str, Any], region: str | None = None) -> str | None:
-    """The job's region: given (Vertex puts it in the URL, not the body), else trainingInput.region."""
-    ti = body.get("trainingInput")
-    return region or (ti.get("region") if isinstance(ti, Mapping) else None)
-
-
-def accelerators(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> int:
-    """Accelerators the job holds at once (all pools, all replicas, all parallel trials)."""
-    return sum(p.accelerators for p in running_pools(body, pools)) * parallel_runs(body)
-
-
-def accelerator_totals(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> dict[str, int]:
-    """Accelerator type -> how many the job holds at once (all pools, replicas and parallel trials)."""
-    totals: dict[str, int] = {}
-    for pool in running_pools(body, pools):
-        if pool.accelerators:
-            kind = str(pool.held[0])
-            totals[kind] = totals.get(kind, 0) + pool.accelerators
-    runs = parallel_runs(body)
-    return {kind: n * runs for kind, n in sorted(totals.items())}
-
-
-# --- Sums ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Amount:
-    """A sum in USD (per hour, or in all for a worst case) of the parts whose price is known, and the parts whose
-    price is not, each as `N x WHAT (why)`."""
-
-    known: float = 0.0
-    unknown: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unknown
-
-    def __add__(self, other: Amount) -> Amount:
-        return Amount(self.known + other.known, self.unknown + other.unknown)
-
-    def times(self, factor: float) -> Amount:
-        return Amount(self.known * factor, self.unknown)
-
-    def text(self, per_hour: bool = True) -> str:
-        """`$12.34/h` (or `$1,234.56` in all), or `unknown ($0.87/h known; no price for ...)`."""
-        value = usd(self.known) if per_hour else usd_total(self.known)
-        if self.complete:
-            return value
-        missing = "; ".join(self.unknown)
-        return f"unknown ({value} known; no price for {missing})" if self.known else f"unknown (no price for {missing})"
-
-
-    def short(self, per_hour: bool = True) -> str:
-        """`$12.34/h`, or `unknown (at least $0.87/h)` / `unknown`: the parts without a price said elsewhere."""
-        value = usd(self.known) if per_hour else usd_total(self.known)
-        if self.complete:
-            return value
-        return f"unknown (at least {value})" if self.known else "unknown"
-
-
-def missing_text(*amounts: Amount) -> str:
-    """`; no price for 4 x NVIDIA_TESLA_K80 (why)` for the unknown parts of the amounts, each once; or ""."""
-    missing = dict.fromkeys(u for amount in amounts for u in amount.unknown)
-    return f"; no price for {'; '.join(missing)}" if missing else ""
-
-
-def usd(value: float) -> str:
-    """Per hour: `$1,234.56/h`; below a cent `$0.0042/h`."""
-    return f"${value:,.2f}/h" if value >= 0.01 or value == 0 else f"${value:.4f}/h"
-
-
-def usd_total(value: float) -> str:
-    """In all: `$1,234.56`."""
-    return f"${value:,.2f}"
-
-
-def hours_text(hours: float) -> str:
-    """`168 h`, `1.5 h`, `0.25 h`."""
-    return f"{hours:,.2f}".rstrip("0").rstrip(".") + " h"
-
-
-def _total(amounts: Iterable[Amount]) -> Amount:
-    total = Amount()
-    for amount in amounts:
-        total = total + amount
-    return total
-
-
-def _named_total(amounts: Iterable[tuple[str, Amount]]) -> Amount:
-    """A sum whose unknown parts say which job they belong to."""
-    return _total(Amount(a.known, tuple(f"{name}: {u}" for u in a.unknown)) for name, a in amounts)
 
 
 # --- Parts -----------------------------------------------------------------------------------------
@@ -342,41 +171,6 @@ def _merged(parts: Iterable[Part]) -> tuple[Part, ...]:
 
 
 @dataclass(frozen=True)
-class Timeout:
-    """The longest a job may run: the body's timeout, or the API's default when it sets none."""
-
-    seconds: float
-    field: str | None
-    """The body field that sets it (`jobSpec.scheduling.timeout`), None for the default."""
-    default_of: str = ""
-    """Whose default applies when the body sets none ("Vertex AI", "AI Platform Training")."""
-    per_trial: bool = False
-    """A Vertex tuning job's timeout holds for each trial (trialJobSpec), not for the whole job."""
-
-    @property
-    def hours(self) -> float:
-        return self.seconds / 3600
-
-    def text(self) -> str:
-        """`jobSpec.scheduling.timeout 7200s`, or `no timeout: Vertex AI's default, 7 days`."""
-        if self.field is not None:
-            return f"{self.field} {self.seconds:g}s" + (", per trial" if self.per_trial else "")
-        days = f"{self.seconds / 86400:g} days"
-        return f"no timeout set: {self.default_of}'s default, {days}" + (", per trial" if self.per_trial else "")
-
-
-def timeout(body: Mapping[str, Any]) -> Timeout:
-    """The longest a rendered job may run (timeout_of, else the API's documented default)."""
-    per_trial = "trialJobSpec" in body
-    found = timeout_of(body)
-    if found is not None:
-        return Timeout(found[0], found[1], per_trial=per_trial)
-    if job_spec(body) is not None:
-        return Timeout(catalog.DEFAULT_TIMEOUT_SECONDS, None, "Vertex AI", per_trial)
-    return Timeout(catalog.DEFAULT_MAX_RUNNING_SECONDS, None, "AI Platform Training")
-
-
-@dataclass(frozen=True)
 class Estimate:
     """The cost of one job: per hour while all of its machines run (on demand, Spot, at the rate it runs at) and
     at worst (that rate for as long as it may run)."""
@@ -396,11 +190,11 @@ class Estimate:
 
     @property
     def on_demand(self) -> Amount:
-        return _total(p.on_demand for p in self.parts)
+        return total(p.on_demand for p in self.parts)
 
     @property
     def spot(self) -> Amount:
-        return _total(p.spot for p in self.parts)
+        return total(p.spot for p in self.parts)
 
     @property
     def billing(self) -> Mapping[str, Any]:
@@ -414,7 +208,7 @@ class Estimate:
     @property
     def hourly(self) -> Amount:
         """Per hour at the rate the job runs at."""
-        return _total(p.amount(self.rate) for p in self.parts)
+        return total(p.amount(self.rate) for p in self.parts)
 
     @property
     def worst_case(self) -> Amount:
@@ -454,26 +248,21 @@ class Estimate:
                 f"{missing_text(self.on_demand, self.spot)}")
 
 
-def estimate(body: Mapping[str, Any], name: str, region: str | None = None, table: PriceTable | None = None,
-             pools: Sequence[Pool] | None = None) -> Estimate:
-    """The cost of a job (machines times replicas, accelerators, parallel trials) in its region: its `pools`
-    (load.Judged.pools; else its body's, pools_of_body) and its body (strategy, trials, timeout), from `table`
-    (default: prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
+def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Estimate:
+    """The cost of a job (machines times replicas, accelerators, parallel runs) in its region, from its facts
+    (load.Judged.facts, or translate.facts.facts_of_body for a job as the API holds it) and `table` (default:
+    prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
     table = table or prices.active_table()
-    region = region_of(body, region)
-    runs = parallel_runs(body)
     machines: list[Part] = []
     held: list[Part] = []
-    try:
-        running = running_pools(body, pools)
-    except SpecError as error:  # a job as the API holds it that its vocabulary's model does not read
-        running, machines = (), [Part("the job's machines", 1, None, f"its pools do not read: {error.problems[0]}")]
-    for pool in running:
-        found = _pool_parts(pool, region, runs, table)
+    if facts.unread is not None:  # a job as the API holds it that its vocabulary's model does not read
+        machines = [Part("the job's machines", 1, None, f"its pools do not read: {facts.unread}")]
+    for pool in facts.running:
+        found = _pool_parts(pool, facts.region, facts.parallel_runs, table)
         machines += found[0]
         held += found[1]
-    return Estimate(name, region, strategy(body), _merged(machines + held), table, timeout(body), runs,
-                    trial_count(body), ml_v1=job_spec(body) is None)
+    return Estimate(name, facts.region, facts.strategy, _merged(machines + held), table, facts.timeout,
+                    facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1)
 
 
 # --- The stack -------------------------------------------------------------------------------------
@@ -488,20 +277,20 @@ class StackEstimate:
 
     @property
     def on_demand(self) -> Amount:
-        return _named_total((e.name, e.on_demand) for e in self.jobs)
+        return named_total((e.name, e.on_demand) for e in self.jobs)
 
     @property
     def spot(self) -> Amount:
-        return _named_total((e.name, e.spot) for e in self.jobs)
+        return named_total((e.name, e.spot) for e in self.jobs)
 
     @property
     def hourly(self) -> Amount:
         """Per hour, each job at the rate it runs at."""
-        return _named_total((e.name, e.hourly) for e in self.jobs)
+        return named_total((e.name, e.hourly) for e in self.jobs)
 
     @property
     def worst_case(self) -> Amount:
-        return _named_total((e.name, e.worst_case) for e in self.jobs)
+        return named_total((e.name, e.worst_case) for e in self.jobs)
 
     def text(self) -> str:
         """`$1.23/h at the jobs' rates (on demand $2.34/h; Spot $0.98/h); worst case $1,234.56`, then the parts

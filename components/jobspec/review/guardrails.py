@@ -2,10 +2,10 @@
 
 One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
 in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
-reads a job's pools in the one form (load.Judged.pools; a body's, translate.pools.pools_of_body) and the request
-body a backend sends (components.jobspec.render.bodies.render_body), so it holds for every job vocabulary and
-backend, and returns Problems whose path names the guardrail (`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`)
-or fixed rule (`no-end-of-life-accelerators`) and whose message names the job and the value.
+reads a job's facts (translate.facts.JobFacts, load.Judged.facts: its pools in the one form, region, labels,
+strategy, timeout, parallel runs), so it holds for every job vocabulary and backend, and returns Problems whose
+path names the guardrail (`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`) or fixed rule
+(`no-end-of-life-accelerators`) and whose message names the job and the value.
 
 Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
 allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
@@ -18,8 +18,7 @@ cannot be held.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -29,26 +28,11 @@ from components.jobspec.catalog import vertex_legacy
 from components.jobspec.catalog.prices import PriceTable, PriceTableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.review.cost import (
-    SPOT_STRATEGIES,
-    Estimate,
-    StackEstimate,
-    accelerators,
-    estimate,
-    estimate_stack,
-    job_spec,
-    parallel_runs,
-    region_of,
-    running_pools,
-    strategy,
-    timeout,
-    timeout_of,
-    usd,
-    usd_total,
-)
+from components.jobspec.review.cost import SPOT_STRATEGIES, Estimate, StackEstimate, estimate, estimate_stack
+from components.jobspec.review.money import usd, usd_total
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 from components.jobspec.vocab.training_input import WireModel
 
 #: The stack config key the guardrails are declared under.
@@ -93,73 +77,52 @@ class Guardrails(WireModel):
         return cls.model_validate(dict(value or {}))
 
 
-@dataclass(frozen=True)
-class RenderedJob:
-    """One job as the guardrails see it: its name, the body its backend sends, its region and labels, and its
-    pools (load.Judged.pools; None: read from the body by the same translation)."""
-
-    name: str
-    body: Mapping[str, Any]
-    region: str | None = None
-    labels: Mapping[str, str] | None = None
-    pools: tuple[Pool, ...] | None = None
-
-
 # --- One job -------------------------------------------------------------------------------------------
 
 
-def guardrail_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None,
-                       guardrails: Guardrails | Mapping[str, Any] | None, region: str | None = None,
-                       table: PriceTable | None = None, pools: Sequence[Pool] | None = None) -> list[Problem]:
-    """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value.
-
-    `labels`: the labels the job is created with (default: the body's own `labels`); `region`: where it runs
-    (a Vertex body does not say; maxJobCostUsd prices it there); `table`: the price table (default: the active one);
-    `pools`: the job's (load.Judged.pools; default: the body's).
-    """
+def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapping[str, Any] | None,
+                       table: PriceTable | None = None) -> list[Problem]:
+    """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value: from its
+    facts (its labels as created, its region: maxJobCostUsd prices it there); `table`: the price table (default:
+    the active one)."""
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
-    pools = running_pools(body, pools)
     if rails.allowed_accelerators is not None:
-        for kind, where in _accelerator_pools(body, pools).items():
+        for kind, where in _accelerator_pools(facts).items():
             if kind not in rails.allowed_accelerators:
                 problems.append(Problem(key("allowedAccelerators"), f"job {name} uses {kind} ({where}); "
                                         f"allowed: {allowed(rails.allowed_accelerators)}"))
     if rails.max_accelerators_per_job is not None:
-        held = accelerators(body, pools)
+        held = facts.accelerators
         if held > rails.max_accelerators_per_job:
             problems.append(Problem(key("maxAcceleratorsPerJob"), f"job {name} holds {held} accelerators at once "
-                                    f"({_breakdown(body, pools)}); allowed: at most {rails.max_accelerators_per_job}"))
+                                    f"({_breakdown(facts)}); allowed: at most {rails.max_accelerators_per_job}"))
     if rails.required_labels:
-        have = labels if labels is not None else (body.get("labels") or {})
-        missing = [label for label in rails.required_labels if label not in have]
+        missing = [label for label in rails.required_labels if label not in facts.labels]
         if missing:
             problems.append(Problem(key("requiredLabels"), f"job {name} has no label {', '.join(missing)}; "
                                     f"allowed: jobs labelled {allowed(rails.required_labels)} (the job's labels "
                                     f"or the stack's gcp-training-jobs:labels)"))
-    if rails.spot_only and job_spec(body) is not None:
-        runs_as = strategy(body)
-        if runs_as not in SPOT_STRATEGIES:
-            problems.append(Problem(key("spotOnly"), f"job {name} runs as {runs_as or 'STANDARD'} (on demand); "
-                                    f"allowed: scheduling.strategy {' or '.join(SPOT_STRATEGIES)}"))
-    if rails.require_timeout and timeout_of(body) is None:
-        longest = timeout(body)
+    if rails.spot_only and not facts.ml_v1 and facts.strategy not in SPOT_STRATEGIES:
+        problems.append(Problem(key("spotOnly"), f"job {name} runs as {facts.strategy or 'STANDARD'} (on demand); "
+                                f"allowed: scheduling.strategy {' or '.join(SPOT_STRATEGIES)}"))
+    if rails.require_timeout and not facts.timeout.set:
+        longest = facts.timeout
         problems.append(Problem(key("requireTimeout"), f"job {name} sets no timeout, so it may run "
                                 f"{longest.seconds / 86400:g} days ({longest.default_of}'s default); allowed: a job "
                                 "with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
                                 "scheduling.maxRunningTime in a trainingInput"))
     if rails.max_job_cost_usd is not None:
-        problems += _job_cost_problems(body, name, region, rails.max_job_cost_usd, table, pools)
+        problems += _job_cost_problems(facts, name, rails.max_job_cost_usd, table)
     return problems
 
 
-def _job_cost_problems(body: Mapping[str, Any], name: str, region: str | None, cap: float,
-                       table: PriceTable | None, pools: Sequence[Pool]) -> list[Problem]:
+def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable | None) -> list[Problem]:
     where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
-    if region_of(body, region) is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
+    if facts.region is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
         return []
     try:
-        cost = estimate(body, name, region, table, pools)
+        cost = estimate(facts, name, table)
     except PriceTableError as error:
         return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
     worst = cost.worst_case
@@ -173,33 +136,31 @@ def _job_cost_problems(body: Mapping[str, Any], name: str, region: str | None, c
     return []
 
 
-def _accelerator_pools(body: Mapping[str, Any], pools: Sequence[Pool]) -> dict[str, str]:
+def _accelerator_pools(facts: JobFacts) -> dict[str, str]:
     """Each accelerator type the job uses -> the pools using it (`jobSpec.workerPoolSpecs[0], ...`)."""
     found: dict[str, list[str]] = {}
-    for pool in pools:
+    for pool in facts.running:
         kind = pool.held[0]
         if kind:
-            found.setdefault(kind, []).append(pool.path_in(body))
+            found.setdefault(kind, []).append(facts.pool_path(pool))
     return {kind: ", ".join(dict.fromkeys(paths)) for kind, paths in found.items()}
 
 
-def _breakdown(body: Mapping[str, Any], pools: Sequence[Pool]) -> str:
+def _breakdown(facts: JobFacts) -> str:
     """`4 NVIDIA_TESLA_T4 x 10 replicas` per pool, joined; times the parallel trials of a tuning job."""
     parts = [f"{p.held[1]} {p.held[0]} x {p.replica_count} replica{'s' if p.replica_count != 1 else ''}"
-             for p in pools if p.accelerators]
-    runs = parallel_runs(body)
+             for p in facts.running if p.accelerators]
+    runs = facts.parallel_runs
     text = " + ".join(parts) or "none"
     return f"({text}) x {runs} parallel trials" if runs > 1 else text
 
 
-def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None = None,
-                         pools: Sequence[Pool] | None = None) -> list[Problem]:
+def end_of_life_problems(facts: JobFacts, name: str, today: date | None = None) -> list[Problem]:
     """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`), judged against the
-    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date); `pools`: the job's
-    (load.Judged.pools; default: the body's)."""
+    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date)."""
     today = today or today_of_rules()
     problems: list[Problem] = []
-    for kind, where in _accelerator_pools(body, running_pools(body, pools)).items():
+    for kind, where in _accelerator_pools(facts).items():
         ended = support_ended(kind, today)
         retired = vertex_legacy.VERTEX_RETIRED_ACCELERATORS.get(kind)
         if ended is not None:
@@ -216,13 +177,13 @@ def end_of_life_problems(body: Mapping[str, Any], name: str, today: date | None 
 # --- The whole stack -----------------------------------------------------------------------------------
 
 
-def stack_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails | Mapping[str, Any] | None,
+def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                              table: PriceTable | None = None) -> list[Problem]:
-    """What the stack's jobs together break: maxAcceleratorsPerStack and maxHourlyUsd."""
+    """What the stack's jobs (name -> facts) together break: maxAcceleratorsPerStack and maxHourlyUsd."""
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
     if rails.max_accelerators_per_stack is not None:
-        held = {job.name: accelerators(job.body, job.pools) for job in jobs}
+        held = {name: facts.accelerators for name, facts in jobs.items()}
         total = sum(held.values())
         if total > rails.max_accelerators_per_stack:
             each = ", ".join(f"{name} {n}" for name, n in held.items() if n)
@@ -245,19 +206,19 @@ def stack_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails
     return problems
 
 
-def stack_estimate(jobs: Sequence[RenderedJob], table: PriceTable | None = None) -> StackEstimate:
-    """The cost of the stack's jobs, each in its region (raises PriceTableError for a broken table file)."""
-    estimates: list[Estimate] = [estimate(job.body, job.name, job.region, table, job.pools) for job in jobs]
+def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None) -> StackEstimate:
+    """The cost of the stack's jobs (name -> facts), each in its region (PriceTableError for a broken table file)."""
+    estimates: list[Estimate] = [estimate(facts, name, table) for name, facts in jobs.items()]
     return estimate_stack(estimates, table)
 
 
-def all_guardrail_problems(jobs: Sequence[RenderedJob], guardrails: Guardrails | Mapping[str, Any] | None,
+def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                            today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
     """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
     problems: list[Problem] = []
-    for job in jobs:
-        problems += guardrail_problems(job.body, job.name, job.labels, guardrails, job.region, table, job.pools)
-        problems += end_of_life_problems(job.body, job.name, today, job.pools)
+    for name, facts in jobs.items():
+        problems += guardrail_problems(facts, name, guardrails, table)
+        problems += end_of_life_problems(facts, name, today)
     return problems + stack_guardrail_problems(jobs, guardrails, table)
 
 

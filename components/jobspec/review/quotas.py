@@ -1,7 +1,7 @@
-"""What a job counts against Vertex AI's custom training quotas, read from its pools (load.Judged.pools, or a body's
-by the same translation, translate.pools.pools_of_body) and its body, and how a stack's needs compare with the
-limits and with what live jobs already hold. Pure: the limits and the live jobs are read by
-components.backends.quotas.
+"""What a job counts against Vertex AI's custom training quotas, read from its facts (load.Judged.facts, or
+translate.facts.facts_of_body for a job as the API holds it: its pools, strategy and parallel runs), and how a
+stack's needs compare with the limits and with what live jobs already hold. Pure: the limits and the live
+jobs are read by components.backends.quotas.
 
 A pool needs, per replica, its accelerators (against the accelerator's metric) and, on N1 and E2 machines, its
 vCPUs (against custom_model_training_cpus); a job on SPOT or FLEX_START counts against the preemptible twins; a
@@ -10,14 +10,11 @@ tuning job times its parallel trials. What no source names a metric for is liste
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from components.jobspec.catalog import quotas as table
-from components.jobspec.core.errors import SpecError
-from components.jobspec.review.cost import parallel_runs, running_pools, strategy
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 
 
 @dataclass(frozen=True)
@@ -31,10 +28,10 @@ class Needs:
         return bool(self.units)
 
 
-def needs_of(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> Needs:
+def needs_of(facts: JobFacts) -> Needs:
     """The quota a Vertex AI job (CustomJob, HyperparameterTuningJob: its parallel trials) counts against: its
-    `pools` (load.Judged.pools; default: its body's) and its body's strategy and trials."""
-    preemptible = strategy(body) in table.PREEMPTIBLE_STRATEGIES
+    pools, its strategy and its parallel runs."""
+    preemptible = facts.strategy in table.PREEMPTIBLE_STRATEGIES
     units: dict[str, int] = {}
     unchecked: list[str] = []
 
@@ -42,11 +39,9 @@ def needs_of(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> Ne
         metric = table.preemptible(metric) if preemptible else metric
         units[metric] = units.get(metric, 0) + count
 
-    try:
-        running = running_pools(body, pools)
-    except SpecError as error:  # a live job as the API holds it that its vocabulary's model does not read
-        running, unchecked = (), [f"the job's pools (they do not read: {error.problems[0]})"]
-    for pool in running:
+    if facts.unread is not None:  # a live job as the API holds it that its vocabulary's model does not read
+        unchecked.append(f"the job's pools (they do not read: {facts.unread})")
+    for pool in facts.running:
         if pool.accelerators:
             kind = pool.held[0]
             metric = table.ACCELERATOR_METRICS.get(str(kind))
@@ -62,7 +57,7 @@ def needs_of(body: Mapping[str, Any], pools: Sequence[Pool] | None = None) -> Ne
             unchecked.append(f"the vCPUs of {machine} (no quota metric known for its family)")
         elif machine.split("-", 1)[0] in table.CPU_METRIC_FAMILIES:
             unchecked.append(f"the vCPUs of {machine} (a shared-core or custom type: its vCPUs are unknown)")
-    runs = parallel_runs(body)
+    runs = facts.parallel_runs
     return Needs({m: n * runs for m, n in sorted(units.items())}, tuple(dict.fromkeys(unchecked)))
 
 

@@ -2,8 +2,8 @@
 
 The job is read as the API holds it (a Vertex AI `CustomJob` or `HyperparameterTuningJob`, an ml v1 `Job`): its
 body carries the machines, accelerators and scheduling strategy it was created with (after any fallback, the ones
-it really got), so `cost.estimate` prices its pools, read from that body by the same translation as a job's own
-(translate.pools.pools_of_body: its CustomJobSpec or trainingInput parsed by its vocabulary's model), from the
+it really got), so `cost.estimate` prices its facts, read from that body by the same translation as a job's own
+(translate.facts.facts_of_body: its CustomJobSpec or trainingInput parsed by its vocabulary's model), from the
 active price table, at the rate its strategy is billed at (SPOT at Spot rates; FLEX_START at the on-demand rate,
 an upper bound).
 
@@ -19,14 +19,15 @@ before RUNNING is not counted, and whatever Google does not bill (its own failur
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from components.jobspec.catalog.prices import PriceTable
-from components.jobspec.review.cost import Amount, Estimate, estimate
-from components.jobspec.translate.pools import Pool
+from components.jobspec.review.cost import Estimate, estimate
+from components.jobspec.review.money import Amount
+from components.jobspec.translate.facts import JobFacts
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -76,9 +77,9 @@ class RunCost:
         return amount.known if amount.complete else None
 
 
-def run_cost(job: Mapping[str, Any], name: str, region: str | None, now: datetime, since: datetime | None = None,
-             table: PriceTable | None = None, pools: Sequence[Pool] | None = None) -> RunCost:
-    """The cost so far of a job as the API answers it (`region`: where it runs, for Vertex AI whose body does not
-    say), from `table` (default: the active table; prices.PriceTableError for a broken table file); `pools`: its
-    pools when the caller read them already (translate.pools.pools_of_body)."""
-    return RunCost(estimate(job, name, region, table, pools), run_seconds(job, now, since))
+def run_cost(job: Mapping[str, Any], facts: JobFacts, name: str, now: datetime, since: datetime | None = None,
+             table: PriceTable | None = None) -> RunCost:
+    """The cost so far of a job as the API answers it (`job`: its startTime and endTime) with its facts (read from
+    that answer, translate.facts.facts_of_body, in the region it runs in), from `table` (default: the active table;
+    prices.PriceTableError for a broken table file)."""
+    return RunCost(estimate(facts, name, table), run_seconds(job, now, since))

@@ -44,7 +44,7 @@ from components.jobspec.rules.vertex_pools import (
     rule_tpus,
 )
 from components.jobspec.rules.vertex_spec import rule_pool_code, rule_scheduling, rule_spec_names
-from components.jobspec.translate.pools import Pool, spec_pools, training_input_pools
+from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job
 
@@ -68,7 +68,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-#: AI Platform Training's hardware limits (the seeds' GPU table, zones, TPU regions and runtimes): on backend
+#: AI Platform Training's hardware limits (its GPU guide's table, zones, TPU regions and runtimes): on backend
 #: vertex a trainingInput is judged by POOL_RULES instead, on its translation.
 AI_PLATFORM_ONLY: frozenset[Rule] = frozenset({rule_accelerators, rule_gpu_regions, rule_tpu})
 
@@ -90,21 +90,16 @@ POOL_RULES: tuple[PoolRule, ...] = (
 SPEC_RULES: tuple[SpecRule, ...] = (rule_scheduling, rule_spec_names, rule_pool_code)
 
 
-def check_job(job: Job, opts: Options | None = None, pools: Sequence[Pool] | None = None,
-              untranslated: Sequence[Problem] = ()) -> list[Problem]:
+def check_job(job: Job, opts: Options, pools: Sequence[Pool], untranslated: Sequence[Problem] = ()) -> list[Problem]:
     """Every problem of a parsed job, in a stable order, without duplicates (on backend vertex, with Vertex
-    AI's limits on the job's translation instead of AI Platform's). `pools` is the job's translation
-    (translate.pools.training_input_pools) and `untranslated` what did not translate; without them the job is
-    translated here."""
-    opts = opts or Options()
+    AI's limits on the job's translation instead of AI Platform's). On vertex `pools` is the job's translation
+    (translate.training_input.training_input_pools) and `untranslated` what did not translate (load translates it
+    once); AI Platform's limits judge the model itself."""
     problems: list[Problem] = []
     for rule in RULES:
         if not (opts.vertex and rule in AI_PLATFORM_ONLY):
             problems.extend(rule(job, opts))
     if opts.vertex:
-        if pools is None:
-            found: list[Problem] = []
-            pools, untranslated = training_input_pools(job.training_input, found), found
         problems.extend(judge_translation(job, pools, untranslated, opts))
     return collapse_repeated(problems)
 
@@ -130,28 +125,26 @@ def judge_translation(job: Job, pools: Sequence[Pool], untranslated: Sequence[Pr
     return list(dict.fromkeys(problems))
 
 
-def check_custom_job(job: VertexJob, opts: Options | None = None, *, region_at: str = "region",
-                     pools: Sequence[Pool] | None = None) -> list[Problem]:
+def check_custom_job(job: VertexJob, opts: Options, *, region_at: str = "region",
+                     pools: Sequence[Pool]) -> list[Problem]:
     """Every problem of a CustomJobSpec (and its region and labels), in a stable order, without duplicates.
-    `pools`: its pools as read (translate.pools.spec_pools), read here when not given."""
-    opts = opts or Options()
+    `pools`: its pools as read once (translate.pools.spec_pools)."""
     problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
     for spec_rule in SPEC_RULES:
         problems.extend(spec_rule(job, opts))
     sched = job.spec.scheduling
     setting = Setting(job.region, region_at, today(opts), strategy=sched.strategy if sched else None,
                       persistent_resource=job.spec.persistent_resource_id is not None)
-    problems.extend(judge_pools(spec_pools(job) if pools is None else pools, setting))
+    problems.extend(judge_pools(pools, setting))
     return collapse_repeated(problems)
 
 
-def check_tuning_job(job: TuningJob, opts: Options | None = None, *, region_at: str = "region",
-                     pools: Sequence[Pool] | None = None) -> list[Problem]:
+def check_tuning_job(job: TuningJob, opts: Options, *, region_at: str = "region",
+                     pools: Sequence[Pool]) -> list[Problem]:
     """Every problem of a tuning config (and its region and labels): the study, the trial counts, and the trials'
     CustomJobSpec by the CustomJobSpec rules (its problems named under trialJobSpec), without duplicates."""
     from components.jobspec.rules.vertex_tuning import TUNING_RULES  # only a tuning config imports its models
 
-    opts = opts or Options()
     problems: list[Problem] = list(rule_labels(cast(Any, job), opts))
     for rule in TUNING_RULES:
         problems.extend(rule(job, opts))

@@ -1,6 +1,7 @@
 """Rules on accelerators: GPU types and counts per machine type, GPU zones of the region, TPU jobs.
 
-Sources: seed 001 (GPUs), seed 000 (TPUs), judged against the catalog.
+Sources: the AI Platform Training GPU guide (GPUs) and TPU guide (TPUs), as the catalog holds them
+(catalog.ai_platform_pages).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from components.jobspec.vocab.training_input import AcceleratorConfig, Job
 
 
 def rule_accelerators(job: Job, opts: Options) -> Iterator[Problem]:
-    """GPU type and count valid for the machine type (seed 001's table); none on legacy types."""
+    """GPU type and count valid for the machine type (the GPU guide's table); none on legacy types."""
     ti = job.training_input
     if scale_tier(ti) != "CUSTOM":
         return
@@ -61,7 +62,7 @@ def _accelerator_problems(path: str, mt: str, acc: AcceleratorConfig) -> Iterato
 
 
 def rule_gpu_regions(job: Job, opts: Options) -> Iterator[Problem]:
-    """Each GPU type offered in the region, and all of them in one zone of it (seed 001)."""
+    """Each GPU type offered in the region, and all of them in one zone of it (the GPU guide)."""
     ti = job.training_input
     region = ti.region
     if region is None or region not in catalog.TRAINING_REGIONS:
@@ -90,7 +91,7 @@ def rule_gpu_regions(job: Job, opts: Options) -> Iterator[Problem]:
 
 
 def rule_tpu(job: Job, opts: Options) -> Iterator[Problem]:
-    """Seed 000: TPU region, runtime version, one cloud_tpu worker, no parameter servers, 8 cores."""
+    """The TPU guide: TPU region, runtime version, one cloud_tpu worker, no parameter servers, 8 cores."""
     ti = job.training_input
     if not uses_tpu(ti):
         return

@@ -8,7 +8,6 @@ from typing import Any
 from components.jobspec.catalog.credentials import INSTEAD, credential_in, masked
 from components.jobspec.core.names import (
     DURATION,
-    GCS_URI,
     JOB_ID,
     KMS_KEY,
     LABEL_KEY,
@@ -17,6 +16,7 @@ from components.jobspec.core.names import (
     NETWORK,
     SERVICE_ACCOUNT,
     SYSTEM_LABELS,
+    gcs_uri_problem,
 )
 from components.jobspec.core.problems import CredentialWarning, Problem
 from components.jobspec.rules.tasks import TI, Options, tasks
@@ -76,11 +76,10 @@ def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:
     """gs:// where URIs are expected; well-formed network, service account, KMS key and durations."""
     ti = job.training_input
     for i, uri in enumerate(ti.package_uris or []):
-        if not GCS_URI.fullmatch(uri):
-            yield Problem(f"{TI}.packageUris[{i}]", f"{uri!r} is not a Cloud Storage URI; allowed: "
-                          "gs://BUCKET/PATH")
-    if ti.job_dir is not None and not GCS_URI.fullmatch(ti.job_dir):
-        yield Problem(f"{TI}.jobDir", f"{ti.job_dir!r} is not a Cloud Storage URI; allowed: gs://BUCKET/PATH")
+        if (problem := gcs_uri_problem(uri, needs_object=True)) is not None:
+            yield Problem(f"{TI}.packageUris[{i}]", problem)
+    if ti.job_dir is not None and (problem := gcs_uri_problem(ti.job_dir)) is not None:
+        yield Problem(f"{TI}.jobDir", problem)
     if ti.network is not None and not NETWORK.fullmatch(ti.network):
         yield Problem(f"{TI}.network", f"{ti.network!r}; allowed: projects/PROJECT/global/networks/NAME")
     if ti.service_account is not None and not SERVICE_ACCOUNT.fullmatch(ti.service_account):

@@ -45,8 +45,6 @@ ALGORITHMS = ("ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH")
 PARAMETER_TYPES = ("DOUBLE", "INTEGER", "CATEGORICAL", "DISCRETE")
 SCALE_TYPES = ("NONE", "UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE")
 LOG_SCALES = ("UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE")
-#: Types a GRID_SEARCH may search (the algorithm's enum description).
-GRID_TYPES = ("INTEGER", "CATEGORICAL", "DISCRETE")
 MAX_DISCRETE_VALUES = 1000
 INT32_MAX = 2**31 - 1
 #: The tag ml v1 uses when hyperparameterMetricTag is unset (HyperparameterSpec.hyperparameterMetricTag).

@@ -18,7 +18,6 @@ from components.jobspec.rules.vertex_hardware import Setting
 from components.jobspec.translate.pools import Pool
 
 _RESERVATION_VALUE = re.compile(catalog.RESERVATION_VALUE_PATTERN)
-_CODE = ("containerSpec", "pythonPackageSpec")
 
 
 def rule_pool_structure(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:

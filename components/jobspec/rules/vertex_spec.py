@@ -16,11 +16,11 @@ from components.jobspec.core.names import (
     DURATION,
     ENV_VAR_NAME,
     EXPERIMENT,
-    GCS_URI,
     NETWORK,
     PERSISTENT_RESOURCE_ID,
     SERVICE_ACCOUNT,
     TENSORBOARD,
+    gcs_uri_problem,
 )
 from components.jobspec.core.problems import Problem, allowed, suggestion
 from components.jobspec.io.vocabulary import pool_path
@@ -90,8 +90,8 @@ def rule_spec_names(job: VertexJob, opts: Options) -> Iterator[Problem]:
     if out is not None:
         if out.output_uri_prefix is None:
             yield Problem("baseOutputDirectory.outputUriPrefix", "required; allowed: gs://BUCKET/PATH")
-        yield from _format("baseOutputDirectory.outputUriPrefix", out.output_uri_prefix, GCS_URI,
-                           "gs://BUCKET/PATH")
+        if out.output_uri_prefix is not None and (problem := gcs_uri_problem(out.output_uri_prefix)) is not None:
+            yield Problem("baseOutputDirectory.outputUriPrefix", problem)
     yield from _format("persistentResourceId", spec.persistent_resource_id, PERSISTENT_RESOURCE_ID,
                        "the persistent resource's id: 1 to 63 lowercase letters, digits and -, starting with a "
                        "letter (not its full name)")
@@ -134,9 +134,8 @@ def rule_pool_code(job: VertexJob, opts: Options) -> Iterator[Problem]:
             if len(uris) > MAX_PACKAGE_URIS:
                 yield Problem(f"{at}.packageUris", f"{len(uris)} URIs; allowed: at most {MAX_PACKAGE_URIS}")
             for i, uri in enumerate(uris):
-                if not GCS_URI.fullmatch(uri):
-                    yield Problem(f"{at}.packageUris[{i}]", f"{uri!r} is not a Cloud Storage URI; allowed: "
-                                  "gs://BUCKET/PATH")
+                if (problem := gcs_uri_problem(uri, needs_object=True)) is not None:
+                    yield Problem(f"{at}.packageUris[{i}]", problem)
             yield from _env(f"{at}.env", py.env)
         if box is not None:
             at = f"{base}.containerSpec"

@@ -3,33 +3,30 @@
 A `Pool` is one Vertex AI worker pool: its machine, accelerators, replicas, TPU topology, reservation, disk
 and code, each value with the path the user wrote it at (`workerPoolSpecs[1].machineSpec.acceleratorCount`,
 or `trainingInput.workerConfig.acceleratorConfig.count`; a GPU built into a legacy type is named at the
-type, a tier's at `trainingInput.scaleTier`). A CustomJobSpec's pools are read as written; a trainingInput is
-translated as Vertex AI would run it (pool 0 the master, then workers, parameter servers and evaluators; legacy
-types as their Compute Engine equivalents; a runtime version as its prebuilt TensorFlow container; a master
-beside its Cloud TPU as the one cloud-tpu pool, running the master's code), and what has no translation is a
-Problem naming the field. What translates but changes the job (the master a TPU job leaves out) is a warning,
-a Problem of the same form that does not stop the job.
+type, a tier's at `trainingInput.scaleTier`). A CustomJobSpec's pools are read as written (`spec_pools`); a
+trainingInput's machines as AI Platform ran them (`ml_pools`, from `written_machine`, the one reading of a role's
+machine), or translated as Vertex AI would run them (translate.training_input). `machine_text` is the one wording of
+a machine and its accelerators.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from components.jobspec import catalog
-from components.jobspec.core.names import TRAINING_INPUT
-from components.jobspec.core.problems import Problem, allowed
-from components.jobspec.io.vocabulary import pool_path
+from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
+from components.jobspec.io.vocabulary import TRIAL, pool_path
 from components.jobspec.vocab.jobs import VertexJob
-from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput, parse_job
+from components.jobspec.vocab.training_input import ReplicaConfig, TrainingInput
 
 if TYPE_CHECKING:
     from components.jobspec.vocab.custom_job import ReservationAffinity
 
 TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
 #: Where a Vertex AI body holds its CustomJobSpec: a CustomJob's jobSpec, a HyperparameterTuningJob's trials'.
-VERTEX_SPEC_KEYS = ("jobSpec", "trialJobSpec")
+VERTEX_SPEC_KEYS = (JOB_SPEC, TRIAL)
 
 
 def scale_tier(ti: TrainingInput) -> str:
@@ -40,6 +37,18 @@ def scale_tier(ti: TrainingInput) -> str:
 #: Image kinds: an executorImageUri (must be prebuilt), a custom container (judged only if it is a prebuilt
 #: image), the prebuilt container a trainingInput's runtime version translates to.
 EXECUTOR, CONTAINER, RUNTIME = "executor", "container", "runtime"
+
+
+def machine_text(machine_type: str | None, accelerator_type: str | None, count: int | None,
+                 replicas: int | None = None) -> str:
+    """The one wording of a machine and its accelerators: `n1-standard-8 + 2 NVIDIA_TESLA_T4` (`?` for a count
+    not given; `(no machine type)` for none), with its replicas when given: `n1-standard-8 x3 + 2 NVIDIA_TESLA_T4`."""
+    text = machine_type or "(no machine type)"
+    if replicas is not None:
+        text += f" x{replicas}"
+    if accelerator_type:
+        text += f" + {count if count is not None else '?'} {accelerator_type}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -74,11 +83,7 @@ class Pool:
     @property
     def machine(self) -> str:
         """machineType, and accelerators as given, for messages: "n1-standard-8 + 2 NVIDIA_TESLA_T4"."""
-        text = self.machine_type or "(no machine type)"
-        if self.accelerator_type:
-            text += f" + {self.accelerator_count if self.accelerator_count is not None else '?'} " \
-                    f"{self.accelerator_type}"
-        return text
+        return machine_text(self.machine_type, self.accelerator_type, self.accelerator_count)
 
     @property
     def implied_accelerator(self) -> str | None:
@@ -187,40 +192,8 @@ def spec_pools(job: VertexJob) -> list[Pool]:
 # --- trainingInput, translated -----------------------------------------------------------------------------
 
 
-def _host(ti: TrainingInput) -> str:
-    return catalog.VERTEX_CONTAINER_HOSTS.get((ti.region or "us").split("-")[0], "us-docker.pkg.dev")
-
-
-def _runtime_image(ti: TrainingInput, gpu: bool, problems: list[Problem]) -> str | None:
-    """The prebuilt TensorFlow container of the job's runtime version (catalog.VERTEX_TF_CONTAINERS)."""
-    runtime = ti.runtime_version or catalog.VERTEX_DEFAULT_RUNTIME
-    tag = catalog.VERTEX_TF_CONTAINERS.get(runtime)
-    if tag is None:
-        problems.append(Problem(f"{TI}.runtimeVersion", f"{runtime}: Vertex AI has no prebuilt "
-                                f"training container for this runtime; allowed: "
-                                f"{allowed(catalog.VERTEX_TF_CONTAINERS)}, or a custom container in "
-                                "masterConfig.imageUri"))
-        return None
-    if ti.python_version not in (None, catalog.VERTEX_CONTAINER_PYTHON):
-        problems.append(Problem(f"{TI}.pythonVersion", f"{ti.python_version}: Vertex AI's prebuilt containers "
-                                f"for runtime {runtime} run Python {catalog.VERTEX_CONTAINER_PYTHON}; allowed: "
-                                f"{catalog.VERTEX_CONTAINER_PYTHON}"))
-        return None
-    return f"{_host(ti)}/vertex-ai/training/tf-{'gpu' if gpu else 'cpu'}.{tag}:latest"
-
-
-def _tpu_image(ti: TrainingInput, problems: list[Problem]) -> str | None:
-    if ti.runtime_version is None:
-        return f"{_host(ti)}/vertex-ai/training/{catalog.VERTEX_DEFAULT_TPU_IMAGE}:latest"
-    problems.append(Problem(f"{TI}.runtimeVersion", f"{ti.runtime_version}: Vertex AI has no prebuilt TPU "
-                            "container for AI Platform runtimes (its TPU images start at TensorFlow 2.12); allowed: "
-                            "a custom container in masterConfig.imageUri, no runtimeVersion (tf-tpu.2-12), or "
-                            "backend ai-platform"))
-    return None
-
-
 @dataclass(frozen=True)
-class _Machine:
+class RoleMachine:
     machine_type: str | None  # None: the service chooses (STANDARD_1, PREMIUM_1)
     accelerator_type: str | None
     accelerator_count: int | None
@@ -232,7 +205,7 @@ class _Machine:
     note: str = ""
 
 
-def _written(role: str, ti: TrainingInput) -> _Machine | None:
+def written_machine(role: str, ti: TrainingInput) -> RoleMachine | None:
     """The machine of one role as AI Platform Training runs it, by the names it was written with (a legacy type
     with its built-in GPUs, a Cloud TPU worker with its cores); None where the role has no replicas. The one
     reading of what a scale tier runs (catalog.TIER_MACHINES)."""
@@ -241,14 +214,14 @@ def _written(role: str, ti: TrainingInput) -> _Machine | None:
         where = f"{TI}.scaleTier"
         shape = catalog.TIER_MACHINES.get(tier)
         if shape is None:  # STANDARD_1, PREMIUM_1: no documented composition
-            return _Machine(None, None, None, 1, where, where, where, where,
+            return RoleMachine(None, None, None, 1, where, where, where, where,
                             f"{tier} tier: machines chosen by the service") if role == "master" else None
         for tier_role, tier_type, accelerators in shape:
             if tier_role == role:
                 if tier_type == catalog.CLOUD_TPU:
                     accelerators = accelerators or (catalog.TPU_V2, catalog.TPU_CORES)
                 kind, count = accelerators or (None, None)
-                return _Machine(tier_type, kind, count, 1, where, where, where, where, f"{tier} tier")
+                return RoleMachine(tier_type, kind, count, 1, where, where, where, where, f"{tier} tier")
         return None
     config = ti.role_config(role)
     mt, count = ti.role_type(role), ti.role_count(role) or 0
@@ -261,44 +234,13 @@ def _written(role: str, ti: TrainingInput) -> _Machine | None:
     if mt == catalog.CLOUD_TPU:
         kind = acc.type if acc and acc.type else catalog.TPU_V2
         cores = acc.count if acc and acc.count is not None else catalog.TPU_CORES
-        return _Machine(mt, kind, cores, count, where, f"{acc_path}.type" if acc and acc.type else where,
+        return RoleMachine(mt, kind, cores, count, where, f"{acc_path}.type" if acc and acc.type else where,
                         f"{acc_path}.count" if acc and acc.count is not None else where, replicas_at)
     builtin = catalog.LEGACY_GPUS.get(mt)
     if builtin:
-        return _Machine(mt, builtin[0], builtin[1], count, where, where, where, replicas_at, "built in")
-    return _Machine(mt, acc.type if acc else None, acc.count if acc else None, count, where, f"{acc_path}.type",
+        return RoleMachine(mt, builtin[0], builtin[1], count, where, where, where, replicas_at, "built in")
+    return RoleMachine(mt, acc.type if acc else None, acc.count if acc else None, count, where, f"{acc_path}.type",
                     f"{acc_path}.count", replicas_at)
-
-
-def _legacy(m: _Machine, problems: list[Problem]) -> _Machine | None:
-    """A legacy type as the Compute Engine machine it ran on, with its built-in GPUs."""
-    mt = str(m.machine_type)
-    base = catalog.legacy_equivalent(mt)
-    if base is None:
-        problems.append(Problem(m.where, f"legacy machine type {mt} has no documented Compute Engine equivalent "
-                                "on Vertex AI; allowed: a Compute Engine type such as n1-highcpu-16"))
-        return None
-    builtin = catalog.LEGACY_GPUS.get(mt)
-    return replace(m, machine_type=base, accelerator_type=builtin[0] if builtin else None,
-                   accelerator_count=builtin[1] if builtin else None, accelerator_at=m.where, count_at=m.where)
-
-
-def _machine(role: str, ti: TrainingInput, problems: list[Problem]) -> _Machine | None:
-    """The machine of one role, translated; None where the role has no replicas or cannot translate."""
-    m = _written(role, ti)
-    if m is None:
-        return None
-    tier = scale_tier(ti)
-    if m.machine_type is None:
-        problems.append(Problem(m.where, f"{tier} has no documented machine composition, so it has no Vertex AI "
-                                "equivalent; allowed on Vertex: BASIC, BASIC_TPU (with a custom container) or "
-                                "CUSTOM with explicit types"))
-        return None
-    if m.machine_type == catalog.CLOUD_TPU:
-        return replace(m, machine_type=catalog.CLOUD_TPU_MACHINE)
-    if tier != "CUSTOM" or m.machine_type in catalog.LEGACY_GPUS:
-        return _legacy(m, problems)
-    return m
 
 
 def ml_pools(ti: TrainingInput) -> list[Pool]:
@@ -307,7 +249,7 @@ def ml_pools(ti: TrainingInput) -> list[Pool]:
     machines the service chooses). What cost, quotas, guardrails and the plan read of an ml v1 job."""
     pools: list[Pool] = []
     for role in catalog.ROLES:
-        m = _written(role, ti)
+        m = written_machine(role, ti)
         if m is None:
             continue
         pools.append(Pool(
@@ -319,114 +261,3 @@ def ml_pools(ti: TrainingInput) -> list[Pool]:
             chosen_by_service=m.machine_type is None, custom_container_field="masterConfig.imageUri",
         ))
     return pools
-
-
-def _master_beside_tpu(ti: TrainingInput) -> tuple[str, str] | None:
-    """(where, what) of the master of a job whose only other task is its Cloud TPU worker: BASIC_TPU (a `standard`
-    master beside a Cloud TPU, catalog.TIER_MACHINES), or CUSTOM with cloud_tpu workers and no parameter server or
-    evaluator (seed 000's two shapes). On Vertex AI the TPU VM runs the code itself, so that master is not used."""
-    machines = {role: m for role in catalog.ROLES if (m := _written(role, ti)) is not None}
-    master, worker = machines.get("master"), machines.get("worker")
-    if set(machines) != {"master", "worker"} or worker is None or worker.machine_type != catalog.CLOUD_TPU \
-            or master is None or master.machine_type in (catalog.CLOUD_TPU, None):
-        return None
-    tier = scale_tier(ti)
-    if tier != "CUSTOM":
-        return f"{TI}.scaleTier", f"{tier}'s {master.machine_type} master"
-    acc = ti.master_config.accelerator_config if ti.master_config else None
-    gpus = f" with {acc.count if acc.count is not None else '?'} {acc.type}" if acc and acc.type else ""
-    return f"{TI}.masterType", f"the master {master.machine_type}{gpus}"
-
-
-def _tpu_alone(ti: TrainingInput, problems: list[Problem],
-               warnings: list[Problem] | None) -> list[tuple[str, _Machine | None]] | None:
-    """A master beside its Cloud TPU as Vertex AI runs it: the one cloud-tpu pool, in the master's place and
-    with the master's code (its container, command, args and disk: what ran the training on AI Platform), and a
-    warning naming the master left out. None for any other job."""
-    unused = _master_beside_tpu(ti)
-    if unused is None:
-        return None
-    tpu = _machine("worker", ti, problems)
-    if tpu is None:
-        return None
-    worker = ti.role_config("worker")
-    if worker and worker.tpu_tf_version:
-        problems.append(Problem(f"{TI}.workerConfig.tpuTfVersion", "has no Vertex AI equivalent (TPU VM images "
-                                "carry their own TensorFlow); allowed: unset"))
-    if warnings is not None:
-        where, master = unused
-        warnings.append(Problem(where, f"{master} is not used on Vertex AI: there the TPU VM runs the code itself, "
-                                f"so the job is one {catalog.CLOUD_TPU_MACHINE} pool ({tpu.accelerator_count} "
-                                f"{tpu.accelerator_type} cores) running the master's code; AI Platform Training ran "
-                                "that master beside the TPU"))
-    return [("master", tpu)]
-
-
-def training_input_pools(ti: TrainingInput, problems: list[Problem],
-                         warnings: list[Problem] | None = None) -> list[Pool]:
-    """The Vertex AI pools of a trainingInput (an empty pool where a later role follows), appending to
-    `problems` what has no Vertex AI translation and to `warnings` what the translation leaves out."""
-    machines = _tpu_alone(ti, problems, warnings) or [(role, _machine(role, ti, problems)) for role in catalog.ROLES]
-    last = max((i for i, (_, m) in enumerate(machines) if m is not None), default=-1)
-    master_image = ti.master_config.image_uri if ti.master_config else None
-    pools: list[Pool] = []
-    for index, (role, m) in enumerate(machines[: last + 1]):
-        if m is None:
-            pools.append(Pool(index, f"{TI}.{role}Type", empty=True, role=role))
-            continue
-        config = ti.role_config(role)
-        image = (config.image_uri if config else None) or master_image or _tpu_worker_image(ti, m)
-        if config and config.tpu_tf_version:
-            problems.append(Problem(f"{TI}.{role}Config.tpuTfVersion", "has no Vertex AI equivalent (TPU VM "
-                                    "images carry their own TensorFlow); allowed: unset"))
-        images: tuple[tuple[str, str, str], ...] = ()
-        if image:
-            at = (f"{TI}.{role}Config.imageUri" if config and config.image_uri else
-                  f"{TI}.masterConfig.imageUri" if master_image else f"{TI}.workerConfig.imageUri")
-            images = ((at, image, CONTAINER),)
-        else:
-            prebuilt = (_tpu_image(ti, problems) if m.machine_type == catalog.CLOUD_TPU_MACHINE
-                        else _runtime_image(ti, bool(m.accelerator_type), problems))
-            if prebuilt:
-                images = ((f"{TI}.runtimeVersion", prebuilt, RUNTIME),)
-        disk = config.disk_config if config else None
-        disk_at = f"{TI}.{role}Config.diskConfig"
-        count_at = m.replicas_at
-        pools.append(Pool(
-            index, m.where,
-            machine_type=m.machine_type, accelerator_type=m.accelerator_type, accelerator_count=m.accelerator_count,
-            replicas=m.replicas,
-            disk_type=disk.boot_disk_type if disk else None, disk_size_gb=disk.boot_disk_size_gb if disk else None,
-            code=("containerSpec",) if image else ("pythonPackageSpec",),
-            images=images,
-            paths={"machineType": m.where, "acceleratorType": m.accelerator_at, "acceleratorCount": m.count_at,
-                   "replicaCount": count_at, "bootDiskType": f"{disk_at}.bootDiskType",
-                   "bootDiskSizeGb": f"{disk_at}.bootDiskSizeGb"},
-            role=role, config=config, custom_container_field="masterConfig.imageUri",
-        ))
-    return pools
-
-
-def _tpu_worker_image(ti: TrainingInput, m: _Machine) -> str | None:
-    """A Cloud TPU worker's own container, for the one cloud-tpu pool of a job whose master gives none."""
-    worker = ti.role_config("worker")
-    return worker.image_uri if m.machine_type == catalog.CLOUD_TPU_MACHINE and worker else None
-
-
-# --- A body, as rendered or as the API holds it ------------------------------------------------------------
-
-
-def pools_of_body(body: Mapping[str, Any]) -> list[Pool]:
-    """The pools of a request body, or of a job as the API holds it, by the same reading as a job's own: a Vertex
-    AI body's CustomJobSpec (a CustomJob's jobSpec, a tuning job's trialJobSpec) parsed by its model and read as
-    written (spec_pools); an ml v1 body's trainingInput parsed and read as AI Platform runs it (ml_pools). A
-    body that does not parse is a SpecError."""
-    for key in VERTEX_SPEC_KEYS:
-        spec = body.get(key)
-        if isinstance(spec, Mapping):
-            from components.jobspec.vocab.custom_job import parse_custom_job_spec  # Vertex's models, for its bodies
-
-            parsed, single = parse_custom_job_spec(dict(spec))
-            return spec_pools(VertexJob(parsed, single_pool=single))
-    ti = body.get(TRAINING_INPUT)
-    return ml_pools(parse_job({TRAINING_INPUT: dict(ti)}).training_input) if isinstance(ti, Mapping) else []

@@ -46,6 +46,11 @@ def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: An
     return {RESOURCE_LABEL: _digest(identity), SPEC_LABEL: _digest(json.dumps(spec, sort_keys=True))}
 
 
+def identity_of(organization: str | None, project: str | None, stack: str | None, name: str) -> str:
+    """A resource's identity, the one spelling of it: `organization/project/stack/name` (a part unknown: empty)."""
+    return "/".join(str(part or "") for part in (organization, project, stack, name))
+
+
 def resource_label(identity: str) -> dict[str, str]:
     """The `pulumi-resource` label of a resource identity (organization/project/stack/name), as identity_labels."""
     return {RESOURCE_LABEL: _digest(identity)}

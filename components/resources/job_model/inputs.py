@@ -40,12 +40,15 @@ from components.jobspec.core.names import (
     MAX_RETRIES,
     TRAINING_INPUT,
 )
+from components.jobspec.core.problems import Problem
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.load import Judged, enclosed_spec, within_spec
 from components.jobspec.render.bodies import AnyJob
+from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
 from components.jobspec.vocab.jobs import VertexJob
-from components.jobspec.vocab.training_input import Job, job_body, parse_job
+from components.jobspec.vocab.training_input import job_body, parse_job
+from components.resources.job_model.protection import guardrails_of, protect_of
 
 
 def is_custom(job: Any) -> bool:
@@ -82,13 +85,6 @@ def judge_wire(job: Any, *, backend: str | None = None, today: date | None = Non
     parses, translates and renders only (a job judged by `check` before its create). A job that does not parse
     is a SpecError."""
     return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=judge)
-
-
-def load_wire(job: Any, *, backend: str | None = None, today: date | None = None) -> AnyJob:
-    """The judged job's model (judge_wire), or SpecError with every problem."""
-    job_model = judge_wire(job, backend=backend, today=today).checked().job
-    assert isinstance(job_model, Job | VertexJob)
-    return job_model
 
 
 def wire_of(job: AnyJob) -> dict[str, Any]:
@@ -165,6 +161,17 @@ def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
 
 
 # --- The other inputs ---------------------------------------------------------------------------------------
+
+
+def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
+    """The `stackQuota` input ({"needs": {region: {metric: units}}}): what all the stack's jobs need, as written."""
+    given = value.get("needs") if isinstance(value, Mapping) else None
+    found: dict[str, dict[str, int]] = {}
+    for region, needs in (given.items() if isinstance(given, Mapping) else ()):
+        if isinstance(region, str) and isinstance(needs, Mapping):
+            found[region] = {str(k): int(v) for k, v in needs.items()
+                             if isinstance(v, int | float) and not isinstance(v, bool)}
+    return found
 
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
 
@@ -265,10 +272,25 @@ class Inputs:
     retries: int
     rerun: str | None
     props: dict[str, Any] = field(default_factory=dict)
+    guardrails: Guardrails = field(default_factory=Guardrails)
+    """The stack's guardrails (none: none); what is wrong with the input is in `guardrail_problems`."""
+    guardrail_problems: tuple[Problem, ...] = ()
+    protect: bool | None = None
+    """`protect` as given (None: the guardrails' protectJobs decides)."""
+    fallbacks: tuple[Any, ...] = ()
+    """The alternatives as given (each judged by the check; a value unknown at preview stays as it is)."""
+    stack_needs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """The `stackQuota` input: what all the stack's jobs need together, region -> metric -> units."""
+    delete_record: bool = False
+    """`deleteRecordOnDelete`: a finished job's record is removed with the resource."""
+    job_unknown: bool = False
+    """The whole `job` input is unknown (a preview's Output): it is judged at `pulumi up`."""
 
     @classmethod
-    def of(cls, props: dict[str, Any]) -> Inputs:
+    def of(cls, props: Mapping[str, Any]) -> Inputs:
         timeout = props.get("waitTimeoutSeconds")
+        rails, rail_problems = guardrails_of(props.get("guardrails"))
+        fallbacks, protect = props.get("fallbacks"), props.get("protect")
         return cls(
             name=str(props.get("name", "")),
             project=str(props.get("project", "")),
@@ -280,7 +302,14 @@ class Inputs:
             wait_timeout=float(timeout) if seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
             retries=retries_of(props.get("retries")),
             rerun=rerun_of(props.get("rerun")),
-            props=props,
+            props=dict(props),
+            guardrails=rails,
+            guardrail_problems=tuple(rail_problems),
+            protect=protect_of(protect),
+            fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
+            stack_needs=stack_needs_of(props.get("stackQuota")),
+            delete_record=props.get("deleteRecordOnDelete") is True,
+            job_unknown=unknown(props.get("job")),
         )
 
     @property

@@ -1,8 +1,8 @@
 """`gcp-training-jobs:guardrails`, the stack's own rules on its jobs: the settings model and its judging.
 
 The rules themselves are pure (components.jobspec.review.guardrails); this module validates what a stack file or
-`pulumi.Config` declares (known accelerator names, label keys) and renders a judged stack's jobs to the
-bodies the rules read (`rendered_jobs`, the bodies the jobs were judged with). `guardrail_problems_of(settings)`
+`pulumi.Config` declares (known accelerator names, label keys) and hands the rules a judged stack's jobs as the
+facts they were judged with (`stack_facts`). `guardrail_problems_of(settings)`
 is what `plan` holds a stack to; the policy pack and the provider call the same rules, so the three agree.
 """
 
@@ -18,7 +18,8 @@ from components.jobspec.catalog import accelerators, vertex_machines, vertex_reg
 from components.jobspec.catalog.prices import PriceTable
 from components.jobspec.core.names import LABEL_KEY
 from components.jobspec.core.problems import Problem, allowed, suggestion
-from components.jobspec.review.guardrails import Guardrails, RenderedJob, all_guardrail_problems
+from components.jobspec.review.guardrails import Guardrails, all_guardrail_problems
+from components.jobspec.translate.facts import JobFacts
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
 #: machine types whose chips have no acceleratorType value (TPU v6e, TPU7x), by machine type.
@@ -66,20 +67,14 @@ class GuardrailSettings(Guardrails):
         return value
 
 
-def rendered_jobs(settings: Any) -> list[RenderedJob]:
-    """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here)
-    as its backend would send it: the body and pools it was judged with (JobSettings.body, .pools), not rendered
-    again."""
-    found = []
-    for name, job in settings.jobs.items():
-        training_input = getattr(job.job, "training_input", None)
-        region = getattr(training_input, "region", None) or settings.region
-        found.append(RenderedJob(name, dict(job.body), region, dict(job.job.labels or {}), job.pools))
-    return found
+def stack_facts(settings: Any) -> dict[str, JobFacts]:
+    """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here) by name:
+    its facts as it was judged (JobSettings.facts, load.Judged.facts), read again by no one."""
+    return {name: job.facts for name, job in settings.jobs.items()}
 
 
 def guardrail_problems_of(settings: Any, today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
     """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
     plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
     `table`: the price table the cost guardrails read (default: the active one)."""
-    return all_guardrail_problems(rendered_jobs(settings), settings.guardrails, today, table)
+    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table)

@@ -3,7 +3,6 @@ limits on vertex stacks), every problem at once, each naming its key."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,8 @@ from components.jobspec.core.names import (
 )
 from components.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
 from components.jobspec.io.vocabulary import pool_path
-from components.jobspec.load import enclosed_problem
+from components.jobspec.load import Judged, enclosed_problem
 from components.jobspec.rules import Options, rule_labels
-from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.custom_job import parse_custom_job_spec
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
@@ -196,22 +194,22 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     merged = {**stack_labels, **labels}
-    job, body, pools, spec_problems, warnings = _judge_spec(raw, name=name, backend=backend, region=region,
-                                                            region_key=region_key, labels=merged)
+    judged, spec_problems = _judge_spec(raw, name=name, backend=backend, region=region, region_key=region_key,
+                                        labels=merged)
     if settings is not None:
         spec_problems += _trainer_problems(settings, root)
     for problem in spec_problems:
         problems.append(problem if problem.path.startswith((region_key, ENV_PREFIX))
                         else problem.within(prefix=prefix))
-    alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...] = ()
+    alternatives: tuple[Judged, ...] = ()
     if isinstance(raw.get("fallbacks"), list):  # judged even when another key is wrong, like the rest
         alternatives, fallback_problems = _judge_fallbacks(raw, name=name, backend=backend, region=region,
                                                            labels=merged, prefix=prefix)
         problems += fallback_problems
-    if settings is None or job is None or body is None or problems:
+    if settings is None or judged is None or problems:
         return None, problems
-    judged = settings.judged_as(job, body, tuple(_in_stack(w.within(prefix=prefix)) for w in warnings), pools)
-    return judged.with_alternatives(alternatives), problems
+    named = replace(judged, warnings=tuple(_in_stack(w.within(prefix=prefix)) for w in judged.warnings))
+    return settings.judged_as(named, alternatives), problems
 
 
 def _in_stack(warning: Problem) -> Problem:
@@ -224,11 +222,11 @@ def _in_stack(warning: Problem) -> Problem:
 
 
 def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: str, labels: dict[str, Any],
-                     prefix: str) -> tuple[tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...], list[Problem]]:
+                     prefix: str) -> tuple[tuple[Judged, ...], list[Problem]]:
     """Each alternative of `jobs.NAME.fallbacks`, built as job data and judged by the same pass as the job itself;
     its problems named at `jobs.NAME.fallbacks[i]` (then the path within the job it makes). An entry the settings
     model refuses (not a mapping, an unknown key) is reported there, once."""
-    judged: list[tuple[Job | VertexJob, Mapping[str, Any], str]] = []
+    judged: list[Judged] = []
     problems: list[Problem] = []
     for index, fallback in enumerate(raw["fallbacks"]):
         where = f"{prefix}.fallbacks[{index}]"
@@ -245,11 +243,11 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
                                     f"{allowed(_regions(backend))}"))
             continue
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
-        job, body, _, spec_problems, _ = _judge_spec(data, name=name, backend=backend, region=there,
-                                                     region_key=f"{where}.region", labels=labels)
+        alternative, spec_problems = _judge_spec(data, name=name, backend=backend, region=there,
+                                                 region_key=f"{where}.region", labels=labels)
         problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems]
-        if job is not None and body is not None and not spec_problems:
-            judged.append((job, body, there))
+        if alternative is not None and not spec_problems:
+            judged.append(alternative)
     return tuple(judged), problems
 
 
@@ -259,14 +257,15 @@ TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
 
 def _judge_spec(
     raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
-) -> tuple[Job | VertexJob | None, Mapping[str, Any] | None, tuple[Pool, ...], list[Problem], tuple[Problem, ...]]:
-    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): its
-    model, body and pools (load.Judged), its problems and warnings. A trainingInput is judged by the limits of the
+) -> tuple[Judged | None, list[Problem]]:
+    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): the job as
+    judged (None when it has problems; its model with the stack's labels and region), and its problems. A
+    trainingInput is judged by the limits of the
     stack's backend (and its Vertex AI translation); a CustomJobSpec by Vertex AI's in the stack's region (vertex
     stacks only), carried over as written."""
     custom = JOB_SPEC in raw
     if custom and backend not in BACKENDS:
-        return None, None, (), [], ()  # the backend key is reported
+        return None, []  # the backend key is reported
     written = raw[JOB_SPEC] if custom else raw[TRAINING_INPUT]
     data: dict[str, Any] = ({JOB_SPEC: _with_trainer_stand_in(written) if "trainer" in raw else written} if custom
                             else {TRAINING_INPUT: written})
@@ -275,18 +274,17 @@ def _judge_spec(
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
         judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
                        region_at=region_key, job_id=name.replace("-", "_"), package_supplied="trainer" in raw)
-        problems, warnings = list(judged.problems), judged.warnings
+        problems = list(judged.problems)
     except SpecError as error:  # it does not parse
-        judged, problems, warnings = None, list(error.problems), ()
+        judged, problems = None, list(error.problems)
     if custom:
         if problems or judged is None:
             known_region = region in _regions(backend)  # else reported once, at the stack's region key
-            return None, None, (), [p for p in problems if known_region or p.path != region_key], ()
+            return None, [p for p in problems if known_region or p.path != region_key]
         assert isinstance(judged.job, VertexJob)
         parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
                           else (judged.job.spec, judged.job.single_pool))
-        return (VertexJob(parsed, region=region, labels=labels or None, single_pool=single), judged.body,
-                judged.pools, [], judged.warnings)
+        return replace(judged, job=VertexJob(parsed, region=region, labels=labels or None, single_pool=single)), []
     job: Job | None = None
     if judged is not None and judged.ok and isinstance(judged.job, Job):
         job = judged.job
@@ -302,8 +300,8 @@ def _judge_spec(
             inherited.append(problem)
         problems = inherited
     if job is None or judged is None:
-        return None, None, (), problems, warnings
-    return job, judged.body, judged.pools, problems, warnings
+        return None, problems
+    return replace(judged, job=job), problems
 
 
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr
 
-from components.jobspec.catalog import vertex_machines
 from components.jobspec.core.names import (
     BUCKET_NAME,
     DEFAULT_BACKEND,
@@ -26,7 +25,9 @@ from components.jobspec.core.names import (
     SERVICE_ACCOUNT,
 )
 from components.jobspec.core.problems import Problem
+from components.jobspec.load import Judged
 from components.jobspec.rules import uses_tpu
+from components.jobspec.translate.facts import JobFacts
 from components.jobspec.translate.pools import Pool
 from components.jobspec.vocab.jobs import VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
@@ -34,8 +35,6 @@ from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
 from components.resources.trainer_source import TrainerSource
 
-#: Vertex AI machine types that are TPU hosts (cloud-tpu, and the TPU VMs whose chips have no acceleratorType).
-TPU_MACHINES = frozenset({"cloud-tpu", *vertex_machines.TPU_HOSTS})
 #: Where a job's args may name its job dir (the seed's `--model_dir=$OUTPUT_PATH`).
 JOB_DIR_PLACEHOLDER = "${jobDir}"
 
@@ -108,16 +107,11 @@ Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 
 
-def _uses_tpu(job: Job | VertexJob) -> bool:
-    """A TPU tier or cloud_tpu worker (trainingInput), or a pool on TPUs (CustomJobSpec)."""
-    if isinstance(job, Job):
-        return uses_tpu(job.training_input)
-    for pool in job.spec.worker_pool_specs or []:
-        machine = pool.machine_spec
-        if machine is not None and ((machine.accelerator_type or "").startswith("TPU")
-                                    or (machine.machine_type or "") in TPU_MACHINES):
-            return True
-    return False
+def _uses_tpu(job: JobSettings) -> bool:
+    """A TPU tier or cloud_tpu worker (trainingInput), or a pool on TPUs (CustomJobSpec: its pools as judged)."""
+    if isinstance(job.job, Job):
+        return uses_tpu(job.job.training_input)
+    return any(pool.is_tpu for pool in job.facts.running)
 
 
 class SettingsModel(WireModel):
@@ -214,57 +208,55 @@ class JobSettings(SettingsModel):
     rerun: str | None = Field(default=None, max_length=63)
     """Any text: changing it replaces the job with a fresh run of the same spec."""
 
-    _job: Job | VertexJob | None = PrivateAttr(default=None)
-    _body: Mapping[str, Any] | None = PrivateAttr(default=None)
-    _warnings: tuple[Problem, ...] = PrivateAttr(default=())
-    _pools: tuple[Pool, ...] = PrivateAttr(default=())
-    _alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...] = PrivateAttr(default=())
+    _judged: Judged = PrivateAttr()
+    _alternatives: tuple[Judged, ...] = PrivateAttr(default=())
 
-    def judged_as(self, job: Job | VertexJob, body: Mapping[str, Any], warnings: tuple[Problem, ...] = (),
-                  pools: tuple[Pool, ...] = ()) -> JobSettings:
-        """A copy that holds the job as it was judged (load.Judged, read once): its model, with the stack's
-        labels and region filled in, the body its backend would send and its pools (for cost, quotas, guardrails
-        and the plan), and its warnings (load.Judged.warnings, named at the stack file's keys)."""
-        judged = self.model_copy()
-        judged._job, judged._body, judged._warnings, judged._pools = job, body, warnings, pools
-        return judged
+    def judged_as(self, judged: Judged, alternatives: tuple[Judged, ...] = ()) -> JobSettings:
+        """A copy that holds the job as it was judged (load.Judged, read once: its model with the stack's labels and
+        region filled in, its body, pools and facts, its warnings named at the stack file's keys) and each of its
+        `fallbacks` as judged by the same pass. The settings' judge is the one caller: a stack's jobs are judged."""
+        judged_settings = self.model_copy()
+        judged_settings._judged, judged_settings._alternatives = judged, alternatives
+        return judged_settings
+
+    @property
+    def judged(self) -> Judged:
+        """The job as it was judged (load.Judged)."""
+        return self._judged
+
+    @property
+    def facts(self) -> JobFacts:
+        """What every later stage asks of the job (load.Judged.facts): region, strategy, accelerators, ..."""
+        return self._judged.facts
 
     @property
     def pools(self) -> tuple[Pool, ...]:
         """The job's worker pools as it was judged (load.Judged.pools: Vertex AI's, or AI Platform's)."""
-        return self._pools
+        return self._judged.pools
 
     @property
     def warnings(self) -> tuple[Problem, ...]:
         """What the job's translation changed that its author should know (it does not stop the job)."""
-        return self._warnings
-
-    def with_alternatives(self, alternatives: tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...]
-                          ) -> JobSettings:
-        """A copy that also holds each fallback as it was judged (the same one pass): (model, body, region)."""
-        judged = self.model_copy()
-        judged._alternatives = alternatives
-        return judged
+        return self._judged.warnings
 
     @property
-    def alternatives(self) -> tuple[tuple[Job | VertexJob, Mapping[str, Any], str], ...]:
-        """Each `fallbacks` entry as judged: its model, the body its backend would send, and its region."""
+    def alternatives(self) -> tuple[Judged, ...]:
+        """Each `fallbacks` entry as judged (its facts carry its region)."""
         return self._alternatives
 
     @property
     def job(self) -> Job | VertexJob:
         """The validated job (spec model), with the stack's labels and region filled in."""
-        if self._job is None:
-            raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
-        return self._job
+        job = self._judged.job
+        assert isinstance(job, Job | VertexJob)  # a stack's job is a trainingInput or a CustomJobSpec
+        return job
 
     @property
     def body(self) -> Mapping[str, Any]:
         """The request body the job was judged with (the trainer package and job dir the stack fills in later
         stand in as placeholders; the machines, accelerators and scheduling are the job's)."""
-        if self._body is None:
-            raise RuntimeError("job settings not judged yet; use load_stack_file or from_pulumi_config")
-        return self._body
+        assert self._judged.body is not None  # a stack's job is held only once it judged without a problem
+        return self._judged.body
 
 
 class StackSettings(SettingsModel):
@@ -316,7 +308,7 @@ class StackSettings(SettingsModel):
 
     @property
     def has_tpu_job(self) -> bool:
-        return any(_uses_tpu(job.job) for job in self.jobs.values())
+        return any(_uses_tpu(job) for job in self.jobs.values())
 
     @property
     def grants_tpu_access(self) -> bool:

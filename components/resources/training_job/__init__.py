@@ -25,7 +25,7 @@ from components.jobspec.catalog.credentials import masked
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import DEFAULT_BACKEND
 from components.resources.args import resolve_args
-from components.resources.job_model.identity import identity_labels
+from components.resources.job_model.identity import identity_labels, identity_of
 from components.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
 from components.resources.job_model.runs import REPLACING
 from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
@@ -33,8 +33,7 @@ from components.resources.training_job.provider import OUTPUT_KEYS, TrainingJobP
 
 def resource_identity(resource_name: str) -> str:
     """Who a job belongs to: the Pulumi organization, project, stack and resource name."""
-    parts = (pulumi.get_organization(), pulumi.get_project(), pulumi.get_stack(), resource_name)
-    return "/".join(str(part or "") for part in parts)
+    return identity_of(pulumi.get_organization(), pulumi.get_project(), pulumi.get_stack(), resource_name)
 
 
 class InvalidArgs(TrainingJobsError, pulumi.RunError):

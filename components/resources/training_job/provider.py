@@ -21,21 +21,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
-from pulumi.runtime.rpc import UNKNOWN
 
 from components.backends.cloud_logging import Reader
 from components.backends.lifecycle import Jobs
 from components.backends.transport import ApiError, TransportError
 from components.jobspec.catalog.credentials import masked_text
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import BACKENDS, PAUSED_STATES, RESOURCE_LABEL, STACK_LABEL
+from components.jobspec.core.names import BACKENDS, PAUSED_STATES
 from components.jobspec.core.problems import Problem
 from components.jobspec.load import Judged
 from components.jobspec.rules import today
+from components.jobspec.translate.facts import facts_of_body
 from components.resources import provider_log as log
-from components.resources.fallbacks import placement_of, pools_held
+from components.resources.fallbacks import placement_of
 from components.resources.job_model import runs
-from components.resources.job_model.identity import labels_of, resource_label, stack_label_of
+from components.resources.job_model.identity import labels_of
 from components.resources.job_model.inputs import (
     Inputs,
     canonical,
@@ -45,17 +45,16 @@ from components.resources.job_model.inputs import (
     preview_job_id,
     unknown,
 )
+from components.resources.job_model.protection import Protection
 from components.resources.job_model.runs import changes_of
 from components.resources.provider_base import EndpointProvider, environment_failures
 from components.resources.provider_log import say_once
 from components.resources.training_job.review import (
     ProtectedJobError,
-    Protection,
     Standing,
     WaitReport,
     cost_line,
     cost_usd,
-    guardrails_of,
     job_rule_problems,
     replacing_active_job,
 )
@@ -101,15 +100,15 @@ class TrainingJobProvider(EndpointProvider):
     def _outputs(self, jobs: Jobs, resource: dict[str, Any], job_id: str = "") -> dict[str, Any]:
         backend = jobs.backend
         job_id = backend.job_id_of(resource) or job_id
-        pools = pools_held(resource)  # the job as the API holds it, read once (it may run at a fallback)
+        facts = facts_of_body(resource, region=jobs.target.region)  # as the API holds it (it may run at a fallback)
         return {
             "jobId": job_id,
             "resourceName": backend.name_of(jobs.target, job_id, resource),
             "state": backend.state(resource),
             "backendState": resource.get("state"),
             **backend.outputs(resource, jobs.target),
-            "costUsd": cost_usd(resource, jobs.target.region, self.wall_clock(), pools),
-            "placement": placement_of(runs.placement_index(resource), resource, jobs.target.region, pools),
+            "costUsd": cost_usd(resource, facts, self.wall_clock()),
+            "placement": placement_of(runs.placement_index(resource), facts),
             "retryCount": runs.retry_number(resource),
         }
 
@@ -117,7 +116,7 @@ class TrainingJobProvider(EndpointProvider):
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
-            return CheckResult(dict(news), env_failures)
+            return CheckResult(dict(news), self._refused("TrainingJob", str(news.get("name", "")), env_failures))
         # every input's type and range (inputs, as TrainingJob judges them in the program); only UNKNOWN passes
         judged_inputs = input_problems(news)
         failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == "backend"]
@@ -131,12 +130,11 @@ class TrainingJobProvider(EndpointProvider):
             failures.append(CheckFailure("identity", "required: the resource's identity (organization/project/"
                                          "stack/name), which labels its job so that a re-run finds it"))
         failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != "backend"]
-        rails, rail_problems = guardrails_of(news.get("guardrails"))
-        failures += [CheckFailure("guardrails", str(p)) for p in rail_problems]
+        failures += [CheckFailure(p.path, p.message) for p in new.guardrail_problems]
         unknown_paths = list(_unknown_paths(new.job))
         judged: Judged | None = None
         try:
-            if news.get("job") != UNKNOWN:  # wholly unknown at preview (a secret job with Outputs): judged at up
+            if not new.job_unknown:  # wholly unknown at preview (a secret job with Outputs): judged at up
                 judged = judge_wire(known_only(new.job, unknown), backend=new.backend,
                                     job_id=preview_job_id(new.name))
                 failures.extend(_failures(judged.problems, unknown_paths))
@@ -146,19 +144,14 @@ class TrainingJobProvider(EndpointProvider):
             failures.extend(_failures(error.problems, unknown_paths))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
         if judged is not None and judged.body is not None and new.backend in BACKENDS:
-            name = new.name or "job"
-            region = None if unknown(new.region) else new.region  # unknown at preview: the cost cap waits
-            failures += [CheckFailure(p.path, p.message)
-                         for p in job_rule_problems(judged.body, name, judged.job.labels, rails, today(), region,
-                                                    judged.pools)]
+            name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
+            failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,
+                                                                                 today())]
             # said once: not again in the preview's summary (provider_log)
-            say_once(cost_line(judged.body, name, region, judged.pools))
+            say_once(cost_line(judged.facts, name))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)
-        failures += check_runs(olds, news, judged, rails, None if unknown(new.region) else new.region,
-                               resource_label(new.identity)[RESOURCE_LABEL],
-                               stack_label_of(new.identity).get(STACK_LABEL, ""), self._endpoint())
-        # a message that echoes a value (a URI, an API's answer) shows its credential masked
-        return CheckResult(inputs, [CheckFailure(f.property, masked_text(f.reason)) for f in failures])
+        failures += check_runs(olds, new, judged, self._endpoint())
+        return CheckResult(inputs, self._refused("TrainingJob", new.name, failures))  # the project's own lines
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         old = Inputs.of(olds)
@@ -166,7 +159,7 @@ class TrainingJobProvider(EndpointProvider):
         replaces, labels_changed, others = list(found.replaces), found.labels_changed, found.in_place
         if replaces:
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
-        elif run_again_if_failed(id_, old, news, self._reach(old)):  # FAILED for Google's reasons, retries left
+        elif run_again_if_failed(id_, old, Inputs.of(news).retries, self._reach(old)):  # FAILED, Google's fault
             replaces.append("state")
         # A failure the last `up` waited for is reported once: this update clears it (no API call but a read), and
         # the job stays as it is (a failure of the user's code is never made again on its own: runs).
@@ -267,7 +260,7 @@ class TrainingJobProvider(EndpointProvider):
         inputs = Inputs.of(props)
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
-        self._reach(inputs).of_name(id_).stop(id_, delete_record=props.get("deleteRecordOnDelete") is True)
+        self._reach(inputs).of_name(id_).stop(id_, delete_record=inputs.delete_record)
 
 
 #: Pickled by reference into every state under its first path: components/resources/job_provider.py re-exports

@@ -18,7 +18,7 @@ in (a job without `stackQuota`, or a fallback region none of the stack's jobs is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -26,31 +26,20 @@ from typing import Any
 from components.backends import quotas
 from components.backends.run_cache import RUN
 from components.jobspec.review.quotas import Needs, needs_of
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 
 
-def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
-    """The `stackQuota` input ({"needs": {region: {metric: units}}}): what all the stack's jobs need, as written."""
-    given = value.get("needs") if isinstance(value, Mapping) else None
-    found: dict[str, dict[str, int]] = {}
-    for region, needs in (given.items() if isinstance(given, Mapping) else ()):
-        if isinstance(region, str) and isinstance(needs, Mapping):
-            found[region] = {str(k): int(v) for k, v in needs.items()
-                             if isinstance(v, int | float) and not isinstance(v, bool)}
-    return found
-
-
-def stack_quota(jobs: Iterable[tuple[str | None, Mapping[str, Any], Sequence[Pool]]]) -> dict[str, Any] | None:
+def stack_quota(jobs: Iterable[JobFacts]) -> dict[str, Any] | None:
     """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
-    and metric, from their judged bodies and pools ((region, body, pools) each). The same small value for every job
+    and metric, from their judged facts. The same small value for every job
     (its size grows with the regions and metrics, not with the jobs); None when no job needs anything that has a
     metric."""
     needs: dict[str, dict[str, int]] = {}
-    for region, body, pools in jobs:
-        if not region:
+    for facts in jobs:
+        if not facts.region:
             continue
-        for metric, units in needs_of(body, pools).units.items():
-            here = needs.setdefault(region, {})
+        for metric, units in needs_of(facts).units.items():
+            here = needs.setdefault(facts.region, {})
             here[metric] = here.get(metric, 0) + units
     return {"needs": needs} if needs else None
 
@@ -67,10 +56,10 @@ class Outcome:
 
 
 def check(project: str, name: str, resource: str,
-          tries: Sequence[tuple[int, str, Mapping[str, Any], Sequence[Pool]]], stack: str,
-          stack_needs: Mapping[str, Mapping[str, int]], endpoint: str | None) -> Outcome:
-    """Review each placement (index, region, body, pools: as judged, load.Judged) in order; the first that fits
-    ends the review.
+          tries: Mapping[int, JobFacts], stack: str, stack_needs: Mapping[str, Mapping[str, int]],
+          endpoint: str | None) -> Outcome:
+    """Review each placement (its index: the facts of the job there, as judged, load.Judged.facts) in order; the
+    first that fits ends the review.
 
     `stack` (the job's STACK_LABEL value) and `stack_needs` (the stackQuota input) stand for the stack's jobs: in
     a region they need what the stack's jobs need there together (the job itself included, where it is written),
@@ -79,8 +68,9 @@ def check(project: str, name: str, resource: str,
     first: list[str] = []
     failures: list[str] = []
     limits: quotas.Limits | None = None
-    for index, region, body, pools in tries:
-        own = quotas.Candidate(name, region, needs_of(body, pools), resource)
+    for index, facts in tries.items():
+        region = facts.region or ""
+        own = quotas.Candidate(name, region, needs_of(facts), resource)
         together = stack_needs.get(region) if stack else None
         if together and index == 0:  # the job is one of the stack's jobs as written: counted with them
             candidates = [quotas.Candidate(f"stack jobs incl. {name}", region, Needs(dict(together)), stack=stack)]

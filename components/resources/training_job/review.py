@@ -18,65 +18,50 @@ never timed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
-
-from pydantic import ValidationError
 
 from components.backends.cloud_logging import LoggingError, LogLine, Reader, log_job_id
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
-from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.review.cost import estimate, hours_text
+from components.jobspec.core.problems import Problem
+from components.jobspec.review.cost import estimate
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
+from components.jobspec.review.money import hours_text, missing_text
 from components.jobspec.review.run_cost import run_cost
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
+from components.resources.job_model.protection import Protection
 
 
 class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
 
 
-def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
-    """The `guardrails` input (the stack's, by alias; nothing: none), and what is wrong with it."""
-    if not isinstance(value, Mapping):
-        return Guardrails(), []
-    try:
-        return Guardrails.of(value), []
-    except ValidationError as error:
-        return Guardrails(), [Problem(f"{NAMESPACE}:guardrails.{p.path}" if p.path else f"{NAMESPACE}:guardrails",
-                                      p.message) for p in from_validation_error(error, Guardrails)]
-
-
-def job_rule_problems(body: Mapping[str, Any], name: str, labels: Mapping[str, str] | None, rails: Guardrails,
-                      today: date, region: str | None = None, pools: Sequence[Pool] | None = None) -> list[Problem]:
-    """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in `region`) and of the fixed
-    job rules (end-of-life accelerators), on its body and pools (load.Judged); the stack-wide guardrails
+def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date) -> list[Problem]:
+    """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in its region) and of the fixed
+    job rules (end-of-life accelerators), on its facts (load.Judged.facts); the stack-wide guardrails
     (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's."""
-    return (guardrail_problems(body, name, labels, rails, region or None, pools=pools)
-            + end_of_life_problems(body, name, today, pools))
+    return guardrail_problems(facts, name, rails) + end_of_life_problems(facts, name, today)
 
 
-def cost_line(body: Mapping[str, Any], name: str, region: str | None, pools: Sequence[Pool] | None = None) -> str:
+def cost_line(facts: JobFacts, name: str) -> str:
     """One line, in full: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h),
     us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price instead of the basis,
     each with its reason; `plan` shows each part on its own line)."""
     try:
-        found = estimate(body, name, region or None, pools=pools)
+        found = estimate(facts, name)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
-    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.field else ', no timeout set'}"
+    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
     runs_as = found.runs_as()
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
     head = (f"job {name}: {found.hourly.short()} {runs_as if runs_as == 'on demand' else f'({runs_as})'}, "
             f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
             f"{found.region or 'region unknown'}")
-    missing = tuple(dict.fromkeys(found.on_demand.unknown + found.spot.unknown))
-    tail = f"; no price for {'; '.join(missing)}" if missing else f"; basis: {'; '.join(found.bases)}"
-    return head + tail
+    return head + (missing_text(found.on_demand, found.spot) or f"; basis: {'; '.join(found.bases)}")
 
 
 @dataclass(frozen=True)
@@ -95,29 +80,6 @@ class Standing:
         state = outputs.get("state")
         since = outputs.get("startTime") or outputs.get("createTime")
         return cls(state if isinstance(state, str) else None, since if isinstance(since, str) else None)
-
-
-@dataclass(frozen=True)
-class Protection:
-    """Whether a job is protected now (the new inputs) and when last deployed (the state), and by what."""
-
-    now: bool
-    before: bool
-    by_job: bool
-
-    @classmethod
-    def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
-        def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            protect = props.get("protect")
-            own = protect if isinstance(protect, bool) else None
-            return is_protected(guardrails_of(props.get("guardrails"))[0], own), own is not None
-        before, before_by_job = of_inputs(olds)
-        now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)
-        return cls(now, before, now_by_job if now else before_by_job)
-
-    @property
-    def any(self) -> bool:
-        return self.now or self.before
 
 
 def replacing_active_job(name: str, standing: Standing, protection: Protection, *,
@@ -141,11 +103,6 @@ def replacing_active_job(name: str, standing: Standing, protection: Protection, 
 # --- What a merge does to a running job (the provider's diff) ------------------------------------------
 
 
-def is_protected(guardrails: Guardrails | Mapping[str, Any] | None, job_protect: bool | None) -> bool:
-    """A job is protected by `jobs.NAME.protect` when set, else by the stack's guardrails.protectJobs."""
-    return job_protect if job_protect is not None else Guardrails.of(guardrails).protect_jobs
-
-
 def running_job_warning(name: str, state: str | None, since: str | None, replacing: bool) -> str | None:
     """`replacing job X (RUNNING since T): the running job will be cancelled`, or None for a job at rest."""
     if state not in LIVE_STATES:
@@ -162,9 +119,13 @@ def protected_job_problem(name: str, state: str | None, since: str | None, repla
     warning = running_job_warning(name, state, since, replacing)
     if warning is None:
         return None
-    where = f"{NAMESPACE}:jobs.{name}.protect" if by_job else key("protectJobs")
-    return Problem(where, f"{warning}, and job {name} is protected; allowed: let it finish (or cancel it) "
-                   f"first, or set {NAMESPACE}:jobs.{name}.protect to false")
+    own, every = f"{NAMESPACE}:jobs.{name}.protect", key("protectJobs")
+    lift = (f"set {own} to false (a job's own protect wins over {every}; in a program, TrainingJob's protect "
+            f"argument)" if by_job else f"set {every} to false (every job), or {own} to false (this job; in a "
+            "program, TrainingJob's protect argument)")
+    return Problem(own if by_job else every, f"{warning}, and job {name} is protected; allowed: let it finish (or "
+                   f"cancel it) first, or {lift}, then run `pulumi up` to record that: a replace or destroy reads the "
+                   "protection the last `pulumi up` recorded")
 
 
 # --- A job after its create: a waited job's reports, its cost so far --------------------------------------
@@ -179,13 +140,12 @@ MAX_LINE: Final = 300
 Log = Callable[[str], None]
 
 
-def cost_usd(job: Mapping[str, Any], region: str | None, now: float,
-             pools: Sequence[Pool] | None = None) -> float | None:
+def cost_usd(job: Mapping[str, Any], facts: JobFacts, now: float) -> float | None:
     """The job's cost so far in USD, rounded to the cent (run_cost: run time x the rate it runs at), from the job
-    as the API answered it (`pools`: its pools, when the caller read them already); None when a part has no known
-    price or the price table cannot be read."""
+    as the API answered it and its facts (read from that answer, translate.facts.facts_of_body); None when a part
+    has no known price or the price table cannot be read."""
     try:
-        found = run_cost(job, "job", region, datetime.fromtimestamp(now, tz=UTC), pools=pools)
+        found = run_cost(job, facts, "job", datetime.fromtimestamp(now, tz=UTC))
     except PriceTableError:
         return None
     return None if found.usd is None else round(found.usd, 2)

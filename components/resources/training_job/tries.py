@@ -11,7 +11,7 @@ its inputs read once (inputs.Inputs), its endpoint, where its jobs are reached (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,24 +23,21 @@ from components.backends.failures import failure_of_job
 from components.backends.lifecycle import Jobs, LookupFailed
 from components.backends.transport import ApiError, QuotaExceeded, TransportError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
+from components.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, VERTEX
 from components.jobspec.load import Judged
 from components.jobspec.render.bodies import Renderable
-from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.rules import today
-from components.jobspec.translate.pools import Pool
+from components.jobspec.translate.facts import JobFacts
 from components.resources import provider_log as log
 from components.resources.fallbacks import alternative_job
 from components.resources.job_model import runs
-from components.resources.job_model.identity import labels_of, region_of_name
+from components.resources.job_model.identity import labels_of, region_of_name, resource_label, stack_label_of
 from components.resources.job_model.inputs import (
     Inputs,
     judge_wire,
     known_only,
     new_job_id,
     preview_job_id,
-    region_of,
-    retries_of,
     unknown,
 )
 from components.resources.provider_log import say_once
@@ -86,18 +83,17 @@ Wait = Callable[[Jobs, str, dict[str, Any], Callable[[dict[str, Any]], bool]], d
 # -- check -----------------------------------------------------------------------------------------------------
 
 
-def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged | None, rails: Guardrails,
-               region: str | None, resource: str, stack: str, endpoint: str | None) -> list[CheckFailure]:
-    """What `check` adds for fallbacks, retries, rerun and quotas (`judged`: the job as written, judged once;
-    `resource` and `stack`: its `pulumi-resource` and `pulumi-stack` label values; `endpoint`: the provider's)."""
+def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endpoint: str | None) -> list[CheckFailure]:
+    """What `check` adds for fallbacks, retries, rerun and quotas (`new`: the inputs, read once; `judged`: the job as
+    written, judged once; `endpoint`: the provider's)."""
     failures: list[CheckFailure] = []  # (the inputs' types and ranges: inputs.input_problems, in the provider's check)
-    fallbacks = news.get("fallbacks")
     if judged is None or judged.body is None:
         return failures
-    name, backend = str(news.get("name") or "job"), str(news.get("backend") or "")
-    job = known_only(news.get("job") or {}, unknown)
-    tries: list[tuple[int, str, Mapping[str, Any], Sequence[Pool]]] = [(0, region or "", judged.body, judged.pools)]
-    for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else []):
+    name, backend, rails = new.name or "job", new.backend, new.guardrails
+    region = None if unknown(new.region) else new.region  # unknown at preview: no quota check
+    job = known_only(new.job, unknown)
+    tries: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
+    for index, alternative in enumerate(new.fallbacks):
         where = f"fallbacks[{index}]"
         if unknown(alternative):
             continue
@@ -117,17 +113,15 @@ def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged 
         failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
         if other.body is None:
             continue
-        there = region_of(data) or None
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
-                     for p in job_rule_problems(other.body, name, other.job.labels, rails, today(), there,
-                                                other.pools)]
-        say_once(cost_line(other.body, f"{name} {where}", there, other.pools))
-        tries.append((index + 1, there or "", other.body, other.pools))
+                     for p in job_rule_problems(other.facts, name, rails, today())]
+        say_once(cost_line(other.facts, f"{name} {where}"))
+        tries[index + 1] = other.facts
     # only for a job about to be made: a create, or a replace
-    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, news).replaces):
+    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
-    outcome = quota.check(str(news.get("project") or ""), name, resource, tries, stack,
-                              quota.stack_needs_of(news.get("stackQuota")), endpoint)
+    outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
+                          stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
     for line in outcome.warnings:
         log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with
@@ -140,10 +134,10 @@ def check_runs(olds: Mapping[str, Any], news: Mapping[str, Any], judged: Judged 
 # -- diff ------------------------------------------------------------------------------------------------------
 
 
-def run_again_if_failed(id_: str, old: Inputs, news: Mapping[str, Any], reach: JobsAt) -> bool:
-    """For a job whose inputs did not change (`old`: its inputs and last outputs): read its state from the API
-    (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's reasons, retries left).
-    A read that fails keeps the job."""
+def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> bool:
+    """For a job whose inputs did not change (`old`: its inputs and last outputs; `retries`: the new inputs'): read
+    its state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
+    reasons, retries left). A read that fails keeps the job."""
     state = old.props.get("state")
     if not id_ or state == "SUCCEEDED" or state not in (*ACTIVE_STATES, "FAILED", "CANCELLED"):
         return False
@@ -154,7 +148,7 @@ def run_again_if_failed(id_: str, old: Inputs, news: Mapping[str, Any], reach: J
         log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
     found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
-                                     retries_of(news.get("retries")))
+                                     retries)
     if found.line:
         (log.warn if found.level == "warn" else log.info)(found.line)
     return found.run_again
@@ -167,7 +161,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
     last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
     same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
-    tries = runs.placements(inputs.job, inputs.props.get("fallbacks"))
+    tries = runs.placements(inputs.job, list(inputs.fallbacks))
     retries = inputs.retries
     judged = {0: judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()}
     model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try

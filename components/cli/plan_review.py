@@ -1,5 +1,5 @@
-"""The review part of `plan`: what the stack's jobs cost (per hour, on demand and Spot, at the rate each runs at,
-and at worst), and whether the stack keeps its guardrails.
+"""The review part of `plan`, as data: what the stack's jobs cost (per hour, on demand and Spot, at the rate each
+runs at, and at worst), and whether the stack keeps its guardrails (plan_text.py shows it).
 
 Cost and guardrails are judged on the bodies the backends would send (components.jobspec.review.cost and
 .guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
@@ -17,12 +17,13 @@ from typing import Any
 
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import Amount, Estimate, StackEstimate, part_text, source_lines, stale_warning
-from components.jobspec.review.guardrails import GUARDRAILS_KEY, RULE_END_OF_LIFE, stack_estimate
+from components.jobspec.review.cost import Estimate, StackEstimate, part_text, source_lines, stale_warning
+from components.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
+from components.jobspec.review.money import Amount
 from components.jobspec.rules.tasks import today as today_of_rules
 from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from components.resources.settings import StackSettings
-from components.resources.settings.guardrails import guardrail_problems_of, rendered_jobs
+from components.resources.settings.guardrails import guardrail_problems_of, stack_facts
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -46,7 +47,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     """
     today = today or today_of_rules()
     table = prices.active_table()
-    jobs = rendered_jobs(settings)
+    jobs = stack_facts(settings)
     problems = guardrail_problems_of(settings, today, table)
     for reg in resources:
         if getattr(reg, "custom", True):
@@ -95,34 +96,3 @@ def _amount(amount: Amount, per_hour: bool = True) -> dict[str, Any]:
 def _usd(amount: Amount) -> float | None:
     """A sum in USD when every part of it is priced, else None (`worstCase` says what is missing)."""
     return round(amount.known, 2) if amount.complete else None
-
-
-def review_lines(document: dict[str, Any]) -> list[str]:
-    """The text form of the review, appended to the plan."""
-    cost, rails = document.get("cost"), document.get("guardrails")
-    if cost is None or rails is None:
-        return []
-    out = ["", "Cost while every machine runs (estimate; no price is guessed):"]
-    for name, job in cost["jobs"].items():
-        out.append(f"    {name}: {job['text']}")
-        out += [f"        {line}" for line in job["partLines"]]
-    out.append(f"    stack: {cost['stack']['text']}")
-    table, *sources = cost["sources"]
-    out.append(f"    prices: {table}, from:")
-    out += [f"        {line}" for line in sources]
-    out += [f"    warning: {line}" for line in cost["warnings"]]
-    declared = ", ".join(f"{k} {_text(v)}" for k, v in rails["declared"].items()) or "none declared"
-    out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
-    problems = rails["problems"]
-    out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
-    return out
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
