@@ -241,8 +241,8 @@ def test_the_providers_check_failure_that_echoes_a_value_shows_its_credential_ma
             "job": {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "runtimeVersion": "2.11",
                                       "pythonVersion": "3.7", "pythonModule": "trainer.task", "packageUris": [HF]}}}
     failures = TrainingJobProvider().check({}, news).failures
-    assert [(f.property, f.reason.split(" is not")[0]) for f in failures] == [
-        ("job.trainingInput.packageUris[0]", "'<Hugging Face access token, not shown>'")]
+    assert [f.reason.split(" is not")[0] for f in failures] == [
+        "TrainingJob train, job.trainingInput.packageUris[0]: '<Hugging Face access token, not shown>'"]
     no_raw_value(repr(failures))
 
 
