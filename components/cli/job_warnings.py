@@ -27,10 +27,16 @@ def warnings_document(warnings: tuple[Problem, ...]) -> list[dict[str, Any]]:
                                                       else {})} for w in warnings]
 
 
-def warnings_section(jobs: Mapping[str, Any]) -> list[str]:
-    """The text plan's section: a heading, then one line per warning (`PATH: message`); nothing when none."""
-    lines = [f"    {w.path}: {w.message}" for warnings in job_warnings(jobs).values() for w in warnings]
-    return ["", HEADING, *lines] if lines else []
+def warnings_section(document: Mapping[str, Any]) -> list[str]:
+    """The text plan's section, from the plan as data (each TrainingJob's `warnings`): a heading, then one line per
+    warning (`PATH: message`); nothing when there is none."""
+    lines: list[str] = []
+    pending = list(document.get("resources") or [])
+    while pending:
+        doc = pending.pop(0)
+        lines += [f"    {w['path']}: {w['message']}" for w in doc.get("warnings") or ()]
+        pending[:0] = doc.get("children") or []
+    return ["", HEADING, *dict.fromkeys(lines)] if lines else []
 
 
 def credential_lines(jobs: Mapping[str, Any], *, markdown: bool) -> list[str]:
