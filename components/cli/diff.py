@@ -31,7 +31,9 @@ from components.cli.diff_sides import (
     worktree_side,
 )
 from components.cli.diff_text import render_markdown, render_text, render_unreadable
+from components.cli.job_warnings import job_warnings, warnings_document
 from components.cli.plan import Planned
+from components.jobspec.catalog.credentials import masked, masked_text
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from components.jobspec.review.guardrails import GUARDRAILS_KEY
 from components.resources.job_model.inputs import spec_of
@@ -55,11 +57,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if args.markdown:  # the comment says so too, rather than keep the figures of an earlier push
             print(render_unreadable(found))
         return EXIT_UNREADABLE
+    shown = masked(found).value  # each credential as <KIND, not shown>, in every form
     if args.json:
-        json.dump(found, sys.stdout, indent=2, sort_keys=True)
+        json.dump(shown, sys.stdout, indent=2, sort_keys=True)
         print()
     else:
-        print(render_markdown(found) if args.markdown else render_text(found))
+        print(masked_text(render_markdown(shown) if args.markdown else render_text(shown)))
     return exit_code(found)
 
 
@@ -129,6 +132,8 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
                        "broken": [text for text in rails_after if _rail_key(text) not in kept]},
         "quota": _quota(before, after),
         "resources": _resources(before, after),
+        "warnings": {name: warnings_document(found) for name, found in  # the head's, every one once
+                     job_warnings(after.settings.jobs if after else {}).items()},
     }
     found.update(_deltas(found["before"], found["after"]))
     if before is None or after is None:

@@ -1,7 +1,7 @@
 """A stack's job warnings as `plan` and `diff` show them: every warning of the one pass (load.Judged.warnings, kept
 per job by the settings, named at the stack file's keys), each once: a section of the text plan, a `warnings` list
-per job in `plan --json` and the diff's JSON, and the credential warnings (the field and the kind, never the value)
-in the diff's comment. Warnings stop nothing."""
+per job in `plan --json` and the diff's JSON (whose text and comment list the credentials by field and kind, never
+the value: cli.diff_text). Warnings stop nothing."""
 
 from __future__ import annotations
 
@@ -37,11 +37,3 @@ def warnings_section(document: Mapping[str, Any]) -> list[str]:
         lines += [f"    {w['path']}: {w['message']}" for w in doc.get("warnings") or ()]
         pending[:0] = doc.get("children") or []
     return ["", HEADING, *dict.fromkeys(lines)] if lines else []
-
-
-def credential_lines(jobs: Mapping[str, Any], *, markdown: bool) -> list[str]:
-    """One line per credential found in the jobs, by field and kind (never the value): for the diff's comment."""
-    found = [w for warnings in job_warnings(jobs).values() for w in warnings if isinstance(w, CredentialWarning)]
-    if markdown:
-        return [f"- `{w.path}`: {w.kind} (not shown)" for w in found]
-    return [f"    {w.path}: {w.kind} (not shown)" for w in found]
