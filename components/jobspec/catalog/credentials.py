@@ -128,21 +128,25 @@ def may_hold_credential(text: str) -> bool:
     return _ANCHORS.search(text.lower()) is not None
 
 
+def _kinds_in(text: str) -> list[Credential]:
+    """The kinds whose anchors `text` holds, full patterns first (each to be searched for: one anchor, `asia` in a
+    region's name, leaves one pattern to try, not all)."""
+    if not may_hold_credential(text):
+        return []
+    lower = text.lower()
+    return [c for c in (*CREDENTIALS, *PREFIXES) if any(a in lower for a in c.anchors)]
+
+
 def credential_in(text: str) -> Credential | None:
     """The first kind of credential `text` holds (a full pattern, or a word with a known prefix), or None."""
-    if not may_hold_credential(text):
-        return None
-    return next((c for c in CREDENTIALS if c.pattern.search(text)), None) or \
-        next((c for c in PREFIXES if c.pattern.search(text)), None)
+    return next((c for c in _kinds_in(text) if c.pattern.search(text)), None)
 
 
 def masked_text(text: str) -> str:
     """`text` with each credential credential_in finds (every match of a full pattern, every word with a known prefix)
     replaced by `<KIND, not shown>`: `--hf-token=<Hugging Face access token, not shown>`. A text made of values (a line
     of args, a JSON document) is masked as each of its values is."""
-    if not may_hold_credential(text):
-        return text
-    for kind in (*CREDENTIALS, *PREFIXES):
+    for kind in _kinds_in(text):
         if kind.pattern.search(text):
             text = re.sub(kind.extent or kind.regex, kind.shown.replace("\\", r"\\"), text)
     return text
@@ -170,35 +174,40 @@ class Masked:
 def masked(data: Any, conceal: Callable[[str], Any] = masked_text) -> Masked:
     """The one walk over a job's data (args, command, env values, a tuning trial's spec: mappings and lists at any
     depth): a copy where each text holding a credential is `conceal(text)`, and where each was found. Data that
-    holds none is returned as it is (nearly every job is told by one search over its repr, with no walk).
-    Iterative: no depth is too deep."""
+    holds none is returned as it is (nearly every job is told by one search over its repr, with no walk)."""
+    found = found_in(data)
+    return Masked(_walk(data, conceal)[0], found) if found else Masked(data, ())
+
+
+def found_in(data: Any) -> tuple[Found, ...]:
+    """Where a job's data holds a credential (`masked`'s walk, without the copy), by path."""
     if not may_hold_credential(repr(data)):
-        return Masked(data, ())
+        return ()
+    return tuple(sorted(_walk(data, None)[1], key=lambda f: f.path))
+
+
+def _walk(data: Any, conceal: Callable[[str], Any] | None) -> tuple[Any, list[Found]]:
+    """The data (copied, each credential concealed, when `conceal` is given) and where each credential is. Iterative:
+    no depth is too deep."""
     found: list[Found] = []
     steps: list[tuple[int, Any]] = [(-1, "")]  # (parent's step, key or index): a path is spelled only when needed
     root: list[Any] = [data]
     stack: list[tuple[Any, Any, int, Any]] = [(root, 0, 0, data)]  # (holder, slot in it, step, value)
     while stack:
         holder, slot, at, value = stack.pop()
-        if isinstance(value, Mapping):
-            copy: dict[Any, Any] = dict(value)
-            holder[slot] = copy
-            for key, item in value.items():
+        if isinstance(value, Mapping | list | tuple):
+            copy: Any = None
+            if conceal:  # the copy, filled in as its items are walked
+                copy = holder[slot] = dict(value) if isinstance(value, Mapping) else list(value)
+            for key, item in value.items() if isinstance(value, Mapping) else enumerate(value):
                 steps.append((at, key))
                 stack.append((copy, key, len(steps) - 1, item))
-        elif isinstance(value, list | tuple):
-            items = list(value)
-            holder[slot] = items
-            for index, item in enumerate(value):
-                steps.append((at, index))
-                stack.append((items, index, len(steps) - 1, item))
         elif isinstance(value, str) and (kind := credential_in(value)) is not None:
-            holder[slot] = conceal(value)
+            if conceal:
+                holder[slot] = conceal(value)
             path, keys = _path(steps, at)
             found.append(Found(path, kind, keys))
-    if not found:
-        return Masked(data, ())  # an anchor without a credential (hf_hub): the data as it is
-    return Masked(root[0], tuple(sorted(found, key=lambda f: f.path)))
+    return root[0], found
 
 
 def _path(steps: list[tuple[int, Any]], at: int) -> tuple[str, tuple[str, ...]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from components.jobspec.catalog.credentials import INSTEAD, credential_in, masked
+from components.jobspec.catalog.credentials import INSTEAD, credential_in, found_in
 from components.jobspec.core.names import (
     DURATION,
     JOB_ID,
@@ -64,12 +64,12 @@ def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
 def credential_warnings(data: Any) -> list[Problem]:
     """A warning per text value of a job (args, container env, commands, a tuning trial's spec, at any depth; labels
     are refused by rule_labels) that holds what looks like a credential: the field and the kind named, never the
-    value, found by the one walk (catalog.credentials.masked). Such a value reaches Google in plain text, visible to
-    anyone who can view the job."""
+    value, found by the one walk (catalog.credentials.found_in, masked's). Such a value reaches Google in plain text,
+    visible to anyone who can view the job."""
     return [CredentialWarning(found.path, f"holds what looks like {found.kind.named()} (not shown): it is sent to "
                               f"Google in plain text, visible to anyone who can view the job; {INSTEAD}",
                               kind=found.kind.what)
-            for found in masked(data).found if "labels" not in found.keys]
+            for found in found_in(data) if "labels" not in found.keys]
 
 
 def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:
