@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from components.jobspec.core.version import __version__ as __version__  # its one home (pyproject.toml reads it)
+
 #: Public name -> the module that defines it.
 _PUBLIC = {
     "TrainingJob": "components.resources.training_job",

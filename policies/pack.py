@@ -37,7 +37,7 @@ from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import SpecError, TrainingJobsError
 from components.jobspec.core.problems import Problem, from_validation_error
 from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.cost import source_lines, stale_warning
+from components.jobspec.review.cost_text import estimate_text, source_lines, stack_text, stale_warning
 from components.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
@@ -200,7 +200,7 @@ def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
     except PriceTableError as error:
         report(f"no cost estimate: {error}")
         return
-    lines = [f"{e.name}: {e.text()}" for e in cost.jobs] + [f"stack: {cost.text()}"]
+    lines = [f"{e.name}: {estimate_text(e)}" for e in cost.jobs] + [f"stack: {stack_text(cost)}"]
     lines += [f"prices: {line}" for line in source_lines(cost.table)]
     warning = stale_warning(cost.table, today())
     lines += [f"warning: {warning}"] if warning else []

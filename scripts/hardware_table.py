@@ -1,9 +1,9 @@
-"""The README's hardware table, written from the Vertex AI catalog, so the README cannot restate it wrongly.
+"""The hardware reference page's table, written from the Vertex AI catalog, so the page cannot restate it wrongly.
 
     venv/bin/python scripts/hardware_table.py            # print the table
-    venv/bin/python scripts/hardware_table.py --write    # put it into README.md, in place of the old one
+    venv/bin/python scripts/hardware_table.py --write    # put it into docs/reference/hardware.md, replacing the old one
 
-tests/test_readme_hardware.py holds README.md to this output.
+tests/test_readme_hardware.py holds docs/reference/hardware.md to this output.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 from components.jobspec.catalog import vertex_machines as machines  # noqa: E402
 from components.jobspec.catalog import vertex_regions as regions  # noqa: E402
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "reference" / "hardware.md"
 HEADER = ("| machine types | accelerator per VM (fixed by the type unless noted) | regions offering it for training |\n"
           "|---|---|---|")
 #: The page's label of each accelerator (the locations page's names), for the TPU rows.
@@ -111,8 +111,8 @@ def table() -> str:
     return "\n".join([HEADER, *rows()]) + "\n"
 
 
-def readme_table(text: str) -> str:
-    """The hardware table as the README has it: the lines from its header to the first line not in the table."""
+def page_table(text: str) -> str:
+    """The hardware table as the page has it: the lines from its header to the first line not in the table."""
     start = text.index(HEADER)
     end = text.find("\n\n", start)
     return text[start:end + 1 if end != -1 else len(text)]
@@ -120,13 +120,13 @@ def readme_table(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="replace the table in README.md")
+    parser.add_argument("--write", action="store_true", help="replace the table in docs/reference/hardware.md")
     args = parser.parse_args(argv)
     if not args.write:
         sys.stdout.write(table())
         return 0
-    text = README.read_text(encoding="utf-8")
-    README.write_text(text.replace(readme_table(text), table()), encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
+    PAGE.write_text(text.replace(page_table(text), table()), encoding="utf-8")
     return 0
 
 

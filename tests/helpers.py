@@ -339,3 +339,10 @@ def control(emulator: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def git(repo: Path, *args: str) -> str:
+    """git in a scratch repository, as a test's own user (no signing), its stdout."""
+    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
+                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout.strip()

@@ -14,7 +14,16 @@ import pytest
 from components.jobspec.catalog import prices
 from components.jobspec.load import load_job
 from components.jobspec.render.bodies import render_body
-from components.jobspec.review.cost import estimate, estimate_stack, part_text, source_lines, stale_warning
+from components.jobspec.review.cost import estimate, estimate_stack
+from components.jobspec.review.cost_text import (
+    estimate_text,
+    part_text,
+    runs_as,
+    source_lines,
+    stack_text,
+    stale_warning,
+    worst_case_text,
+)
 from components.jobspec.review.money import Amount
 from components.jobspec.translate.facts import JobFacts, facts_of_body
 
@@ -162,7 +171,7 @@ def test_ml_v1_bodies_legacy_types_tiers_and_cloud_tpu_workers() -> None:
     assert basic_tpu.region == "us-central1"
     assert [(p.what, p.units) for p in basic_tpu.parts] == [("standard as n1-standard-4", 1), ("TPU_V2", 8)]
     assert basic_tpu.on_demand.known == pytest.approx(N1_4 + 8 * 4.5 / 8 * 1.15) and basic_tpu.on_demand.complete
-    assert basic_tpu.text().endswith("7 days); an ml v1 job, at Vertex AI's rates")
+    assert estimate_text(basic_tpu).endswith("7 days); an ml v1 job, at Vertex AI's rates")
     k80 = estimate(facts({"trainingInput": {"scaleTier": "CUSTOM", "masterType": "complex_model_m_gpu",
                                       "region": "us-central1"}}), "k80")
     assert k80.on_demand.known == pytest.approx(od("n1-highcpu-16"))
@@ -202,7 +211,7 @@ def test_unknown_parts_are_named_with_the_tables_reason_and_the_known_part_summe
     assert missing.startswith("1 x a3-ultragpu-8g (no source prices it: Cyclenerd pricing.yml has no a3-ultragpu")
     assert cost.on_demand.text().startswith("unknown ($0.44/h known; no price for 1 x a3-ultragpu-8g (no source")
     assert "$0.44/h known" in cost.on_demand.text() and cost.on_demand.short() == "unknown (at least $0.44/h)"
-    assert cost.text().count("1 x a3-ultragpu-8g (") == 1, "each missing part is said once"
+    assert estimate_text(cost).count("1 x a3-ultragpu-8g (") == 1, "each missing part is said once"
     assert cost.worst_case.short(per_hour=False) == f"unknown (at least ${2 * N1_4 * WEEK:,.2f})"
 
 
@@ -215,14 +224,14 @@ def test_a_spot_job_runs_at_spot_rates_and_flex_start_at_the_on_demand_upper_bou
     body = custom(pool("g2-standard-8", "NVIDIA_L4", 1), strategy="SPOT", timeout="7200s")
     cost = estimate(facts(body, "us-central1"), "l4")
     assert cost.rate == "spot" and cost.hourly.known == pytest.approx(spot("g2-standard-8"))
-    assert cost.text() == (f"us-central1, runs SPOT, at Spot rates: ${spot('g2-standard-8'):.2f}/h (on demand "
+    assert estimate_text(cost) == (f"us-central1, runs SPOT, at Spot rates: ${spot('g2-standard-8'):.2f}/h (on demand "
                            f"${od('g2-standard-8'):.2f}/h; Spot ${spot('g2-standard-8'):.2f}/h); worst case "
                            f"${2 * spot('g2-standard-8'):,.2f} (${spot('g2-standard-8'):.2f}/h x 2 h; "
                            "jobSpec.scheduling.timeout 7200s)")
     flex = estimate(facts(custom(pool("g2-standard-8", "NVIDIA_L4", 1), strategy="FLEX_START"), "us-central1"), "flex")
     assert flex.rate == "on_demand" and flex.hourly.known == pytest.approx(od("g2-standard-8"))
-    assert flex.runs_as() == "FLEX_START, at the on-demand rate (an upper bound)"
-    assert estimate(facts(custom(pool("g2-standard-8")), "us-central1"), "std").runs_as() == "on demand"
+    assert runs_as(flex) == "FLEX_START, at the on-demand rate (an upper bound)"
+    assert runs_as(estimate(facts(custom(pool("g2-standard-8")), "us-central1"), "std")) == "on demand"
 
 
 # --- Worst case -----------------------------------------------------------------------------------
@@ -232,14 +241,14 @@ def test_the_worst_case_is_the_rate_it_runs_at_times_its_timeout() -> None:
     body = custom(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1), strategy="SPOT", timeout="5400s")
     cost = estimate(facts(body, "us-central1"), "j")
     assert cost.worst_case.known == pytest.approx(cost.spot.known * 1.5) and cost.worst_case.complete
-    assert cost.worst_case_text().endswith("x 1.5 h; jobSpec.scheduling.timeout 5400s)")
+    assert worst_case_text(cost).endswith("x 1.5 h; jobSpec.scheduling.timeout 5400s)")
 
 
 def test_without_a_timeout_the_worst_case_is_seven_days() -> None:
     cost = estimate(facts(custom(pool("n1-standard-4")), "us-central1"), "j")
     assert cost.timeout.field is None and cost.timeout.hours == WEEK
     assert cost.worst_case.known == pytest.approx(N1_4 * WEEK)
-    assert cost.worst_case_text() == (f"${N1_4 * WEEK:,.2f} ($0.22/h x 168 h; no timeout set: Vertex AI's default, "
+    assert worst_case_text(cost) == (f"${N1_4 * WEEK:,.2f} ($0.22/h x 168 h; no timeout set: Vertex AI's default, "
                                       "7 days)")
     ml = estimate(facts({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1"}}), "ml")
     assert ml.timeout.text() == "no timeout set: AI Platform Training's default, 7 days"
@@ -255,7 +264,7 @@ def test_a_tuning_jobs_timeout_holds_for_each_of_its_trials() -> None:
     cost = estimate(facts(tuning, "us-central1"), "sweep")
     assert cost.hourly.known == pytest.approx(2 * N1_4)  # two trials at once
     assert cost.worst_case.known == pytest.approx(5 * N1_4 * 1)  # five trials, each at most an hour
-    assert cost.worst_case_text() == (f"${5 * N1_4:,.2f} (5 trials x $0.22/h x 1 h; trialJobSpec.scheduling.timeout "
+    assert worst_case_text(cost) == (f"${5 * N1_4:,.2f} (5 trials x $0.22/h x 1 h; trialJobSpec.scheduling.timeout "
                                       "3600s, per trial)")
 
 
@@ -271,7 +280,7 @@ def test_the_stack_sums_each_job_at_its_rate_and_names_the_job_of_each_unknown_p
     assert stack.hourly.known == pytest.approx(N1_4 + spot("n1-standard-4"))
     assert stack.worst_case.known == pytest.approx(N1_4 + 2 * spot("n1-standard-4"))
     assert [u.split(" (")[0] for u in stack.on_demand.unknown] == ["c: 1 x tpu7x-standard-4t"]
-    assert stack.text().startswith("unknown (at least $0.31/h) at the jobs' rates (on demand unknown (at least "
+    assert stack_text(stack).startswith("unknown (at least $0.31/h) at the jobs' rates (on demand unknown (at least "
                                    "$0.44/h); Spot unknown (at least $0.19/h)); worst case unknown (at least $0.41); "
                                    "no price for c: 1 x tpu7x-standard-4t (no source prices it: neither snapshot")
     assert estimate_stack([]).on_demand == Amount() and estimate_stack([]).table.path == str(prices.BUNDLED)
@@ -322,7 +331,7 @@ def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(n
     for job_name, job in jobs.items():
         cost = estimate(job, job_name)
         assert cost.region == job.region == "us-central1", job_name
-        assert cost.on_demand.complete and cost.spot.complete and cost.worst_case.complete, cost.text()
+        assert cost.on_demand.complete and cost.spot.complete and cost.worst_case.complete, estimate_text(cost)
         assert cost.on_demand.known > 0 and cost.spot.known > 0 and cost.spot.known < cost.on_demand.known
         assert all(part.basis for part in cost.parts) and cost.bases, job_name
         if settings.backend == "vertex":  # a CustomJob, or a HyperparameterTuningJob's trials
@@ -345,7 +354,7 @@ def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() 
         if name == "gpu_legacy":
             assert [u.split(" (")[0] for u in cost.on_demand.unknown] == ["40 x NVIDIA_TESLA_K80"]
             continue
-        assert cost.on_demand.complete and cost.spot.complete and cost.bases, cost.text()
+        assert cost.on_demand.complete and cost.spot.complete and cost.bases, estimate_text(cost)
 
 
 def test_a_job_whose_body_does_not_read_is_priced_unknown_with_the_reason() -> None:

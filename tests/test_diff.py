@@ -24,6 +24,7 @@ from components.cli.diff_text import MARKER, render_markdown, render_text
 from components.cli.main import parser
 from components.cli.plan import run_plan
 from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from tests.helpers import git
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What plan reads of the project: the program, its declarations, the stacks, the trainer one stack builds.
@@ -60,12 +61,6 @@ L4_EVAL = """\
             containerSpec: {imageUri: us-central1-docker.pkg.dev/my-ml-staging/trainers/example:0.1}
         scheduling: {strategy: SPOT, timeout: 3600s}
 """
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
-                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -214,11 +209,12 @@ def test_each_stack_and_job_has_the_change_the_provider_would_make(scratch: Scra
     resnet = jobs["dev-ai-platform"]["resnet"]  # its trainer package's content hash is in its job
     assert resnet["replaces"] == ["job"] and resnet["fields"] == ["trainingInput.packageUris[0]"]
     assert jobs["local"]["tpu-v5e"]["fields"] == ["jobSpec.workerPoolSpecs[0].containerSpec.args"]
-    staging = jobs["staging"]["l4-trial"]["note"]
-    assert staging.startswith("the next `up` makes a new job (jobSpec.scheduling.strategy, "
-                              "jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount, "
-                              "jobSpec.workerPoolSpecs[0].machineSpec.machineType changed) and cancels the running one")
-    assert "protected" not in staging
+    staging = jobs["staging"]["l4-trial"]
+    assert staging["note"] == "the next `up` makes a new job and cancels the running one, if it runs"
+    assert staging["changes"] == ["1 -> 2 NVIDIA_L4", "machine type g2-standard-8 -> g2-standard-24",
+                                  "strategy SPOT -> STANDARD"], "in words, per field; no path the words cover"
+    assert jobs["local"]["tpu-v5e"]["changes"] == ["also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"]
+    assert resnet["changes"] == ["also changed: trainingInput.packageUris[0]"]
     assert jobs["local"]["tpu-v5e"]["note"].endswith(
         "protected by gcp-training-jobs:jobs.tpu-v5e.protect: `up` refuses while it is queued or running")
     assert jobs["local"]["tune"]["note"] == "the next `up` cancels it, if it runs"
@@ -408,11 +404,13 @@ def test_the_text_form_names_every_stack_and_the_broken_guardrail(scratch: Scrat
            "(unknown)" in text
 
 
-def test_the_readmes_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """README "The pull request comment": the trial on a g2-standard-24 with 2 L4s on demand, and an eval job."""
-    readme = (ROOT / "README.md").read_text()
-    shown = readme.split("````markdown\n", 1)[1].split("\n````", 1)[0]
+def test_the_docs_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/gitops.md "The pull request comment" (rendered, and as markdown, from docs/snippets/pr-comment.md): the
+    trial on a g2-standard-24 with 2 L4s on demand, and an eval job."""
+    shown = (ROOT / "docs" / "snippets" / "pr-comment.md").read_text().removesuffix("\n")
+    page = (ROOT / "docs" / "gitops.md").read_text()
+    assert page.count('--8<-- "docs/snippets/pr-comment.md"') == 2, "the page shows the comment and its markdown"
     repo = tmp_path / "repo"
     repo.mkdir()
     for key in [k for k in os.environ if k.startswith("PULUMI_")]:
@@ -486,7 +484,8 @@ def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Sc
     short = render_markdown(scratch.document)
     assert "<details>" in full and "<details>" not in short
     assert short.endswith("characters; `python -m components diff` prints them.)")
-    assert short.split("\n**Total:**")[0] == full.split("\n**Total:**")[0], "the tables stay"
+    total = "\n**Total of the changed stacks"
+    assert total in full and short.split(total)[0] == full.split(total)[0], "the tables stay"
 
 
 def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Path,
@@ -508,4 +507,8 @@ def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Pat
     monkeypatch.chdir(repo)
     document = _diff("main")
     assert changes(document) == {"staging": ("unchanged", {"l4-trial": "unchanged"})}
-    assert document["total"]["deltaUsdPerHour"] == 0 and document["total"]["before"]["usdPerHour"] > 0
+    assert document["total"] == {"before": {"usdPerHour": 0.0, "worstCaseUsd": 0.0},
+                                 "after": {"usdPerHour": 0.0, "worstCaseUsd": 0.0},
+                                 "deltaUsdPerHour": 0.0, "deltaWorstCaseUsd": 0.0, "stacks": []}
+    every = document["allStacks"]
+    assert every["before"] == every["after"] and every["before"]["usdPerHour"] > 0, "labelled all stacks, unchanged"

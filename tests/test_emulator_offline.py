@@ -27,15 +27,17 @@ from tests.helpers import install_wheel, run_ok
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "### Test your Vertex code offline"
+#: The documentation page that holds the example.
+PAGE = ROOT / "docs" / "emulator-and-testing.md"
 PLUGIN = "components.testing.pytest_plugin"
 ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
 
 
 def readme_example() -> str:
     """The first python block of the README's section, exactly as a reader copies it."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split(HEADING, 1)[1].split("\n## ", 1)[0]
+    section = PAGE.read_text(encoding="utf-8").split(HEADING, 1)[1].split("\n## ", 1)[0]
     found = re.search(r"```python\n(.*?)```", section, re.S)
-    assert found, f"no python example under {HEADING!r} in README.md"
+    assert found, f"no python example under {HEADING!r} in {PAGE.relative_to(ROOT)}"
     return found.group(1)
 
 

@@ -301,9 +301,8 @@ def test_a_provider_call_past_check_raises_the_library_error_naming_the_variable
 # --- The README -------------------------------------------------------------------------------------------
 
 
-def test_the_readme_table_names_every_variable_and_its_default() -> None:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_table_names_every_variable_and_its_default() -> None:
+    section = (ROOT / "docs" / "reference" / "environment.md").read_text()
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(GCP_TRAINING_JOBS_[A-Z_]+)` \| ([^|]+) \|", section,
                                                          re.MULTILINE)}
     assert set(rows) == set(VARIABLES.values())

@@ -397,14 +397,14 @@ def test_a_stack_files_fallbacks_are_judged_at_their_keys(tmp_path) -> None:
     assert "gcp-training-jobs:jobs.trial.retries" in paths
 
 
-def test_the_readme_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path) -> None:
+def test_the_docs_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path) -> None:
     import re
     from pathlib import Path
 
     from components.resources.settings import load_stack_file
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### When Google has no capacity", 1)[1].split("\n#", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "capacity-and-cost.md").read_text()
+    section = page.split("## When Google has no capacity", 1)[1].split("\n#", 1)[0]
     (block,) = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
     import yaml
 

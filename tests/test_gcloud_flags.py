@@ -252,10 +252,10 @@ def test_flags_of_the_other_command_are_refused_with_the_right_ones_named() -> N
     assert all("allowed: --worker-pool-spec" in p.message for p in caught.value.problems)
 
 
-# --- the README documents every flag ---------------------------------------------------------------------------
+# --- the commands page documents every flag --------------------------------------------------------------------
 
-def test_the_readme_documents_each_gcloud_flag() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_commands_page_documents_each_gcloud_flag() -> None:
+    readme = (ROOT / "docs" / "reference" / "commands.md").read_text()
     probe = argparse.ArgumentParser()
     add_gcloud_flags(probe)
     flags = {option for action in probe._actions for option in action.option_strings if option.startswith("--")}

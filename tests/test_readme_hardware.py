@@ -1,6 +1,6 @@
-"""The README's hardware table is the catalog's: scripts/hardware_table.py writes it from the Vertex AI tables, and
-the README must hold exactly that output (run `venv/bin/python scripts/hardware_table.py --write` after a catalog
-change)."""
+"""The hardware reference page's table is the catalog's: scripts/hardware_table.py writes it from the Vertex AI
+tables, and docs/reference/hardware.md must hold exactly that output (run `venv/bin/python
+scripts/hardware_table.py --write` after a catalog change)."""
 
 from __future__ import annotations
 
@@ -20,21 +20,22 @@ def _script() -> ModuleType:
 
 
 SCRIPT = _script()
+PAGE = ROOT / "docs" / "reference" / "hardware.md"
 
 
-def test_the_readme_holds_the_table_the_catalog_writes() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert SCRIPT.readme_table(readme) == SCRIPT.table(), \
-        "README.md's hardware table is not the catalog's: run venv/bin/python scripts/hardware_table.py --write"
+def test_the_page_holds_the_table_the_catalog_writes() -> None:
+    readme = PAGE.read_text(encoding="utf-8")
+    assert SCRIPT.page_table(readme) == SCRIPT.table(), \
+        "docs/reference/hardware.md's table is not the catalog's: run venv/bin/python scripts/hardware_table.py --write"
 
 
 def test_a_table_that_drifts_from_the_catalog_is_caught() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = PAGE.read_text(encoding="utf-8")
     drifted = readme.replace("| 8 `NVIDIA_B200` | 9 |", "| 8 `NVIDIA_B200` | 10 |")
     assert drifted != readme
-    assert SCRIPT.readme_table(drifted) != SCRIPT.table()
+    assert SCRIPT.page_table(drifted) != SCRIPT.table()
     extra = readme.replace(SCRIPT.table(), SCRIPT.table() + "| `a9-made-up` | 1 `NVIDIA_X` | 1 |\n")
-    assert SCRIPT.readme_table(extra) != SCRIPT.table()
+    assert SCRIPT.page_table(extra) != SCRIPT.table()
 
 
 def test_the_table_names_every_machine_type_of_the_catalog() -> None:

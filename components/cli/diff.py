@@ -31,6 +31,7 @@ from components.cli.diff_sides import (
     worktree_side,
 )
 from components.cli.diff_text import render_markdown, render_text, render_unreadable
+from components.cli.diff_words import added_words, words
 from components.cli.job_warnings import job_warnings, warnings_document
 from components.cli.plan import Planned
 from components.jobspec.catalog.credentials import masked, masked_text
@@ -42,8 +43,6 @@ from components.resources.job_model.runs import changes_of
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"
-#: At most this many changed fields named in a replaced job's note (its `fields` has them all).
-MAX_PATHS = 6
 #: Digits the figures keep: $/h as plan --json gives them, USD in all to the cent.
 HOURLY_DIGITS, TOTAL_DIGITS = 6, 2
 
@@ -103,14 +102,17 @@ def _compare(before: Side, after: Side, wanted: list[str] | None, online: bool) 
 
 def document(before: Side, after: Side, old: Plans, new: Plans, names: Iterable[str],
              online: bool = False) -> dict[str, Any]:
-    """The diff of two sides' plans, stack by stack, with the totals of the whole change."""
+    """The diff of two sides' plans, stack by stack, with the totals of the change: `total` sums the changed stacks
+    (what the comment shows), `allStacks` each side of every stack compared, changed or not (labelled so)."""
     stacks = {name: compare_stack(old.planned.get(name), new.planned.get(name), online) for name in names}
     plans = [*new.planned.values(), *old.planned.values()]
     table = plans[0].document["cost"]["table"] if plans else None
+    changed = {name: stack for name, stack in stacks.items() if stack["change"] != "unchanged"}
     return {
         "base": before.commit, "head": after.commit or WORKTREE,
         "stacks": stacks,
-        "total": _totals(stacks.values()),
+        "total": {**_totals(changed.values()), "stacks": list(changed)},
+        "allStacks": _side_sums(stacks.values()),
         "prices": table,
         "warnings": list(dict.fromkeys(w for p in plans for w in p.checked.warnings)),
     }
@@ -156,8 +158,10 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
     found.update(_deltas(found["before"], found["after"]))
     found["partLines"] = {"before": _part_lines(before, name) if old is not None else [],
                           "after": _part_lines(after, name) if new is not None else []}
+    found["placement"] = {"before": _placement(before, name) if old is not None else None,
+                          "after": _placement(after, name) if new is not None else None}
     if old is None:
-        found.update(change="added", note="the next `up` starts it")
+        found.update(change="added", note="the next `up` starts it", changes=_added_words(after, name))
     elif new is None:
         found.update(change="removed", note=_removed_note(name, before, old))
     else:
@@ -167,11 +171,13 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
             what = [r for r in changes.replaces if r != "job"] + fields \
                 + (["labels"] if changes.labels_changed else []) or ["job"]
             found.update(change="replaced", replaces=list(changes.replaces), fields=fields,
-                         note=_replaced_note(name, what, Protection.of(old, new)))
+                         note=_replaced_note(name, Protection.of(old, new)),
+                         changes=_words(before, after, name, what, found["placement"]))
         elif changes.any:
             in_place = (["labels"] if changes.labels_changed else []) + list(changes.in_place)
             found.update(change="updated", inPlace=in_place,
-                         note=f"changed in place, no new run: {', '.join(in_place)}")
+                         note=f"changed in place, no new run: {', '.join(in_place)}",
+                         changes=_words(before, after, name, [], found["placement"]))
         else:
             found.update(change="unchanged")
     return found
@@ -187,13 +193,26 @@ def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
     return [] if old == new else [path or "job"]
 
 
-def _replaced_note(name: str, replaces: Iterable[str], protection: Protection) -> str:
-    shown = list(replaces)
-    if len(shown) > MAX_PATHS:
-        shown = shown[:MAX_PATHS] + [f"{len(shown) - MAX_PATHS} more"]
-    note = (f"the next `up` makes a new job ({', '.join(shown)} changed) and cancels the running one, if it "
-            "runs")
-    return note + _protection(name, protection)
+def _replaced_note(name: str, protection: Protection) -> str:
+    return "the next `up` makes a new job and cancels the running one, if it runs" + _protection(name, protection)
+
+
+def _words(before: Planned | None, after: Planned | None, name: str, paths: list[str],
+           placement: Mapping[str, Any]) -> list[str]:
+    """What changed in the job, a line per field (cli.diff_words), from each side's facts as judged."""
+    if before is None or after is None:
+        return []
+    old, new = before.settings.jobs[name].facts, after.settings.jobs[name].facts
+    return words(old, new, paths, (placement["before"] or {}, placement["after"] or {}))
+
+
+def _added_words(after: Planned | None, name: str) -> list[str]:
+    return added_words(after.settings.jobs[name].facts, _placement(after, name)) if after is not None else []
+
+
+def _placement(side: Planned | None, name: str) -> dict[str, Any] | None:
+    """Where the job runs on a side (plan --json's `placement.NAME`)."""
+    return side.document.get("placement", {}).get(name) if side is not None else None
 
 
 def _removed_note(name: str, before: Planned | None, inputs: Mapping[str, Any]) -> str:
@@ -264,14 +283,22 @@ def _difference(new: float | None, old: float | None, digits: int) -> float | No
     return None if new is None or old is None else round(new - old, digits)
 
 
-def _totals(stacks: Iterable[Mapping[str, Any]]) -> dict[str, float | None]:
-    """The whole change: each side's figures summed over the stacks, and the deltas (unknown with any unknown)."""
+def _side_sums(stacks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Each side's figures summed over `stacks` (a stack absent on a side counts nothing; unknown with any unknown)."""
     stacks = list(stacks)
     found: dict[str, Any] = {}
     for side in ("before", "after"):
         present = [s[side] for s in stacks if s[side] is not None]
         found[side] = {"usdPerHour": _sum((f["usdPerHour"] for f in present), HOURLY_DIGITS),
                        "worstCaseUsd": _sum((f["worstCaseUsd"] for f in present), TOTAL_DIGITS)}
+    return found
+
+
+def _totals(stacks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The change: each side's figures summed over the changed stacks, and their deltas (unknown with any
+    unknown)."""
+    stacks = list(stacks)
+    found = _side_sums(stacks)
     found["deltaUsdPerHour"] = _sum((s["deltaUsdPerHour"] for s in stacks), HOURLY_DIGITS)
     found["deltaWorstCaseUsd"] = _sum((s["deltaWorstCaseUsd"] for s in stacks), TOTAL_DIGITS)
     return found

@@ -51,6 +51,22 @@ def headline(document: Mapping[str, Any]) -> str:
     return line if changed else f"no change to the stacks ({line})"
 
 
+def total_label(document: Mapping[str, Any]) -> str:
+    """`total of the changed stacks (prod, staging)`: what the change's total sums (cli.diff: `total.stacks`)."""
+    names = document["total"]["stacks"]
+    return f"total of the changed stacks ({', '.join(names)})" if names else "total of the changed stacks (none)"
+
+
+def all_stacks_line(document: Mapping[str, Any]) -> str:
+    """`All stacks, changed or not (7): $/h $284.50/h → $373.86/h; worst case ...`: every stack compared, labelled
+    so (cli.diff: `allStacks`), never the change's total."""
+    every = document["allStacks"]
+    before, after = every["before"], every["after"]
+    return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} → "
+            f"{_side(after, 'usdPerHour', True)}; worst case {_side(before, 'worstCaseUsd', False)} → "
+            f"{_side(after, 'worstCaseUsd', False)}")
+
+
 def _side(figures: Mapping[str, Any] | None, key: str, per_hour: bool) -> str:
     return "—" if figures is None else money(figures[key], per_hour)
 
@@ -102,6 +118,7 @@ def render_text(document: Mapping[str, Any]) -> str:
             if job["change"] == "unchanged":
                 continue
             out.append(f"    {job_name}: {job['change']}: {job['note']}")
+            out += [f"        {line}" for line in job.get("changes", [])]
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
         out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
@@ -110,8 +127,8 @@ def render_text(document: Mapping[str, Any]) -> str:
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         out += [f"    still broken: {text}" for text in kept]
         out += _online_lines(stack, "    ")
-    total = document["total"]
-    out += ["", f"total: $/h at the jobs' rates {_hourly(total)}; worst case {_worst(total)}"]
+    out += ["", f"{total_label(document)}: $/h at the jobs' rates {_hourly(document['total'])}; worst case "
+            f"{_worst(document['total'])}", all_stacks_line(document)]
     out += [f"warning: {line}" for line in document["warnings"]]
     return "\n".join(out)
 
@@ -143,8 +160,9 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         for job_name, job in stack["jobs"].items():
             out.append(f"| {_cell(job_name)} | {job['change']} | {_hourly(job)} | {_worst(job)} |")
         out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
-        notes = [f"- `{job_name}` {job['change']}: {_cell(job['note'])}" for job_name, job in stack["jobs"].items()
-                 if job["change"] != "unchanged"]
+        notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
+                 for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
+                              *(f"  - {_cell(words)}" for words in job.get("changes", []))]]
         notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
                   if names]
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
@@ -160,8 +178,8 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         if kept:
             out += ["", f"Still broken in {name}:", ""] + [f"- {_cell(text)}" for text in kept]
-    total = document["total"]
-    out += ["", f"**Total:** $/h {_hourly(total)}; worst case {_worst(total)}"]
+    out += ["", f"**{total_label(document).capitalize()}:** $/h {_hourly(document['total'])}; worst case "
+            f"{_worst(document['total'])}", "", all_stacks_line(document)]
     details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"
                for name, stack in changed for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                for side in ("before", "after") for line in job["partLines"][side]]

@@ -21,6 +21,7 @@ from components.cli.prices import add_parser as add_prices_parser
 from components.emulator.cli import DESCRIPTION as EMULATOR
 from components.emulator.cli import add_arguments as add_emulator_arguments
 from components.jobspec.core.names import BACKENDS, EXIT_INVALID, EXIT_OK
+from components.jobspec.core.version import __version__
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -117,6 +118,7 @@ def program_name(argv0: str | None = None) -> str:
 
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog=prog or program_name(), description=__doc__.splitlines()[0])
+    top.add_argument("--version", action="version", version=f"gcp-training-jobs {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")

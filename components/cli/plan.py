@@ -20,6 +20,7 @@ from typing import Any
 from components.cli.job_warnings import job_warnings, warnings_document
 from components.cli.plan_describe import describe
 from components.cli.plan_mocks import Recording, Registration, project_root, pulumi_config, run_program
+from components.cli.plan_placement import placement_lines, placement_of
 from components.cli.plan_review import Review, review, review_document
 from components.cli.plan_text import render_text
 from components.jobspec.catalog.credentials import masked
@@ -85,6 +86,7 @@ def plan_document(stack: str, file: Path, recording: Recording,
     """The plan as data (what --json prints; the text form is rendered from it). `jobs`: each job as it was
     judged (JobSettings: its body and pools), by job name."""
     names = _top_level_names(recording)
+    placements = {name: placement_of(job, name) for name, job in (jobs or {}).items()}
 
     def node_doc(node: Node) -> dict[str, Any]:
         reg = node.reg
@@ -92,6 +94,8 @@ def plan_document(stack: str, file: Path, recording: Recording,
         if reg.custom:
             doc["details"] = dict(describe(reg, jobs))
             judged = (jobs or {}).get(str(reg.inputs.get("name") or reg.name)) if reg.type.endswith(JOB_TYPE) else None
+            if reg.type.endswith(JOB_TYPE):  # where it runs (cli.plan_placement)
+                doc["details"].update(placement_lines(placements.get(str(reg.inputs.get("name") or reg.name)) or {}))
             if reg.secrets:  # a secret config key, or a credential TrainingJob made a secret where it stands
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
             if judged is not None and (warnings := job_warnings({reg.name: judged}).get(reg.name)):
@@ -108,6 +112,7 @@ def plan_document(stack: str, file: Path, recording: Recording,
         "stack": stack,
         "file": str(file),
         "resources": [node_doc(node) for node in _tree(recording)],
+        "placement": placements,
         "outputs": recording.outputs,
         "summary": {"resources": len(recording.resources), "custom": custom,
                     "components": len(recording.resources) - custom},

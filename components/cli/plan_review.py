@@ -17,7 +17,16 @@ from typing import Any
 
 from components.jobspec.catalog import prices
 from components.jobspec.core.problems import Problem
-from components.jobspec.review.cost import Estimate, StackEstimate, part_text, source_lines, stale_warning
+from components.jobspec.review.cost import Estimate, StackEstimate
+from components.jobspec.review.cost_text import (
+    estimate_text,
+    part_text,
+    runs_as,
+    source_lines,
+    stack_text,
+    stale_warning,
+    worst_case_text,
+)
 from components.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
 from components.jobspec.review.money import Amount
 from components.jobspec.rules.tasks import today as today_of_rules
@@ -67,7 +76,7 @@ def review_document(checked: Review) -> dict[str, Any]:
             "jobs": {e.name: _job(e) for e in cost.jobs},
             "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot),
                       "atJobRates": _amount(cost.hourly), "worstCaseUsd": _usd(cost.worst_case),
-                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": cost.text()},
+                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": stack_text(cost)},
             "table": {"kind": table.kind, "path": table.path, "date": table.date.isoformat(),
                       "oldest": table.oldest.isoformat()},
             "sources": source_lines(table),
@@ -80,12 +89,12 @@ def review_document(checked: Review) -> dict[str, Any]:
 
 def _job(e: Estimate) -> dict[str, Any]:
     return {"region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
-            "runsAs": e.runs_as(), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
+            "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),
             "worstCase": {**_amount(e.worst_case, per_hour=False), "hours": round(e.timeout.hours, 6),
-                          "timeout": e.timeout.text(), "text": e.worst_case_text()},
+                          "timeout": e.timeout.text(), "text": worst_case_text(e)},
             "parts": [p.as_dict() for p in e.parts], "partLines": [part_text(p) for p in e.parts],
-            "bases": list(e.bases), "text": e.text()}
+            "bases": list(e.bases), "text": estimate_text(e)}
 
 
 def _amount(amount: Amount, per_hour: bool = True) -> dict[str, Any]:

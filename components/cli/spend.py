@@ -37,7 +37,7 @@ from components.cli.stack_jobs import (
 from components.jobspec.catalog import prices
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_OK
-from components.jobspec.review.cost import RATE_WORDS, table_line
+from components.jobspec.review.cost_text import RATE_WORDS, table_line
 from components.jobspec.review.money import usd, usd_total
 from components.jobspec.review.run_cost import run_cost
 

@@ -34,6 +34,7 @@ from components.jobspec.catalog.credentials import masked
 from components.jobspec.catalog.prices import PriceTableError
 from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
+from components.jobspec.review.cost_text import runs_as
 from components.jobspec.review.money import usd, usd_total
 from components.jobspec.review.run_cost import RunCost, run_cost
 from components.resources.job_model.runs import placement_index, retry_number
@@ -82,7 +83,7 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
     if found is not None:
         amount, hourly = found.amount, found.estimate.hourly
         cost = {"usd": round(amount.known, 2), "complete": amount.complete, "usdPerHour": round(hourly.known, 4),
-                "runsAs": found.estimate.runs_as(), "unknown": list(dict.fromkeys(amount.unknown))}
+                "runsAs": runs_as(found.estimate), "unknown": list(dict.fromkeys(amount.unknown))}
     resource_name = job.backend.name_of(job.target, job.job_id, job.resource)
     return {
         "name": job.name, "jobId": job.job_id, "resourceName": resource_name,

@@ -148,3 +148,7 @@ RESERVATION_EXCLUDES_PERSISTENT_RESOURCE: Final = True
 #: value is 100." The page leaves which machine types take hyperdisk to Compute Engine's list (not read).
 BOOT_DISK_TYPES: Final = ("pd-ssd", "pd-standard", "hyperdisk-balanced")
 BOOT_DISK_SIZE_GB: Final = (100, 64_000)
+#: SOURCE_BOOT_DISKS: the boot disk a pool gets when its diskSpec sets none (a review shows any other as set).
+BOOT_DISK_DEFAULT_TYPE: Final = "pd-ssd"
+BOOT_DISK_DEFAULT_HYPERDISK_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g")
+BOOT_DISK_DEFAULT_GB: Final = 100

@@ -4,7 +4,7 @@ worst (that rate for as long as it may run). Pure; it prices only.
 Everything here reads a job's facts (translate.facts.JobFacts: load.Judged.facts, or facts_of_body for a job as the
 API holds it: its pools in the one form, region, strategy, timeout, parallel runs and trials), so it works for every
 job vocabulary and backend: a Vertex AI `CustomJob`, a Vertex AI `HyperparameterTuningJob` or an ml v1 `Job`. Money
-is worded by review.money.
+is worded by review.money, an estimate by review.cost_text.
 Prices come from the price table (components.jobspec.catalog.prices: the refreshed table when one was written,
 else the bundled snapshot) and nowhere else: a part without a known price is unknown, by name and with the
 table's reason, never guessed, and a sum with unknown parts says which.
@@ -30,14 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
-from types import MappingProxyType
 from typing import Any, Final
 
 from components.jobspec import catalog
 from components.jobspec.catalog import prices
 from components.jobspec.catalog.prices import Price, PriceTable
-from components.jobspec.review.money import Amount, hours_text, missing_text, named_total, total, usd
+from components.jobspec.review.money import Amount, named_total, total
 from components.jobspec.translate.facts import JobFacts, Timeout
 from components.jobspec.translate.pools import Pool
 
@@ -45,12 +43,6 @@ from components.jobspec.translate.pools import Pool
 SPOT_STRATEGIES: Final = ("SPOT", "FLEX_START")
 #: Machine types that are TPU hosts billed through their accelerator (ml v1 cloud_tpu, Vertex cloud-tpu).
 TPU_POOL_MACHINES: Final = (catalog.CLOUD_TPU, catalog.CLOUD_TPU_MACHINE)
-#: A price table whose oldest prices are older than this (in days) makes `plan` warn.
-MAX_PRICE_AGE_DAYS: Final = 180
-#: The command that writes a current table (components.cli.prices).
-REFRESH_COMMAND: Final = "python -m components prices refresh"
-#: The rates of the table (PriceTable.strategy_rate), as the text says them.
-RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
 
 
 # --- Parts -----------------------------------------------------------------------------------------
@@ -107,22 +99,6 @@ class Part:
                 "priceDate": price.basis.date.isoformat() if price and price.basis else None,
                 "onDemandReason": self.why("on_demand") if not price or price.on_demand is None else "",
                 "spotReason": self.why("spot") if not price or price.spot is None else ""}
-
-
-def _unit_price(price: Price, rate: str) -> str:
-    value = price.rate(rate)
-    return "unknown" if value is None else usd(value)
-
-
-def part_text(part: Part) -> str:
-    """`4 x a2-ultragpu-8g (machine, GPUs included): $46.63/h each on demand, $28.16/h Spot; BASIS`."""
-    price = part.price
-    if price is None or not price.known:
-        return f"{part.units} x {part.what}: unknown ({part.why('on_demand')})"
-    kind = price.unit + (", its accelerators included" if price.includes_accelerators else "")
-    spot = _unit_price(price, "spot") + (f" ({price.spot_reason})" if price.spot is None else "")
-    return (f"{part.units} x {part.what} ({kind}): {usd(price.on_demand or 0.0)} each on demand, {spot} Spot; "
-            f"{part.basis}")
 
 
 def _machine(table: PriceTable, machine_type: str, region: str | None) -> Price | None:
@@ -221,33 +197,6 @@ class Estimate:
     def bases(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(b for p in self.parts if (b := p.basis) is not None))
 
-    def runs_as(self) -> str:
-        """`on demand`, `SPOT, at Spot rates`, `FLEX_START, at the on-demand rate (an upper bound)`."""
-        if self.strategy is None and self.rate == "on_demand":
-            return "on demand"
-        words = RATE_WORDS[self.rate]
-        rate = f"at the {words} rate" if self.rate == "on_demand" else f"at {words} rates"
-        bound = " (an upper bound)" if self.billing.get("bound") == "upper" else ""
-        return f"{self.strategy or 'STANDARD'}, {rate}{bound}"
-
-    def worst_case_text(self) -> str:
-        """`$32,847.36 ($195.52/h x 168 h; no timeout set: Vertex AI's default, 7 days)` (unknown parts: see text)."""
-        how = f"{self.hourly.short()} x {hours_text(self.timeout.hours)}"
-        if self.timeout.per_trial and (self.trials > 1 or self.runs > 1):
-            per_trial = self.hourly.times(1 / self.runs).short()
-            how = f"{self.trials} trials x {per_trial} x {hours_text(self.timeout.hours)}"
-        return f"{self.worst_case.short(per_hour=False)} ({how}; {self.timeout.text()})"
-
-    def text(self) -> str:
-        """One line: `us-central1, runs on demand: $1.23/h (on demand $1.23/h; Spot $0.45/h); worst case ...`,
-        then the parts without a price, each with its reason, once."""
-        where = self.region or "region unknown"
-        rates = "; an ml v1 job, at Vertex AI's rates" if self.ml_v1 else ""
-        return (f"{where}, runs {self.runs_as()}: {self.hourly.short()} (on demand {self.on_demand.short()}; Spot "
-                f"{self.spot.short()}); worst case {self.worst_case_text()}{rates}"
-                f"{missing_text(self.on_demand, self.spot)}")
-
-
 def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Estimate:
     """The cost of a job (machines times replicas, accelerators, parallel runs) in its region, from its facts
     (load.Judged.facts, or translate.facts.facts_of_body for a job as the API holds it) and `table` (default:
@@ -292,39 +241,6 @@ class StackEstimate:
     def worst_case(self) -> Amount:
         return named_total((e.name, e.worst_case) for e in self.jobs)
 
-    def text(self) -> str:
-        """`$1.23/h at the jobs' rates (on demand $2.34/h; Spot $0.98/h); worst case $1,234.56`, then the parts
-        without a price (by job), once."""
-        return (f"{self.hourly.short()} at the jobs' rates (on demand {self.on_demand.short()}; Spot "
-                f"{self.spot.short()}); worst case {self.worst_case.short(per_hour=False)}"
-                f"{missing_text(self.on_demand, self.spot)}")
-
-
 def estimate_stack(estimates: Sequence[Estimate], table: PriceTable | None = None) -> StackEstimate:
     """The stack's sums; `table`: the one its jobs were priced from (default: theirs, else the active table)."""
     return StackEstimate(tuple(estimates), table or (estimates[0].table if estimates else prices.active_table()))
-
-
-# --- The table -------------------------------------------------------------------------------------
-
-
-def table_line(table: PriceTable) -> str:
-    """`bundled snapshot (components/jobspec/catalog/prices_table.json) of 2026-11-23, oldest prices 2026-07-30`."""
-    kind = "bundled snapshot" if table.path == str(prices.BUNDLED) else f"{table.kind} table {table.path}"
-    return f"{kind} of {table.date.isoformat()}, oldest prices {table.oldest.isoformat()}"
-
-
-def source_lines(table: PriceTable | None = None) -> list[str]:
-    """The table, then one line per source of its prices (plan, the policy pack and the provider print them)."""
-    table = table or prices.active_table()
-    return [table_line(table), *table.source_lines()]
-
-
-def stale_warning(table: PriceTable, today: date) -> str | None:
-    """A warning when the table's oldest prices are more than MAX_PRICE_AGE_DAYS old on `today`, else None."""
-    age = (today - table.oldest).days
-    if age <= MAX_PRICE_AGE_DAYS:
-        return None
-    return (f"the price table's oldest prices are of {table.oldest.isoformat()}, {age} days before "
-            f"{today.isoformat()} (more than {MAX_PRICE_AGE_DAYS}): estimates may be out of date; refresh the "
-            f"table with `{REFRESH_COMMAND}`")

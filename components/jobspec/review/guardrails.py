@@ -29,6 +29,7 @@ from components.jobspec.catalog.prices import PriceTable, PriceTableError
 from components.jobspec.core.names import NAMESPACE
 from components.jobspec.core.problems import Problem, allowed
 from components.jobspec.review.cost import SPOT_STRATEGIES, Estimate, StackEstimate, estimate, estimate_stack
+from components.jobspec.review.cost_text import runs_as, worst_case_text
 from components.jobspec.review.money import usd, usd_total
 from components.jobspec.rules.tasks import support_ended
 from components.jobspec.rules.tasks import today as today_of_rules
@@ -127,7 +128,7 @@ def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable
         return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
     worst = cost.worst_case
     if worst.known > cap:
-        return [Problem(where, f"job {name}'s worst case is {cost.worst_case_text()}, running {cost.runs_as()}, "
+        return [Problem(where, f"job {name}'s worst case is {worst_case_text(cost)}, running {runs_as(cost)}, "
                         f"over the cap; {allowed_cap}")]
     if not worst.complete:
         return [Problem(where, f"job {name}'s worst case is {worst.text(per_hour=False)}: it cannot be held to the "

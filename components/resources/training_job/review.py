@@ -29,6 +29,7 @@ from components.jobspec.core.errors import TrainingJobsError
 from components.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
 from components.jobspec.core.problems import Problem
 from components.jobspec.review.cost import estimate
+from components.jobspec.review.cost_text import runs_as
 from components.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
 from components.jobspec.review.money import hours_text, missing_text
 from components.jobspec.review.run_cost import run_cost
@@ -56,9 +57,9 @@ def cost_line(facts: JobFacts, name: str) -> str:
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
-    runs_as = found.runs_as()
+    how = runs_as(found)
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
-    head = (f"job {name}: {found.hourly.short()} {runs_as if runs_as == 'on demand' else f'({runs_as})'}, "
+    head = (f"job {name}: {found.hourly.short()} {how if how == 'on demand' else f'({how})'}, "
             f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
             f"{found.region or 'region unknown'}")
     return head + (missing_text(found.on_demand, found.spot) or f"; basis: {'; '.join(found.bases)}")

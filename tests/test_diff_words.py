@@ -1,0 +1,270 @@
+"""The review in a reviewer's words: a changed job's fields said per field (`cli/diff_words.py`), where each job runs
+(`cli/plan_placement.py`: the reservation and the machines it needs from it, the persistent resource, non-default
+disks, fallbacks in order with their prices) in `plan`, its JSON and `diff`, and the diff's totals over what the
+comment shows (a scratch git repository with three stacks, one changed)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.cli.diff import diff
+from components.cli.diff_text import render_markdown, render_text
+from components.cli.diff_words import words
+from components.cli.plan import run_plan
+from components.cli.plan_placement import placement_of
+from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from components.resources.settings.stack_file import load_stack_file
+from tests.helpers import git
+
+ROOT = Path(__file__).resolve().parents[1]
+IMAGE = "us-central1-docker.pkg.dev/my-proj/trainers/llm"
+RESERVATION = "projects/my-proj/zones/us-central1-a/reservations/h100s"
+
+
+def job(workers: int = 0, tag: str = "1.0", timeout: str = "3600s", strategy: str | None = None,
+        machine: str = "a3-highgpu-8g", accelerator: str = "NVIDIA_H100_80GB", reservation: str | None = RESERVATION,
+        disk: dict[str, Any] | None = None, resource: str | None = None, args: list[str] | None = None,
+        fallbacks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    machine_spec: dict[str, Any] = {"machineType": machine, "acceleratorType": accelerator, "acceleratorCount": 8}
+    if reservation:
+        machine_spec["reservationAffinity"] = {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                               "key": "compute.googleapis.com/reservation-name",
+                                               "values": [reservation]}
+    pool: dict[str, Any] = {"machineSpec": machine_spec, "replicaCount": 1,
+                            "containerSpec": {"imageUri": f"{IMAGE}:{tag}", **({"args": args} if args else {})}}
+    if disk:
+        pool["diskSpec"] = disk
+    pools = [pool] + ([{**pool, "replicaCount": workers}] if workers else [])  # the workers: a second pool
+    spec: dict[str, Any] = {"workerPoolSpecs": pools,
+                            "scheduling": {"timeout": timeout, **({"strategy": strategy} if strategy else {})}}
+    if resource:
+        spec["persistentResourceId"] = resource
+    return {"jobSpec": spec, **({"fallbacks": fallbacks} if fallbacks else {})}
+
+
+L4 = {"jobSpec": {"workerPoolSpecs": [{
+    "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+    "replicaCount": 1, "containerSpec": {"imageUri": f"{IMAGE}:1.0"}}], "scheduling": {"timeout": "3600s"}}}
+#: The prod job as the base has it: 8 H100s from reservation h100s, a 500 GB pd-standard disk, a Spot fallback.
+LLM = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500}, fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
+
+
+def stack(jobs: dict[str, Any], region: str = "us-central1") -> str:
+    return json.dumps({"config": {"gcp:project": "my-proj", "gcp:region": region, "gcp-training-jobs:backend": "vertex",
+                                  "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+                                  "gcp-training-jobs:jobs": jobs}})
+
+
+def facts_pair(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], regions: tuple[str, str] = ("us-central1",
+               "us-central1")) -> tuple[Any, Any]:
+    """The job `j` as each of two stack files judges it (JobSettings)."""
+    found = []
+    for side, spec, region in (("old", old, regions[0]), ("new", new, regions[1])):
+        path = tmp_path / f"Pulumi.{side}.yaml"
+        path.write_text(stack({"j": spec}, region))
+        found.append(load_stack_file(path, root=ROOT).jobs["j"])
+    return found[0], found[1]
+
+
+def said(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], paths: list[str] | None = None,
+         regions: tuple[str, str] = ("us-central1", "us-central1")) -> list[str]:
+    before, after = facts_pair(tmp_path, old, new, regions)
+    return words(before.facts, after.facts, paths or [],
+                 (placement_of(before, "j"), placement_of(after, "j")))
+
+
+# --- Each field in words -----------------------------------------------------------------------------------
+
+
+def test_accelerators_replicas_and_the_reservation_need_in_words(tmp_path: Path) -> None:
+    assert said(tmp_path, job(workers=1), job(workers=2)) == [
+        "16 -> 24 NVIDIA_H100_80GB", "pool 1 replicas 1 -> 2", "needs 3 a3-highgpu-8g from reservation h100s, was 2"]
+    assert said(tmp_path, job(), job(workers=1)) == [
+        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB",
+        "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+
+
+def test_a_new_accelerator_type_and_machine_type(tmp_path: Path) -> None:
+    assert said(tmp_path, job(reservation=None), job(machine="a2-ultragpu-8g", accelerator="NVIDIA_A100_80GB",
+                                                     reservation=None)) == [
+        "8 NVIDIA_H100_80GB -> 8 NVIDIA_A100_80GB", "machine type a3-highgpu-8g -> a2-ultragpu-8g"]
+
+
+def test_strategy_timeout_and_image_tag(tmp_path: Path) -> None:
+    assert said(tmp_path, job(reservation=None), job(reservation=None, strategy="SPOT", timeout="7200s",
+                                                     tag="1.1")) == [
+        "strategy STANDARD -> SPOT", "timeout 1 h -> 2 h", "image llm 1.0 -> 1.1"]
+
+
+def test_region(tmp_path: Path) -> None:
+    assert said(tmp_path, job(reservation=None), job(reservation=None), regions=("us-central1", "us-east4")) == [
+        "region us-central1 -> us-east4"]
+
+
+def test_leaving_the_reservation_for_a_persistent_resource(tmp_path: Path) -> None:
+    assert said(tmp_path, job(), job(reservation=None, resource="my-pool")) == [
+        f"reservation SPECIFIC_RESERVATION {RESERVATION} -> none",
+        "persistent resource none (its own machines) -> my-pool",
+        "needs 0 a3-highgpu-8g from reservation h100s, was 1"]
+
+
+def test_a_few_lines_at_most_and_the_reservation_need_always(tmp_path: Path) -> None:
+    assert said(tmp_path, job(), job(workers=1, tag="1.1", timeout="7200s", strategy="SPOT",
+                                     fallbacks=[{"scheduling": {"strategy": "STANDARD"}}])) == [
+        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB", "strategy STANDARD -> SPOT",
+        "timeout 1 h -> 2 h", "and 2 more", "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+
+
+def test_the_rest_as_the_paths_that_changed_and_the_fallbacks(tmp_path: Path) -> None:
+    paths = ["jobSpec.workerPoolSpecs[0].containerSpec.args", "jobSpec.workerPoolSpecs[0].machineSpec.machineType"]
+    assert said(tmp_path, job(), job(args=["--steps=10"], fallbacks=[{"scheduling": {"strategy": "SPOT"}}]),
+                paths) == [
+        "fallbacks none -> 1. us-central1 a3-highgpu-8g SPOT",
+        "also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"], "a path the words say is not repeated"
+
+
+def test_a_boot_disk_and_no_words_leaves_every_path(tmp_path: Path) -> None:
+    disk = "jobSpec.workerPoolSpecs[0].diskSpec"
+    assert said(tmp_path, job(), job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500}), [disk]) == [
+        "pool 0 disk the default -> pd-standard 500 GB"]
+    assert said(tmp_path, job(), job(disk={"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100}), [disk]) == [
+        f"also changed: {disk}"], "Vertex's default written out: the path, since no word says it"
+
+
+def test_where_a_job_runs_as_data(tmp_path: Path) -> None:
+    path = tmp_path / "Pulumi.s.yaml"
+    path.write_text(stack({"llm": LLM, "pr": job(reservation=None, resource="my-pool")}))
+    jobs = load_stack_file(path, root=ROOT).jobs
+    llm = placement_of(jobs["llm"], "llm")
+    assert llm["reservations"] == [{"type": "SPECIFIC_RESERVATION", "name": RESERVATION,
+                                    "machineType": "a3-highgpu-8g", "machines": 1}]
+    assert llm["persistentResource"] is None
+    assert llm["disks"] == [{"pool": 0, "path": "jobSpec.workerPoolSpecs[0]", "bootDiskType": "pd-standard",
+                             "bootDiskSizeGb": 500}]
+    (spot,) = llm["fallbacks"]
+    assert spot["region"] == "us-central1" and spot["strategy"] == "SPOT" and spot["machineTypes"] == ["a3-highgpu-8g"]
+    assert spot["machine"] == "a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB" and spot["usdPerHour"] > 0
+    assert spot["text"] == f"us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, ${spot['usdPerHour']:,.2f}/h"
+    assert placement_of(jobs["pr"], "pr") == {"reservations": [], "persistentResource": "my-pool", "disks": [],
+                                              "fallbacks": []}
+
+
+# --- plan and diff over three stacks, one changed ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """prod (an H100 job on a reservation and an L4 job), staging and dev (an L4 job each); the head doubles prod's
+    H100 job and gives it a new image tag and timeout."""
+    tmp = tmp_path_factory.mktemp("words")
+    repo = tmp / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy2(ROOT / name, repo / name)
+    with pytest.MonkeyPatch.context() as env:
+        for key in [k for k in os.environ if k.startswith("PULUMI_")]:
+            env.delenv(key)
+        env.setenv(PRICES_FILE_ENV, str(tmp / "no-refreshed-prices.json"))
+        env.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp / "build"))
+        for name in ("staging", "dev"):
+            (repo / f"stacks/Pulumi.{name}.yaml").write_text(stack({"eval": L4}))
+        prod = repo / "stacks/Pulumi.prod.yaml"
+        prod.write_text(stack({"llm": LLM, "eval": L4}))
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "base")
+        head = job(workers=1, tag="1.1", timeout="7200s", disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
+                   fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
+        added = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
+                    fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
+        prod.write_text(stack({"llm": head, "eval": L4, "ft": added}))
+        env.chdir(repo)
+        yield repo
+
+
+def _plan(stack_name: str, as_json: bool) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert run_plan(stack_name, None, as_json=as_json) == 0
+    return out.getvalue()
+
+
+def test_plan_shows_where_each_job_runs(project: Path) -> None:
+    document = json.loads(_plan("prod", as_json=True))
+    llm = document["placement"]["llm"]
+    assert llm["reservations"] == [{"type": "SPECIFIC_RESERVATION", "name": RESERVATION,
+                                    "machineType": "a3-highgpu-8g", "machines": 2}]
+    assert document["placement"]["eval"] == {"reservations": [], "persistentResource": None, "disks": [],
+                                             "fallbacks": []}
+    (spot,) = llm["fallbacks"]
+    assert llm["disks"] == [{"pool": i, "path": f"jobSpec.workerPoolSpecs[{i}]", "bootDiskType": "pd-standard",
+                             "bootDiskSizeGb": 500} for i in (0, 1)]
+    text = _plan("prod", as_json=False)
+    assert f"      reservation: SPECIFIC_RESERVATION {RESERVATION}: needs 2 a3-highgpu-8g\n" in text
+    assert "      pool 0 disk: pd-standard, 500 GB\n" in text
+    assert f"      fallback 1: {spot['text']}\n" in text
+    assert spot["text"].startswith("us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB; a3-highgpu-8g x1 + 8 "
+                                   "NVIDIA_H100_80GB, SPOT, $")
+
+
+def test_the_diff_totals_cover_the_changed_stack_and_label_all_stacks(project: Path) -> None:
+    document = diff("main", None)
+    assert isinstance(document, dict)
+    stacks = document["stacks"]
+    assert {name: s["change"] for name, s in stacks.items()} == {"dev": "unchanged", "prod": "changed",
+                                                                "staging": "unchanged"}
+    prod, total = stacks["prod"], document["total"]
+    assert total["stacks"] == ["prod"]
+    assert (total["before"], total["after"]) == (prod["before"], prod["after"]), "the changed stacks' own sums"
+    assert total["deltaUsdPerHour"] == prod["deltaUsdPerHour"] > 0
+    every = document["allStacks"]
+    for side in ("before", "after"):
+        assert every[side]["usdPerHour"] == round(sum(s[side]["usdPerHour"] for s in stacks.values()), 6)
+        assert every[side]["usdPerHour"] > total[side]["usdPerHour"], "the unchanged stacks are not in the total"
+    markdown, text = render_markdown(document), render_text(document)
+    money = {key: f"${value:,.2f}/h" for key, value in (("prod before", prod["before"]["usdPerHour"]),
+                                                         ("prod after", prod["after"]["usdPerHour"]),
+                                                         ("all before", every["before"]["usdPerHour"]),
+                                                         ("all after", every["after"]["usdPerHour"]),
+                                                         ("delta", prod["deltaUsdPerHour"]))}
+    assert markdown.splitlines()[1].startswith(f"### Training jobs: +{money['delta']} at the jobs' rates")
+    assert f"| **prod** | changed | {money['prod before']} → {money['prod after']} (+{money['delta']}) |" in markdown
+    assert (f"\n**Total of the changed stacks (prod):** $/h {money['prod before']} → {money['prod after']} "
+            f"(+{money['delta']});") in markdown
+    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} → {money['all after']}; worst case " \
+           in markdown
+    assert (f"\ntotal of the changed stacks (prod): $/h at the jobs' rates {money['prod before']} → "
+            f"{money['prod after']} (+{money['delta']});") in text
+    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} → {money['all after']};" in text
+
+
+def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project: Path) -> None:
+    document = diff("main", None)
+    assert isinstance(document, dict)
+    llm = document["stacks"]["prod"]["jobs"]["llm"]
+    expected = ["8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB",
+                "timeout 1 h -> 2 h", "image llm 1.0 -> 1.1",
+                "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+    assert llm["change"] == "replaced" and llm["changes"] == expected
+    assert llm["placement"]["before"]["reservations"][0]["machines"] == 1
+    assert llm["placement"]["after"]["reservations"][0]["machines"] == 2
+    markdown, text = render_markdown(document), render_text(document)
+    assert "- `llm` replaced: the next `up` makes a new job and cancels the running one, if it runs\n" + \
+        "\n".join(f"  - {line}" for line in expected) in markdown
+    assert "    llm: replaced: the next `up` makes a new job and cancels the running one, if it runs\n" + \
+        "\n".join(f"        {line}" for line in expected) in text
+    assert "jobSpec.workerPoolSpecs changed" not in markdown
+    ft = document["stacks"]["prod"]["jobs"]["ft"]
+    (spot,) = ft["placement"]["after"]["fallbacks"]
+    assert ft["change"] == "added" and ft["changes"] == [
+        "needs 1 a3-highgpu-8g from reservation h100s", "pool 0 disk pd-standard 500 GB", f"fallback 1: {spot['text']}"]
+    assert "- `ft` added: the next `up` starts it\n  - needs 1 a3-highgpu-8g from reservation h100s\n" in markdown

@@ -1,0 +1,137 @@
+"""The Pulumi template a team makes its own project from (templates/gcp-training-jobs/): its Pulumi.yaml asks for the
+project and region, its program is the library's two calls, its requirements are the library's release and the
+lock its tests ran on, its example stack is valid (judged by this repository's `validate` and planned), and
+`pulumi new --generate-only` renders it under the real engine (e2e)."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+import components
+from components.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "templates" / "gcp-training-jobs"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("template_requirements",
+                                                  ROOT / "scripts" / "template_requirements.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_template_asks_for_the_project_and_region_and_keeps_stacks_in_their_folder() -> None:
+    project = yaml.safe_load((TEMPLATE / "Pulumi.yaml").read_text())
+    assert project["name"] == "${PROJECT}" and project["description"] == "${DESCRIPTION}"
+    assert project["runtime"] == {"name": "python", "options": {"toolchain": "pip", "virtualenv": "venv"}}
+    assert project["stackConfigDir"] == "stacks"
+    template = project["template"]
+    assert template["description"].strip()
+    assert set(template["config"]) == {"gcp:project", "gcp:region"}
+    assert all(prompt["description"] for prompt in template["config"].values())
+    assert template["config"]["gcp:region"]["default"] == "us-central1"
+
+
+def test_the_program_is_the_librarys_public_calls() -> None:
+    program = (TEMPLATE / "__main__.py").read_text()
+    assert len([line for line in program.splitlines() if line.strip()]) == 3
+    imported = [name.name for node in ast.parse(program).body if isinstance(node, ast.ImportFrom)
+                and node.module == "components" for name in node.names]
+    assert imported == ["build_stack", "from_pulumi_config"]
+    assert all(name in components.__all__ for name in imported)
+
+
+def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> None:
+    script = _script()
+    written = (TEMPLATE / "requirements.txt").read_text()
+    assert written == script.render(), "run venv/bin/python scripts/template_requirements.py --write"
+    pins = [line for line in written.splitlines() if line and not line.startswith("#")]
+    assert pins[0] == f"gcp-training-jobs=={components.__version__}"
+    lock = (ROOT / "requirements.txt").read_text()
+    for pin in pins[1:]:
+        assert pin.split(" ;")[0] + " " in lock or pin.split(" ;")[0] + " \\" in lock, pin
+    assert len(pins) - 1 == len(script.pins(lock)) and any(p.startswith("pulumi==") for p in pins)
+
+
+def test_a_drifted_requirements_file_is_caught() -> None:
+    script = _script()
+    drifted = script.render().replace(f"gcp-training-jobs=={components.__version__}", "gcp-training-jobs==0.0.1")
+    assert drifted != (TEMPLATE / "requirements.txt").read_text()
+
+
+def test_the_example_stack_is_valid() -> None:
+    code, out, err = cli("validate", str(TEMPLATE / "stacks"))
+    assert (code, err) == (0, ""), err
+    assert out.strip() == f"{TEMPLATE / 'stacks' / 'Pulumi.dev.yaml'}: ok (stack)"
+
+
+def test_the_example_stack_is_commented() -> None:
+    text = (TEMPLATE / "stacks" / "Pulumi.dev.yaml").read_text()
+    assert text.startswith("# An example stack") and text.count("#") > 20
+
+
+def test_the_template_ships_the_review_and_deploy_workflows() -> None:
+    for name in ("pull-request.yml", "deploy.yml"):
+        text = (TEMPLATE / ".github" / "workflows" / name).read_text()
+        assert "venv/bin/pip install -r requirements.txt" in text
+        assert "components/" not in text and "policies/" not in text, f"{name} names this repository's folders"
+    review = (TEMPLATE / ".github" / "workflows" / "pull-request.yml").read_text()
+    for step in ("gcp-training-jobs validate stacks/", "gcp-training-jobs plan --stack",
+                 "gcp-training-jobs diff --base", "command: preview"):
+        assert step in review, step
+
+
+@pytest.mark.slow
+def test_the_example_stack_plans_in_a_copy_of_the_template(tmp_path: Path) -> None:
+    project = tmp_path / "team-training"
+    shutil.copytree(TEMPLATE, project)
+    done = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "dev"], cwd=project,
+                          capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "Plan for stack dev (stacks/Pulumi.dev.yaml)" in done.stdout
+    assert "TrainingJob" in done.stdout and "l4-trial" in done.stdout
+
+
+@pytest.mark.e2e
+def test_pulumi_new_renders_the_template(tmp_path: Path) -> None:
+    from tests.e2e_support import require_pulumi
+
+    pulumi = require_pulumi()
+    target = tmp_path / "team"
+    env = {**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_HOME": str(tmp_path / "home"),
+           "PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "test"}
+    done = subprocess.run([pulumi, "new", str(TEMPLATE), "--generate-only", "--yes", "--dir", str(target),
+                           "--name", "team-training", "--description", "The team's training jobs"],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    made = yaml.safe_load((target / "Pulumi.yaml").read_text())
+    assert made["name"] == "team-training" and made["description"] == "The team's training jobs"
+    assert made["stackConfigDir"] == "stacks"
+    for name in ("__main__.py", "requirements.txt", "stacks/Pulumi.dev.yaml", ".github/workflows/pull-request.yml",
+                 ".github/workflows/deploy.yml"):
+        assert (target / name).read_bytes() == (TEMPLATE / name).read_bytes(), name
+    code, out, err = cli("validate", str(target / "stacks"))
+    assert (code, err) == (0, ""), err
