@@ -137,8 +137,8 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                         "trainingInput, vertex for a CustomJobSpec)")
     r.add_argument("--job-id", help="jobId, or a CustomJob's displayName (default: the file's jobId, else its name)")
     r.add_argument("--show-secrets", action="store_true",
-                   help="print a value that looks like a credential as written (default: <KIND, not shown>, as every "
-                        "other output shows it)")
+                   help="print a value that looks like a credential as written (default: masked, with its kind "
+                        "named, as every other output shows it)")
     add_gcloud_flags(r)
     r.set_defaults(func=cmd_render)
 
