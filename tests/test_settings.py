@@ -388,7 +388,7 @@ def test_a_job_spec_runs_on_vertex_only_and_goes_alone(tmp_path: Path, real_toda
     assert any(f"{NAMESPACE}:jobs.l4: has both trainingInput and jobSpec; allowed: exactly one" in line
                for line in problems_of(both))
     neither = write_stack(tmp_path, stack({f"{NAMESPACE}:jobs": {"l4": {"labels": {"a": "b"}}}}), "v")
-    assert any(f"{NAMESPACE}:jobs.l4: required: trainingInput" in line and "or jobSpec" in line
+    assert any(f"{NAMESPACE}:jobs.l4: required: trainingInput" in line and "jobSpec" in line and "or tuningJob" in line
                for line in problems_of(neither))
 
 

@@ -134,6 +134,20 @@ def test_diff_ignores_provider_float_and_order_noise(provider, backend) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_state_pickled_under_another_provider_path_is_updated_in_place_once(provider, backend) -> None:
+    """The engine deletes and reads a job with the provider its outputs pickle; a `same` step keeps those outputs,
+    so a state whose pickle names another path (written before the provider's path moved) is updated in place (no
+    replacement), which writes this path; a state pickled as this tree pickles is no change."""
+    current = serialize_provider(TrainingJobProvider())
+    elsewhere = base64.b64encode(b"cearlier.resources.job_provider\nTrainingJobProvider\n.").decode()
+    news = {**checked(provider, props(backend)), "__provider": current}
+    same = provider.diff("id", {**news, "state": "RUNNING"}, news)
+    assert (same.changes, same.replaces) == (False, [])
+    moved = provider.diff("id", {**news, "__provider": elsewhere, "state": "RUNNING"}, news)
+    assert (moved.changes, moved.replaces) == (True, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_diff_replaces_on_any_spec_change_and_names_what_changed(provider, backend) -> None:
     olds = checked(provider, props(backend))
     news = checked(provider, props(backend, t4_job(count=4)), olds=olds)

@@ -14,8 +14,10 @@ from typing import Any
 
 from components.cli.plan_mocks import Registration
 from components.jobspec import catalog
+from components.jobspec.core.names import TUNING_JOB
 from components.jobspec.translate.facts import JobFacts, facts_of_body
 from components.jobspec.translate.pools import VERTEX_SPEC_KEYS
+from components.resources.job_model.inputs import region_of
 
 
 def _yes(value: Any) -> str:
@@ -105,9 +107,10 @@ def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
     has no pools, and validate names what is wrong with it)."""
     job = inputs.get("job") or {}
     body: Mapping[str, Any] | None = judged.body if judged is not None else None
-    given = job.get("region") if isinstance(job.get("region"), str) else None  # a jobSpec's, beside it
-    facts: JobFacts = judged.facts if judged is not None else facts_of_body(job, region=given)
-    if "jobSpec" in job:
+    tuning = job.get(TUNING_JOB)
+    as_body: Mapping[str, Any] = tuning if isinstance(tuning, Mapping) else job  # a tuning job's: its config
+    facts: JobFacts = judged.facts if judged is not None else facts_of_body(as_body, region=region_of(job) or None)
+    if "jobSpec" in job or TUNING_JOB in job:
         return _describe_custom_job(inputs, facts)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
@@ -162,9 +165,11 @@ def _describe_custom_job(inputs: dict[str, Any], facts: JobFacts) -> list[tuple[
     """A job written as a Vertex AI CustomJobSpec: its pools (as judged, load.Judged.facts), code, output
     directory and scheduling."""
     job = inputs.get("job") or {}
-    spec = job.get("jobSpec") or {}
+    spec = job.get("jobSpec") or (job.get(TUNING_JOB) or {}).get("trialJobSpec") or {}
     lines = [("backend", str(inputs.get("backend"))), ("project", str(inputs.get("project"))),
              ("region", str(facts.region))]
+    if TUNING_JOB in job:  # a tuning job's pools are each trial's
+        lines.append(("trials", f"{facts.trials}, {facts.parallel_runs} at once"))
     lines += [(f"pool {pool.index}", facts.held_text(pool)) for pool in facts.running]
     lines += _accelerator_line(facts)
     for i, pool in enumerate(spec.get("workerPoolSpecs") or []):

@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAINING_INPUT, VERTEX
+from components.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC, TRAINING_INPUT, TUNING_JOB, VERTEX
 from components.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.render.bodies import Renderable, job_kind, job_labels, render_judged
@@ -174,6 +174,10 @@ def judge_tuning_job(
 
 #: The keys of a CustomJobSpec enclosed as a stack's job or a TrainingJob's `job` input carries it.
 ENCLOSED_KEYS = (JOB_SPEC, "region", "labels")
+#: The same for a tuning config (tuningJob).
+ENCLOSED_TUNING_KEYS = (TUNING_JOB, "region", "labels")
+#: The three forms of an enclosed job, exactly one per job.
+FORMS = (TRAINING_INPUT, JOB_SPEC, TUNING_JOB)
 
 
 def judge(
@@ -186,9 +190,10 @@ def judge(
     and the policy pack. Its vocabulary is told here, by io.vocabulary.vocabulary_of, and nowhere else.
 
     `data` is a job as gcloud reads it (a trainingInput Job, a CustomJobSpec, a tuning config), or, with
-    `enclosed`, as a stack's job and a TrainingJob's `job` input carry it: `{"trainingInput": ...}` or
-    `{"jobSpec": SPEC, "region": ..., "labels": ...}`, exactly one of the two (the spec's problems are then named
-    under jobSpec). `backend`: the limits judged by and the body rendered (None: the vocabulary's own);
+    `enclosed`, as a stack's job and a TrainingJob's `job` input carry it: `{"trainingInput": ...}`,
+    `{"jobSpec": SPEC, "region": ..., "labels": ...}` or `{"tuningJob": CONFIG, "region": ..., "labels": ...}`,
+    exactly one of the three (the spec's problems are then named under jobSpec or tuningJob). `backend`: the
+    limits judged by and the body rendered (None: the vocabulary's own);
     Vertex AI's vocabularies on ai-platform are refused, naming `backend_at`, where the backend was set.
     `region`: a Vertex job's region (gcloud's --region, a stack's), or the default of a trainingInput's;
     `region_at` where it was given, for messages. `labels` (gcloud's --labels) and `job_id` (the display name)
@@ -200,8 +205,19 @@ def judge(
     if enclosed and (unshaped := enclosed_problem(data)) is not None:
         raise SpecError([unshaped])
     if vocabulary != "trainingInput" and backend == AI_PLATFORM:
-        at = JOB_SPEC if enclosed else "studySpec" if vocabulary == "tuning" else "workerPoolSpecs"
+        at = (TUNING_JOB if vocabulary == "tuning" else JOB_SPEC) if enclosed else \
+            "studySpec" if vocabulary == "tuning" else "workerPoolSpecs"
         raise SpecError([vertex_only(at, tuning=vocabulary == "tuning", backend_at=backend_at)])
+    if vocabulary == "tuning" and enclosed:
+        config, given_region, given_labels = enclosed_spec(data, TUNING_JOB)
+        try:
+            judged = judge_tuning_job(config, region=given_region or region, region_at=region_at,
+                                      labels=given_labels if given_labels is not None else labels, job_id=job_id,
+                                      today=today, judge=rules)
+        except SpecError as error:
+            raise SpecError(within_spec(error.problems, region_at, TUNING_JOB)) from None
+        return replace(judged, problems=tuple(within_spec(judged.problems, region_at, TUNING_JOB)),
+                       warnings=tuple(within_spec(judged.warnings, region_at, TUNING_JOB)))
     if vocabulary == "tuning":
         return judge_tuning_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
                                 judge=rules)
@@ -224,35 +240,42 @@ def judge(
 
 def enclosed_problem(data: Any) -> Problem | None:
     """What is wrong with the shape of an enclosed job (a stack's job, a `job` input): it must hold exactly one
-    of trainingInput and jobSpec (None: it does)."""
+    of trainingInput, jobSpec and tuningJob (None: it does)."""
     if not isinstance(data, Mapping):
         return None  # the vocabulary's model names what is wrong with it
-    if TRAINING_INPUT in data and JOB_SPEC in data:
-        return Problem("", f"has both {TRAINING_INPUT} and {JOB_SPEC}; allowed: exactly one")
-    if (JOB_SPEC if vocabulary_of(data) == "customJobSpec" else TRAINING_INPUT) not in data:
-        return Problem("", f"required: {TRAINING_INPUT} (the seeds' vocabulary, a gcloud config.yaml job) or "
-                       f"{JOB_SPEC} (a Vertex AI CustomJobSpec)")
+    given = [form for form in FORMS if form in data]
+    if len(given) > 1:
+        both = "both " if len(given) == 2 else ""
+        return Problem("", f"has {both}{', '.join(given[:-1])} and {given[-1]}; allowed: exactly one of "
+                       f"{', '.join(FORMS)}")
+    if not given:
+        return Problem("", f"required: {TRAINING_INPUT} (the seeds' vocabulary, a gcloud config.yaml job), "
+                       f"{JOB_SPEC} (a Vertex AI CustomJobSpec) or {TUNING_JOB} (a Vertex AI tuning config, as "
+                       "`gcloud ai hp-tuning-jobs create --config` reads it); allowed: exactly one of them")
     return None
 
 
-def enclosed_spec(data: Mapping[str, Any]) -> tuple[Any, str | None, dict[str, str] | None]:
-    """An enclosed CustomJobSpec's parts (spec, region, labels); SpecError for a key beside them."""
-    if JOB_SPEC not in data:
-        raise SpecError([Problem(JOB_SPEC, "required: the CustomJobSpec; allowed: " + ", ".join(ENCLOSED_KEYS))])
-    extra = sorted(str(k) for k in data if k not in ENCLOSED_KEYS)
+def enclosed_spec(data: Mapping[str, Any], key: str = JOB_SPEC) -> tuple[Any, str | None, dict[str, str] | None]:
+    """An enclosed CustomJobSpec's (`key` tuningJob: tuning config's) parts (spec, region, labels); SpecError for a
+    key beside them."""
+    keys = ENCLOSED_TUNING_KEYS if key == TUNING_JOB else ENCLOSED_KEYS
+    what = "the tuning config" if key == TUNING_JOB else "the CustomJobSpec"
+    if key not in data:
+        raise SpecError([Problem(key, f"required: {what}; allowed: " + ", ".join(keys))])
+    extra = sorted(str(k) for k in data if k not in keys)
     if extra:
-        raise SpecError([Problem(extra[0], f"unknown key beside {JOB_SPEC}; allowed: {', '.join(ENCLOSED_KEYS)}")])
+        raise SpecError([Problem(extra[0], f"unknown key beside {key}; allowed: {', '.join(keys)}")])
     region = data.get("region")
     labels = data.get("labels")
-    return data[JOB_SPEC], region if isinstance(region, str) and region else None, \
+    return data[key], region if isinstance(region, str) and region else None, \
         dict(labels) if isinstance(labels, Mapping) else None
 
 
-def within_spec(problems: Sequence[Problem], region_at: str = "region") -> list[Problem]:
-    """An enclosed CustomJobSpec's problems at their path in the enclosing job (`jobSpec.workerPoolSpecs[0]...`);
-    its region's and labels' stay where they are."""
+def within_spec(problems: Sequence[Problem], region_at: str = "region", key: str = JOB_SPEC) -> list[Problem]:
+    """An enclosed CustomJobSpec's (tuning config's) problems at their path in the enclosing job
+    (`jobSpec.workerPoolSpecs[0]...`, `tuningJob.trialJobSpec...`); its region's and labels' stay where they are."""
     outside = ("region", "labels", region_at)
-    return [p if p.path.startswith(outside) else replace(p, path=f"{JOB_SPEC}.{p.path}" if p.path else JOB_SPEC)
+    return [p if p.path.startswith(outside) else replace(p, path=f"{key}.{p.path}" if p.path else key)
             for p in problems]  # a Notice, a CredentialWarning stay what they are
 
 

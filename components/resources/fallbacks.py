@@ -3,11 +3,11 @@ check and its create build each alternative's job data here, then read it throug
 by way of job_model.inputs.judge_wire or the settings) like the main job; nothing else reads an alternative.
 
 An alternative sets any of:
-- `region`: where the job runs instead (trainingInput.region; a jobSpec's region);
+- `region`: where the job runs instead (trainingInput.region; a jobSpec's or tuningJob's region);
 - `machineSpec` {machineType, acceleratorType, acceleratorCount}: the machine of the pools that hold accelerators
   (of every pool when none does; a trainingInput's roles: {role}Type and {role}Config.acceleratorConfig, scaleTier
   CUSTOM only);
-- `scheduling.strategy` (a jobSpec only: STANDARD, SPOT, FLEX_START).
+- `scheduling.strategy` (a jobSpec, or a tuningJob's trialJobSpec: STANDARD, SPOT, FLEX_START).
 Placement 0 is the job as written; placement i is `fallbacks[i-1]`.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from components.jobspec import catalog
-from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
+from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT, TUNING_JOB
 from components.jobspec.core.problems import Problem
 from components.jobspec.translate.facts import JobFacts
 from components.jobspec.translate.pools import machine_text
@@ -38,8 +38,12 @@ def alternative_job(job: Mapping[str, Any], alternative: Mapping[str, Any], *,
     machine = alternative.get("machineSpec")
     strategy = (alternative.get("scheduling") or {}).get("strategy") \
         if isinstance(alternative.get("scheduling"), Mapping) else None
-    if JOB_SPEC in out:
-        spec = out[JOB_SPEC] = dict(out[JOB_SPEC] or {})
+    if JOB_SPEC in out or TUNING_JOB in out:  # a tuning job's trials run its trialJobSpec
+        if JOB_SPEC in out:
+            spec = out[JOB_SPEC] = dict(out[JOB_SPEC] or {})
+        else:
+            config = out[TUNING_JOB] = dict(out[TUNING_JOB] or {})
+            spec = config["trialJobSpec"] = dict(config.get("trialJobSpec") or {})
         if alternative.get("region"):
             out[region_key] = alternative["region"]
         if isinstance(machine, Mapping):

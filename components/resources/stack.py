@@ -18,7 +18,7 @@ from typing import Any
 import pulumi
 
 from components.jobspec import catalog
-from components.jobspec.core.names import JOB_SPEC, NAMESPACE, VERTEX
+from components.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB, VERTEX
 from components.resources.job_model.inputs import wire_of
 from components.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from components.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
@@ -172,6 +172,10 @@ def _wire_job(name: str, job: JobSettings, package: TrainerPackage | None,
     body = wire_of(job.job)
     if JOB_SPEC in body:
         return _wire_custom_job(name, body, package, buckets)
+    if TUNING_JOB in body:  # its trials' CustomJobSpec, as a jobSpec's
+        tuning: dict[str, Any] = dict(body[TUNING_JOB])
+        trial = _wire_custom_job(name, {JOB_SPEC: tuning.get("trialJobSpec") or {}}, package, buckets)
+        return {**body, TUNING_JOB: {**tuning, "trialJobSpec": trial[JOB_SPEC]}}
     ti: dict[str, Any] = dict(body["trainingInput"])
     job_dir: pulumi.Input[str] = ti.get("jobDir") or buckets.job_dir_uri(name)
     ti["jobDir"] = job_dir

@@ -32,6 +32,9 @@ EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 #: Vertex AI's CustomJobSpec (as `gcloud ai custom-jobs create --config` reads it).
 TRAINING_INPUT: Final = "trainingInput"
 JOB_SPEC: Final = "jobSpec"
+#: A stack's job (or a TrainingJob's `job` input) written as a Vertex AI tuning config, as `gcloud ai hp-tuning-jobs
+#: create --config` reads it.
+TUNING_JOB: Final = "tuningJob"
 #: What a job is created as: a training job (ml v1 Job, Vertex CustomJob) or a Vertex HyperparameterTuningJob.
 TRAINING: Final = "training"
 TUNING: Final = "tuning"

@@ -1,7 +1,8 @@
 """Which vocabulary a document is written in, told by its top-level keys before any model is built, so that a
 file imports (and builds) only the models of its own vocabulary.
 
-- A tuning config (`gcloud ai hp-tuning-jobs create --config`): studySpec or trialJobSpec at the top.
+- A tuning config (`gcloud ai hp-tuning-jobs create --config`): studySpec or trialJobSpec at the top (a stack's job
+  and a `job` input enclose it under tuningJob).
 - A CustomJobSpec (`gcloud ai custom-jobs create --config`): any field of Vertex AI's CustomJobSpec at the top,
   camelCase or snake_case (a snake_case file is recognised, then told to write camelCase), or a CustomJob request
   body (jobSpec), recognised so that it can be told what gcloud reads instead.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
-from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
+from components.jobspec.core.names import JOB_SPEC, TRAINING_INPUT, TUNING_JOB
 
 Vocabulary = Literal["trainingInput", "customJobSpec", "tuning"]
 
@@ -61,9 +62,10 @@ _TUNING_KEYS: Final = frozenset(TUNING_FIELDS) | {snake_case(k) for k in TUNING_
 
 
 def is_tuning_config(data: Any) -> bool:
-    """Whether a document is a tuning config (top-level studySpec or trialJobSpec) rather than a CustomJobSpec
-    or an ml v1 Job."""
-    return isinstance(data, dict) and TRAINING_INPUT not in data and not _TUNING_KEYS.isdisjoint(data)
+    """Whether a document is a tuning config (top-level studySpec or trialJobSpec, or a stack's job enclosing one
+    under tuningJob) rather than a CustomJobSpec or an ml v1 Job."""
+    return isinstance(data, dict) and TRAINING_INPUT not in data \
+        and (TUNING_JOB in data or not _TUNING_KEYS.isdisjoint(data))
 
 
 def is_custom_job_spec(data: Any) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 from components.backends import get_backend
 from components.jobspec.core.names import BACKENDS, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
-from components.jobspec.render.bodies import AnyJob, job_labels
+from components.jobspec.render.bodies import Renderable, job_labels
 from components.resources.job_model.inputs import Inputs, canonical, spec_of
 
 #: Hex digits of the identity label values (80 bits).
@@ -32,7 +32,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:IDENTITY_HEX]
 
 
-def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: AnyJob | None = None,
+def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: Renderable | None = None,
                     rerun: str | None = None) -> dict[str, str]:
     """The labels a live job of this resource and spec is found by: `pulumi-resource` (whose job) and
     `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job; with its `rerun`
@@ -67,7 +67,7 @@ def stack_label_of(identity: str) -> dict[str, str]:
     return stack_label(parts[1], parts[2]) if len(parts) == 4 and parts[1] and parts[2] else {}
 
 
-def labels_of(inputs: Inputs, job_id: str, parsed: AnyJob | None = None) -> dict[str, str]:
+def labels_of(inputs: Inputs, job_id: str, parsed: Renderable | None = None) -> dict[str, str]:
     """The labels a job is created (or relabelled) with: the user's, its id's, its identity's and its stack's.
     `parsed`: the job already parsed, when the caller has it."""
     parsed = parsed if parsed is not None else inputs.parsed()
@@ -78,6 +78,9 @@ def labels_of(inputs: Inputs, job_id: str, parsed: AnyJob | None = None) -> dict
 
 def region_of_name(name: str | None) -> str | None:
     """The location in a Vertex AI resource name (projects/P/locations/R/...): where a job found by its labels (or
-    made at a fallback) lives; None for another name (an ml v1 job's)."""
+    made at a fallback) lives; None for another name (an ml v1 job's). This is the API's fact, not the job's: a job
+    as the API holds it carries no region in its body, only in its name, and where it actually runs (a fallback's
+    region) may differ from where it was written to run (JobFacts.region of the job as judged); it is read here,
+    once, and handed to facts_of_body as the region of the job found."""
     found = re.match(r"projects/[^/]+/locations/([^/]+)/", name or "")
     return found.group(1) if found else None

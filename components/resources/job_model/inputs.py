@@ -8,6 +8,9 @@ Two forms of `job`, one vocabulary each:
 - a Vertex AI CustomJobSpec: `{"jobSpec": {...}, "region": "us-central1", "labels": {...}}`: the spec as
   `gcloud ai custom-jobs create --config` reads it (int64 fields as decimal strings, as the API writes them),
   plus what gcloud takes from its flags: the region (never part of the spec) and the labels. Vertex only.
+- a Vertex AI tuning config: `{"tuningJob": {...}, "region": ..., "labels": {...}}`, as `gcloud ai hp-tuning-jobs
+  create --config` reads it (studySpec, trialJobSpec, the trial counts), with the region and the labels in force
+  beside it (they replace the config's own, as gcloud's --labels do). Vertex only.
 
 What identifies a job's work (`spec_of`, the `pulumi-spec` label and the diff) is its parsed form, so the
 noise Pulumi adds (8 sent back as 8.0, int64 as text or as a number, dict order) never reads as a change.
@@ -39,14 +42,15 @@ from components.jobspec.core.names import (
     JOB_SPEC,
     MAX_RETRIES,
     TRAINING_INPUT,
+    TUNING_JOB,
 )
 from components.jobspec.core.problems import Problem
 from components.jobspec.io.vocabulary import vocabulary_of
 from components.jobspec.load import Judged, enclosed_spec, within_spec
-from components.jobspec.render.bodies import AnyJob
+from components.jobspec.render.bodies import Renderable
 from components.jobspec.review.guardrails import Guardrails
 from components.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
-from components.jobspec.vocab.jobs import VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import job_body, parse_job
 from components.resources.job_model.protection import guardrails_of, protect_of
 
@@ -58,15 +62,28 @@ def is_custom(job: Any) -> bool:
 
 
 def region_of(job: Any) -> str:
-    """Where the job runs: its trainingInput.region, or the CustomJobSpec form's region ("" if not known)."""
+    """Where a `job` input (or a fallback's job data) asks to run, as written: its trainingInput.region, or the
+    region beside its jobSpec or tuningJob ("" if not known). This is a different fact from a judged job's region
+    (JobFacts.region): it is read before any judging, where nothing is judged (a placement's target for the
+    lookup before a create, a preview's job whose region is still unknown); the settings write the job's judged
+    region into this field (stack.py), so the two agree for every job a stack makes."""
     if not isinstance(job, Mapping):
         return ""
-    where = job.get("region") if is_custom(job) else (job.get(TRAINING_INPUT) or {}).get("region")
+    where = (job.get(TRAINING_INPUT) or {}).get("region") if TRAINING_INPUT in job else job.get("region")
     return str(where) if isinstance(where, str) else ""
 
 
-def parse_wire(job: Any) -> AnyJob:
+def parse_wire(job: Any) -> Renderable:
     """The job, parsed but not judged (a job that was judged when it entered: the provider's create)."""
+    if isinstance(job, Mapping) and TUNING_JOB in job and TRAINING_INPUT not in job:
+        from components.jobspec.vocab.tuning import parse_tuning_config  # its models, when a job uses them
+
+        config, region, labels = enclosed_spec(job, TUNING_JOB)
+        try:
+            parsed_config, single = parse_tuning_config(config)
+        except SpecError as error:
+            raise SpecError(within_spec(error.problems, key=TUNING_JOB)) from None
+        return TuningJob(parsed_config, region=region, labels=labels, single_pool=single)
     if not is_custom(job):
         return parse_job(job)
     spec, region, labels = enclosed_spec(job)
@@ -87,8 +104,15 @@ def judge_wire(job: Any, *, backend: str | None = None, today: date | None = Non
     return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=judge)
 
 
-def wire_of(job: AnyJob) -> dict[str, Any]:
+def wire_of(job: Renderable) -> dict[str, Any]:
     """A validated job as the `job` input carries it (JSON API names, int64 as decimal strings)."""
+    if isinstance(job, TuningJob):
+        config = job.config.model_dump(mode="json", by_alias=True, exclude_none=True)
+        config.pop("labels", None)  # the labels in force stand beside it
+        tuning: dict[str, Any] = {TUNING_JOB: config, "region": job.region}
+        if job.labels:
+            tuning["labels"] = dict(job.labels)
+        return tuning
     if isinstance(job, VertexJob):
         body: dict[str, Any] = {JOB_SPEC: spec_body(job.spec), "region": job.region}
         if job.labels:
@@ -146,7 +170,7 @@ def canonical(value: Any) -> Any:
     return value
 
 
-def spec_of(job: dict[str, Any], parsed: AnyJob | None = None) -> Any:
+def spec_of(job: dict[str, Any], parsed: Renderable | None = None) -> Any:
     """What identifies a job's work: everything but its labels, in canonical form (parsed, so an int64 written
     as 9, "9" or 9.0 is the same; the raw job, canonicalised, where it does not parse). `parsed`: the job
     already parsed, when the caller has it."""
@@ -316,5 +340,5 @@ class Inputs:
     def region(self) -> str:
         return region_of(self.job)
 
-    def parsed(self) -> AnyJob:
+    def parsed(self) -> Renderable:
         return parse_wire(self.job)

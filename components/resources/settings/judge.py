@@ -22,14 +22,15 @@ from components.jobspec.core.names import (
     JOB_SPEC,
     NAMESPACE,
     TRAINING_INPUT,
+    TUNING_JOB,
     VERTEX,
 )
 from components.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
 from components.jobspec.io.vocabulary import pool_path
-from components.jobspec.load import Judged, enclosed_problem
+from components.jobspec.load import FORMS, Judged, enclosed_problem
 from components.jobspec.rules import Options, rule_labels
 from components.jobspec.vocab.custom_job import parse_custom_job_spec
-from components.jobspec.vocab.jobs import VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, TrainingInput
 from components.resources.fallbacks import KEYS as FALLBACK_KEYS
 from components.resources.fallbacks import alternative_job
@@ -188,12 +189,18 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
     if unshaped is not None:
         problems.append(unshaped.within(prefix=prefix))
         return None, problems
-    if not isinstance(raw.get(TRAINING_INPUT, raw.get(JOB_SPEC)), dict):
+    form = next(f for f in FORMS if f in raw)
+    if not isinstance(raw[form], dict):
         return None, problems  # the settings model said what is wrong with it
+    region, region_key, region_problems = _job_region(raw, form, prefix, backend, region, region_key)
+    problems += region_problems
+    if region_problems:
+        return None, problems
 
     labels_given = raw.get("labels")
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
-    merged = {**stack_labels, **labels}
+    own = raw[form].get("labels") if form == TUNING_JOB else None  # a tuning config's own, under the job's
+    merged = {**stack_labels, **(own if isinstance(own, dict) else {}), **labels}
     judged, spec_problems = _judge_spec(raw, name=name, backend=backend, region=region, region_key=region_key,
                                         labels=merged)
     if settings is not None:
@@ -219,6 +226,26 @@ def _in_stack(warning: Problem) -> Problem:
     return replace(warning, message=f"{warning.message}; or, at the least, encrypted in the stack: `pulumi config "
                    f"set --secret --path '{warning.path}' -- VALUE` (a value written in the stack file is plain text "
                    "in the repository and in the state's copy of the stack's config)")
+
+
+def _job_region(raw: dict[str, Any], form: str, prefix: str, backend: str, region: str,
+                region_key: str) -> tuple[str, str, list[Problem]]:
+    """Where a job runs and the key that said so: `jobs.NAME.region` (beside a jobSpec or a tuningJob; beside a
+    trainingInput only as the same region as its trainingInput.region), else the stack's region and its key."""
+    given = raw.get("region")
+    if given is None:
+        return region, region_key, []
+    at = f"{prefix}.region"
+    if not isinstance(given, str):
+        return region, region_key, []  # the settings model says what is wrong with it
+    if given not in _regions(backend) and given != OPAQUE:
+        return region, region_key, [Problem(at, f"{given!r} is not a training region; allowed: "
+                                            f"{allowed(_regions(backend))}")]
+    written = raw[form].get("region") if form == TRAINING_INPUT else None
+    if isinstance(written, str) and written != given:
+        return region, region_key, [Problem(at, f"{given!r} differs from {prefix}.{TRAINING_INPUT}.region "
+                                            f"{written!r}; allowed: one region, in either place (the same in both)")]
+    return given, at, []
 
 
 def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: str, labels: dict[str, Any],
@@ -264,8 +291,10 @@ def _judge_spec(
     stack's backend (and its Vertex AI translation); a CustomJobSpec by Vertex AI's in the stack's region (vertex
     stacks only), carried over as written."""
     custom = JOB_SPEC in raw
-    if custom and backend not in BACKENDS:
+    if (custom or TUNING_JOB in raw) and backend not in BACKENDS:
         return None, []  # the backend key is reported
+    if TUNING_JOB in raw:
+        return _judge_tuning(raw, name=name, backend=backend, region=region, region_key=region_key, labels=labels)
     written = raw[JOB_SPEC] if custom else raw[TRAINING_INPUT]
     data: dict[str, Any] = ({JOB_SPEC: _with_trainer_stand_in(written) if "trainer" in raw else written} if custom
                             else {TRAINING_INPUT: written})
@@ -304,6 +333,41 @@ def _judge_spec(
     return replace(judged, job=job), problems
 
 
+def _judge_tuning(
+    raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
+) -> tuple[Judged | None, list[Problem]]:
+    """A job's tuningJob read by the one pass (load.judge, as the tuning file on its own is judged) in the job's
+    region: the job as judged (its labels the stack's, the config's and the job's, in that order), or its problems
+    named under tuningJob."""
+    written = raw[TUNING_JOB]
+    trial = written.get("trialJobSpec")
+    config = {**written, "trialJobSpec": _with_trainer_stand_in(trial)} \
+        if "trainer" in raw and isinstance(trial, dict) else written
+    data: dict[str, Any] = {TUNING_JOB: config}
+    if labels:
+        data["labels"] = _judgeable(labels)
+    try:
+        judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
+                            region_at=region_key, job_id=name.replace("-", "_"))
+        problems = list(judged.problems)
+    except SpecError as error:
+        judged, problems = None, list(error.problems)
+    if problems or judged is None:
+        known_region = region in _regions(backend)  # else reported once, at the stack's region key
+        return None, [p for p in problems if known_region or p.path != region_key]
+    assert isinstance(judged.job, TuningJob)
+    job = judged.job
+    if config is not written:  # the trainer's stand-in judged; the job keeps the config as given
+        from components.jobspec.vocab.tuning import parse_tuning_config
+
+        parsed, single = parse_tuning_config(written)
+        job = TuningJob(parsed, region=job.region, labels=job.labels, job_id=job.job_id, single_pool=single)
+    if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
+        job = TuningJob(job.config, region=job.region, labels=dict(labels), job_id=job.job_id,
+                        single_pool=job.single_pool)
+    return replace(judged, job=job), []
+
+
 def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec with the trainer package's URI standing in in every pythonPackageSpec's packageUris."""
     pools = spec.get("workerPoolSpecs")
@@ -332,7 +396,7 @@ def _trainer_problems(settings: JobSettings, root: Path) -> list[Problem]:
     trainer = settings.trainer
     if trainer is None:
         return []
-    if settings.job_spec is not None:
+    if settings.job_spec is not None or settings.tuning_job is not None:
         return _custom_trainer_problems(settings, root)
     ti = settings.training_input or {}
     master = ti.get("masterConfig")
@@ -346,7 +410,10 @@ def _trainer_problems(settings: JobSettings, root: Path) -> list[Problem]:
 def _custom_trainer_problems(settings: JobSettings, root: Path) -> list[Problem]:
     """A trainer with a jobSpec goes into its pythonPackageSpec pools, each running a module of it."""
     assert settings.trainer is not None
-    pools = (settings.job_spec or {}).get("workerPoolSpecs")
+    trial = (settings.tuning_job or {}).get("trialJobSpec")
+    spec, at = (settings.job_spec, JOB_SPEC) if settings.job_spec is not None else \
+        (trial if isinstance(trial, dict) else {}, f"{TUNING_JOB}.trialJobSpec")
+    pools = (spec or {}).get("workerPoolSpecs")
     single = isinstance(pools, dict)
     listed = [pools] if single else pools if isinstance(pools, list) else []
     problems: list[Problem] = []
@@ -356,10 +423,10 @@ def _custom_trainer_problems(settings: JobSettings, root: Path) -> list[Problem]
         if not isinstance(package, dict):
             continue
         packaged += 1
-        where = f"{JOB_SPEC}.{pool_path(index, single)}.pythonPackageSpec.pythonModule"
+        where = f"{at}.{pool_path(index, single)}.pythonPackageSpec.pythonModule"
         problems += _module_problem(settings.trainer, root, package.get("pythonModule"), where)
     if not packaged:
-        problems.append(Problem("trainer", "is set, but no pool of jobSpec runs a Python package (a container "
+        problems.append(Problem("trainer", f"is set, but no pool of {at} runs a Python package (a container "
                                 "carries its code in the image); allowed: a pythonPackageSpec pool, or no trainer"))
     return problems
 

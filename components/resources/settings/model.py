@@ -29,7 +29,7 @@ from components.jobspec.load import Judged
 from components.jobspec.rules import uses_tpu
 from components.jobspec.translate.facts import JobFacts
 from components.jobspec.translate.pools import Pool
-from components.jobspec.vocab.jobs import VertexJob
+from components.jobspec.vocab.jobs import TuningJob, VertexJob
 from components.jobspec.vocab.training_input import Job, WireModel
 from components.resources.settings.guardrails import GuardrailSettings
 from components.resources.settings.secrets import OPAQUE
@@ -174,14 +174,21 @@ class FallbackSettings(SettingsModel):
 
 
 class JobSettings(SettingsModel):
-    """One job of `gcp-training-jobs:jobs`: the job in one of two vocabularies (exactly one of trainingInput and
-    jobSpec) plus where its code comes from and how the stack treats it."""
+    """One job of `gcp-training-jobs:jobs`: the job in one of three forms (exactly one of trainingInput, jobSpec and
+    tuningJob), where it runs, plus where its code comes from and how the stack treats it."""
 
     training_input: dict[str, Any] | None = None
     """The seeds' trainingInput, a gcloud config.yaml job (judged by components.jobspec.load.load_job)."""
     job_spec: dict[str, Any] | None = None
     """A Vertex AI CustomJobSpec, as `gcloud ai custom-jobs create --config` reads it (judged by
     components.jobspec.load.load_custom_job in the stack's region); backend vertex only."""
+    tuning_job: dict[str, Any] | None = None
+    """A Vertex AI tuning config (a HyperparameterTuningJob: studySpec, trialJobSpec, maxTrialCount, ...), as `gcloud
+    ai hp-tuning-jobs create --config` reads it (judged by components.jobspec.load.judge, as the file on its own is);
+    backend vertex only."""
+    region: str | None = None
+    """Where a jobSpec or tuningJob job runs (default: the stack's region); a trainingInput's region is
+    trainingInput.region (given here too, it must be the same)."""
     labels: dict[str, str] | None = None
     """The job's labels (the stack's labels are added under them)."""
     trainer: TrainerSource | None = None
@@ -245,10 +252,10 @@ class JobSettings(SettingsModel):
         return self._alternatives
 
     @property
-    def job(self) -> Job | VertexJob:
+    def job(self) -> Job | VertexJob | TuningJob:
         """The validated job (spec model), with the stack's labels and region filled in."""
         job = self._judged.job
-        assert isinstance(job, Job | VertexJob)  # a stack's job is a trainingInput or a CustomJobSpec
+        assert isinstance(job, Job | VertexJob | TuningJob)  # a stack's job: trainingInput, jobSpec or tuningJob
         return job
 
     @property

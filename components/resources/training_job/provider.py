@@ -16,11 +16,14 @@ module is handed values (the inputs read, the endpoint, where the jobs are reach
 
 from __future__ import annotations
 
+import base64
+import binascii
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic.dynamic import PROVIDER_KEY
 
 from components.backends.cloud_logging import Reader
 from components.backends.lifecycle import Jobs
@@ -163,7 +166,11 @@ class TrainingJobProvider(EndpointProvider):
             replaces.append("state")
         # A failure the last `up` waited for is reported once: this update clears it (no API call but a read), and
         # the job stays as it is (a failure of the user's code is never made again on its own: runs).
-        changed = bool(replaces or labels_changed or others or olds.get(WAIT_FAILURE))
+        # A state whose outputs pickle the provider under another path (a release before the library's rename) is
+        # updated in place, with no API call but a read: the engine deletes and reads a job with the provider its
+        # outputs hold, and only an update writes this path there (a `same` step keeps the old outputs).
+        changed = bool(replaces or labels_changed or others or olds.get(WAIT_FAILURE)
+                       or pickled_elsewhere(olds.get(PROVIDER_KEY)))
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 
@@ -261,6 +268,18 @@ class TrainingJobProvider(EndpointProvider):
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
         self._reach(inputs).of_name(id_).stop(id_, delete_record=inputs.delete_record)
+
+
+def pickled_elsewhere(pickled: Any) -> bool:
+    """Whether a state's pickled provider (`__provider`: base64 of the pickle) names a path other than this
+    provider's (TrainingJobProvider.__module__): a state written before the provider's path moved."""
+    if not isinstance(pickled, str) or not pickled or unknown(pickled):
+        return False
+    try:
+        data = base64.b64decode(pickled, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return TrainingJobProvider.__module__.encode() not in data
 
 
 #: Pickled by reference into every state under its first path: components/resources/job_provider.py re-exports
