@@ -1,8 +1,9 @@
 """The review of a stack whose jobs hold credentials (a Hugging Face token in an arg, a GitHub token in a container
-env value, a Slack token in a tuning job's args: its trial's spec): `plan`, `plan --json` and `diff` (text, the
-pull request comment, JSON) never show a value, show each masked where the job's args are shown, and name each by
-field and kind, once; the plan lists every warning of the one pass (the dated one of a prebuilt image newer than
-the catalog too). Run in a scratch git repository holding the project's program and one stack, offline."""
+env value, an npm token in a tuning job's trial spec, a Slack token in an ml v1 tuning job's args): `plan`, `plan
+--json` and `diff` (text, the pull request comment, JSON) never show a value, show each masked where the job's args
+are shown, and name each by field and kind, once; the plan lists every warning of the one pass (the dated one of a
+prebuilt image newer than the catalog too). Run in a scratch git repository holding the project's program and one
+stack, offline."""
 
 from __future__ import annotations
 
@@ -24,14 +25,17 @@ from components.jobspec.catalog.prices import PRICES_FILE_ENV
 from tests.helpers import CREDENTIAL_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
-HF, GITHUB, SLACK = (CREDENTIAL_SAMPLES[r] for r in ("huggingface-access-token", "github-pat", "slack-bot-token"))
-RAW = (HF, GITHUB, SLACK, HF[3:], GITHUB[4:], SLACK[5:])
+HF, GITHUB, SLACK, NPM = (CREDENTIAL_SAMPLES[r] for r in ("huggingface-access-token", "github-pat",
+                                                          "slack-bot-token", "npm-access-token"))
+RAW = (HF, GITHUB, SLACK, NPM, HF[3:], GITHUB[4:], SLACK[5:], NPM[4:])
 IMAGE = "us-central1-docker.pkg.dev/my-ml-creds/trainers/example:0.1"
 NEWER_IMAGE = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-99.py310:latest"
 KEY = "gcp-training-jobs:jobs"
 #: Each credential's field at the stack's key, and its kind.
 FIELDS = [(f"{KEY}.hub.jobSpec.workerPoolSpecs[0].containerSpec.args[1]", "a Hugging Face access token"),
           (f"{KEY}.hub.jobSpec.workerPoolSpecs[0].containerSpec.env[0].value", "a GitHub personal access token"),
+          (f"{KEY}.sweep.tuningJob.trialJobSpec.workerPoolSpecs[0].containerSpec.env[0].value",
+           "an npm access token"),
           (f"{KEY}.tune.trainingInput.args[1]", "a Slack bot token")]
 DATED = f"{KEY}.hub.jobSpec.workerPoolSpecs[1].containerSpec.imageUri: pytorch-gpu.2-99.py310 (pytorch 2.99, gpu)"
 
@@ -50,8 +54,17 @@ def stack(credentials: bool) -> str:
                             "maxParallelTrials": 1,
                             "params": [{"parameterName": "lr", "type": "DOUBLE", "minValue": 0.001,
                                         "maxValue": 0.1}]}}}
+    sweep = {"tuningJob": {  # a Vertex AI tuning config: its trial's spec
+        "studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+                      "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]},
+        "maxTrialCount": 2, "parallelTrialCount": 1,
+        "trialJobSpec": {"workerPoolSpecs": [{
+            "machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": 1,
+            "containerSpec": {"imageUri": IMAGE,
+                              "env": [{"name": "NPM_TOKEN", "value": NPM if credentials else "-"}]}}]}}}
     return yaml.safe_dump({"config": {"gcp:project": "my-ml-creds", "gcp:region": "us-central1",
-                                      KEY: {"hub": {"jobSpec": {"workerPoolSpecs": pools}}, "tune": tune}}})
+                                      KEY: {"hub": {"jobSpec": {"workerPoolSpecs": pools}}, "sweep": sweep,
+                                            "tune": tune}}})
 
 
 def git(repo: Path, *args: str) -> str:
@@ -109,7 +122,7 @@ def test_plan_shows_the_args_masked_and_every_warning_once_in_its_section(scratc
     for field, kind in FIELDS:
         assert [line for line in section if line.startswith(f"    {field}: holds what looks like {kind}")], section
     assert [line for line in section if line.startswith(f"    {DATED} is newer than every")], section
-    assert len(section) == len(set(section)) == 4
+    assert len(section) == len(set(section)) == 5
     assert "holds what looks like" not in err  # once: in the plan, not again on stderr
 
 
@@ -121,7 +134,8 @@ def test_plan_json_lists_each_jobs_warnings_and_masks_its_inputs(scratch: Scratc
     hub, tune = jobs["hub"], jobs["tune"]
     assert [(w["path"], w.get("credential")) for w in hub["warnings"]] == [
         (FIELDS[0][0], FIELDS[0][1]), (FIELDS[1][0], FIELDS[1][1]), (DATED.split(": ")[0], None)]
-    assert [(w["path"], w["credential"]) for w in tune["warnings"]] == [FIELDS[2]]
+    assert [(w["path"], w["credential"]) for w in jobs["sweep"]["warnings"]] == [FIELDS[2]]
+    assert [(w["path"], w["credential"]) for w in tune["warnings"]] == [FIELDS[3]]
     container = hub["inputs"]["job"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]
     assert container["env"] == [{"name": "GH_TOKEN", "value": "<GitHub personal access token, not shown>"}]
     assert hub["details"]["pool 0 args"] == "--epochs=3 --hf-token=<Hugging Face access token, not shown>"
@@ -136,7 +150,7 @@ def test_diff_shows_no_value_and_names_each_credential_by_field_and_kind(
     assert code == 0, out + err
     if form == "json":
         warnings = json.loads(out)["stacks"]["creds"]["warnings"]
-        assert [(w["path"], w["credential"]) for name in ("hub", "tune") for w in warnings[name]
+        assert [(w["path"], w["credential"]) for name in ("hub", "sweep", "tune") for w in warnings[name]
                 if "credential" in w] == FIELDS
         return
     if form == "markdown":
