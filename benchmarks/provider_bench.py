@@ -21,9 +21,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from components.backends import transport  # noqa: E402
-from components.emulator import Emulator  # noqa: E402
-from components.resources.training_job import TrainingJobProvider  # noqa: E402
+from gcp_training_jobs.backends import transport  # noqa: E402
+from gcp_training_jobs.emulator import Emulator  # noqa: E402
+from gcp_training_jobs.resources.training_job import TrainingJobProvider  # noqa: E402
 
 JOB = {"trainingInput": {
     "scaleTier": "CUSTOM", "masterType": "n1-highcpu-16",

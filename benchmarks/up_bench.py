@@ -133,7 +133,7 @@ def project(base: Path, name: str, count: int) -> Path:
         (path / "__main__.py").write_text(NOOP_PROGRAM.format(count=count))
         (path / "noop.py").write_text(NOOP_PROVIDER)
         return path
-    for item in ("Pulumi.yaml", "__main__.py", "components", "trainers"):
+    for item in ("Pulumi.yaml", "__main__.py", "components", "gcp_training_jobs", "trainers"):
         source = ROOT / item
         if source.is_dir():
             shutil.copytree(source, path / item, ignore=shutil.ignore_patterns("__pycache__", ".build"))
@@ -141,7 +141,7 @@ def project(base: Path, name: str, count: int) -> Path:
             shutil.copy2(source, path / item)
     (path / "stacks").mkdir()
     # Byte-compiled before the runs, as an installed package is: the first run would otherwise pay for it.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / "components")], check=True,
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / "gcp_training_jobs")], check=True,
                    capture_output=True)
     return path
 

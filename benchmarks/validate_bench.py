@@ -23,9 +23,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from components.jobspec import catalog  # noqa: E402
-from components.jobspec.core.errors import SpecError  # noqa: E402
-from components.jobspec.load import load_job  # noqa: E402
+from gcp_training_jobs.jobspec import catalog  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
+from gcp_training_jobs.jobspec.load import load_job  # noqa: E402
 
 
 def generated(count: int) -> list[dict[str, Any]]:
@@ -67,7 +67,7 @@ def main() -> None:
 
     # The project's modules byte-compiled, as pip compiles the floor's packages at install: a checkout where
     # PYTHONDONTWRITEBYTECODE is set (CI, sandboxes) would otherwise compile them from source on every run.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "components")], check=True,
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "gcp_training_jobs")], check=True,
                    capture_output=True)
     with tempfile.TemporaryDirectory() as folder:
         for i, spec in enumerate(specs):

@@ -1,5 +1,5 @@
-"""`python -m components validate | render | plan | emulator`: see components.cli."""
+"""`python -m components validate | render | plan | emulator | ...` in a checkout: the `gcp-training-jobs` command."""
 
-from components.cli.main import entry
+from gcp_training_jobs.cli.main import entry
 
 entry()

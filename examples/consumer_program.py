@@ -25,7 +25,7 @@ class Mocks(pulumi.runtime.Mocks):
 pulumi.runtime.set_mocks(Mocks(), project="consumer", stack="dev", preview=False)
 
 # --- the program itself ------------------------------------------------------------------------------
-from components import TrainingBuckets, TrainingBucketsArgs, TrainingJob, TrainingJobArgs  # noqa: E402
+from gcp_training_jobs import TrainingBuckets, TrainingBucketsArgs, TrainingJob, TrainingJobArgs  # noqa: E402
 
 buckets = TrainingBuckets("ml", TrainingBucketsArgs(project="my-ml-project", location="US-CENTRAL1"))
 job = TrainingJob("l4-trial", TrainingJobArgs(

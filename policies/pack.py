@@ -1,10 +1,10 @@
 """The policies of the `gcp-training-jobs` CrossGuard pack: the stack's guardrails and the fixed rules.
 
 Every policy calls the same pure functions as `python -m components plan` and the TrainingJob provider
-(components.jobspec.review.guardrails and .cost), on the inputs the engine hands the analyzer:
+(gcp_training_jobs.jobspec.review.guardrails and .cost), on the inputs the engine hands the analyzer:
 
 - a TrainingJob's `job`, `backend` and `name` inputs are judged and rendered to the request body its
-  backend would send (components.jobspec.render.bodies), so guardrails read what is actually sent;
+  backend would send (gcp_training_jobs.jobspec.render.bodies), so guardrails read what is actually sent;
 - the guardrails come from the stack's own config file (`stacks/Pulumi.<stack>.yaml`, found through the
   project's Pulumi.yaml and the stack name in each resource's URN). An analyzer plugin receives no stack
   config from the engine through a language host (only through the legacy `pulumi-analyzer-policy-*`
@@ -32,13 +32,13 @@ from pulumi_policy import (
 from pulumi_policy import proxy as _proxy
 from pydantic import ValidationError
 
-from components.jobspec.catalog.credentials import masked_text
-from components.jobspec.catalog.prices import PriceTableError
-from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.problems import Problem, from_validation_error
-from components.jobspec.io.documents import read_yaml
-from components.jobspec.review.cost_text import estimate_text, source_lines, stack_text, stale_warning
-from components.jobspec.review.guardrails import (
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
+from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
+from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
+from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
+from gcp_training_jobs.jobspec.io.documents import read_yaml
+from gcp_training_jobs.jobspec.review.cost_text import estimate_text, source_lines, stack_text, stale_warning
+from gcp_training_jobs.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
     Guardrails,
@@ -47,12 +47,12 @@ from components.jobspec.review.guardrails import (
     stack_estimate,
     stack_guardrail_problems,
 )
-from components.jobspec.rules.tasks import today
-from components.jobspec.translate.facts import JobFacts
-from components.resources.job_model.inputs import judge_wire, known_only, preview_job_id
-from components.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
-from components.resources.settings.guardrails import GuardrailSettings
-from components.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
+from gcp_training_jobs.jobspec.rules.tasks import today
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
+from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
+from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
+from gcp_training_jobs.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
 
 PACK_NAME = "gcp-training-jobs"
 TRAINING_JOB = "training:TrainingJob"

@@ -1,4 +1,4 @@
-"""Generate components/jobspec/catalog/prices_table.json, the bundled price table, offline from two snapshots.
+"""Generate gcp_training_jobs/jobspec/catalog/prices_table.json, the bundled price table, offline from two snapshots.
 
     venv/bin/python scripts/generate_prices.py --cyclenerd /tmp/prices_src/pricing.yml \\
         --skypilot /tmp/prices_src/vms.csv [--output PATH] [--today YYYY-MM-DD]
@@ -27,7 +27,7 @@ inputs (Compute Engine n1-standard-4 us-central1 x 1.15 = 0.21849885; T4 us-cent
 Coverage: every machine type and accelerator the Vertex AI catalog lists (vertex_machines), in every Vertex
 AI training region (vertex_regions.TRAINING_REGIONS); a part the inputs do not price stays "unknown" with the
 reason. The Vertex rule, the Spot and Flex-start billing and the region fallback are in
-components/jobspec/catalog/prices_build.py, written into the table as labelled data.
+gcp_training_jobs/jobspec/catalog/prices_build.py, written into the table as labelled data.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from components.jobspec.catalog import prices, prices_build, vertex_machines  # noqa: E402
-from components.jobspec.catalog.prices_build import RULES_BY_ID, TableBuilder  # noqa: E402
+from gcp_training_jobs.jobspec.catalog import prices, prices_build, vertex_machines  # noqa: E402
+from gcp_training_jobs.jobspec.catalog.prices_build import RULES_BY_ID, TableBuilder  # noqa: E402
 
 CYCLENERD_COMMIT = "fd66b26ff84fee5cdd94f341ea89206e76c06b99"
 SKYPILOT_COMMIT = "006059e0f18acb1341e22a27751e9f80df6ba92f"

@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.jobspec.catalog import vertex_machines as machines  # noqa: E402
-from components.jobspec.catalog import vertex_regions as regions  # noqa: E402
+from gcp_training_jobs.jobspec.catalog import vertex_machines as machines  # noqa: E402
+from gcp_training_jobs.jobspec.catalog import vertex_regions as regions  # noqa: E402
 
 PAGE = ROOT / "docs" / "reference" / "hardware.md"
 HEADER = ("| machine types | accelerator per VM (fixed by the type unless noted) | regions offering it for training |\n"

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The documentation's generated reference tables, written from the code so a page cannot restate it wrongly:
 
-- docs/reference/environment.md: every variable of `EnvSettings` (components/jobspec/core/env.py), its default and
+- docs/reference/environment.md: every variable of `EnvSettings` (gcp_training_jobs/jobspec/core/env.py), its default
+and
   what it allows (the words the error message uses), and what it means;
-- docs/reference/commands.md: every command of the argparse parser (components/cli/main.py) with each option and
+- docs/reference/commands.md: every command of the argparse parser (gcp_training_jobs/cli/main.py) with each option and
   its help.
 
 Each table sits between `<!-- generated: NAME -->` and `<!-- end generated: NAME -->` in its page.
@@ -26,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.cli.main import parser as cli_parser  # noqa: E402
-from components.jobspec.core import env  # noqa: E402
+from gcp_training_jobs.cli.main import parser as cli_parser  # noqa: E402
+from gcp_training_jobs.jobspec.core import env  # noqa: E402
 
 DOCS = ROOT / "docs" / "reference"
 

@@ -4,7 +4,7 @@
 Usage:
   scripts/release_notes.py TAG          print the body of CHANGELOG.md's section for TAG (`v0.2.0`: `## [0.2.0] - DATE`)
                                         to stdout; exit 1, with the reason on stderr, when TAG is not `v` + the
-                                        version in components/jobspec/core/version.py or the changelog has no
+                                        version in gcp_training_jobs/jobspec/core/version.py or the changelog has no
                                         such section
   scripts/release_notes.py --newest     print the newest released version in CHANGELOG.md (after [Unreleased])
 
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CHANGELOG = ROOT / "CHANGELOG.md"
 #: The one home of the version (pyproject.toml reads it too: [tool.setuptools.dynamic]).
-VERSION_HOME = ROOT / "components" / "jobspec" / "core" / "version.py"
+VERSION_HOME = ROOT / "gcp_training_jobs" / "jobspec" / "core" / "version.py"
 #: A released section's heading, as Keep a Changelog 1.1.0 writes it: `## [1.2.3] - 2026-11-26`.
 RELEASED = re.compile(r"^## \[(?P<version>\d+\.\d+\.\d+(?:[-.+][0-9A-Za-z.+-]+)?)\] - (?P<date>\d{4}-\d{2}-\d{2})\s*$")
 HEADING = re.compile(r"^## ")
@@ -68,7 +68,7 @@ def newest(text: str) -> str:
 def notes(tag: str, text: str, version: str) -> str:
     """The body of the tag's section, once the tag, the version and the changelog's newest release agree."""
     if tag != f"v{version}":
-        raise ReleaseError(f"tag {tag!r} is not the library's version: components/jobspec/core/version.py says "
+        raise ReleaseError(f"tag {tag!r} is not the library's version: gcp_training_jobs/jobspec/core/version.py says "
                            f"{version!r} (tag v{version}, or change __version__ and CHANGELOG.md first)")
     found = sections(text)
     if version not in found:

@@ -2,7 +2,7 @@
 """template_requirements.py: the template's requirements.txt (templates/gcp-training-jobs/), from this release.
 
 A team's project pins this library at the version of the release the template came with
-(components/jobspec/core/version.py's __version__) and every one of its dependencies at the version this
+(gcp_training_jobs/jobspec/core/version.py's __version__) and every one of its dependencies at the version this
 repository's lock (requirements.txt) pins and its tests ran on. The pins carry no hashes: pip's hash-checking mode
 needs a hash for every line, the library's included, and the library's own artifact has one only once it is
 published; a team that wants hashes compiles its own lock from this file (`uv pip compile --generate-hashes
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.txt"
-VERSION_HOME = ROOT / "components" / "jobspec" / "core" / "version.py"
+VERSION_HOME = ROOT / "gcp_training_jobs" / "jobspec" / "core" / "version.py"
 TARGET = ROOT / "templates" / "gcp-training-jobs" / "requirements.txt"
 PIN = re.compile(r"^(?P<pin>[A-Za-z0-9][A-Za-z0-9._-]*==[^\s;\\]+)(?P<marker>\s*;[^\\]*)?")
 

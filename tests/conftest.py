@@ -4,13 +4,13 @@ from typing import Any
 
 import pytest
 
-from components.backends.run_cache import RUN
-from components.emulator import Emulator
-from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from gcp_training_jobs.backends.run_cache import RUN
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 
-# components.testing.pytest_plugin: the `vertex_emulator` fixture the package offers its users, loaded the way
+# gcp_training_jobs.testing.pytest_plugin: the `vertex_emulator` fixture the package offers its users, loaded the way
 # a user's conftest.py does (installed, the pytest11 entry point loads it too: registering twice is a no-op).
-pytest_plugins = ["tests.conftest_emulator", "components.testing.pytest_plugin"]
+pytest_plugins = ["tests.conftest_emulator", "gcp_training_jobs.testing.pytest_plugin"]
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,7 @@ def _bundled_prices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 @pytest.fixture
 def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The TrainingJob provider against the emulator, its retries' first wait 1 ms (Pulumi imported only here)."""
-    from components.resources.training_job import TrainingJobProvider
+    from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
     monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")

@@ -1,4 +1,4 @@
-"""Pytest fixtures around the loopback emulator (components.emulator), for any test module.
+"""Pytest fixtures around the loopback emulator (gcp_training_jobs.emulator), for any test module.
 
 One emulator serves the whole session (binding and building clients once keeps tests fast); every
 test that asks for `emulator` gets a clean state whose jobs stay where they are (phase length huge),
@@ -24,8 +24,8 @@ import pytest  # noqa: E402
 from google.auth.credentials import AnonymousCredentials  # noqa: E402
 from googleapiclient.discovery import build  # noqa: E402
 
-import components.emulator.server as emulator_http  # noqa: E402
-from components.emulator import Emulator, EmulatorState  # noqa: E402
+import gcp_training_jobs.emulator.server as emulator_http  # noqa: E402
+from gcp_training_jobs.emulator import Emulator, EmulatorState  # noqa: E402
 
 #: A phase length no test outlives: jobs stay QUEUED until a test advances the clock or sets 0.
 FROZEN_PHASE_SECONDS = 1e9

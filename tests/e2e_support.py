@@ -22,7 +22,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
-PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "trainers", "requirements.txt", "policies")
+PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "components", "gcp_training_jobs", "trainers", "requirements.txt",
+                 "policies")
 LIVE_STATES = frozenset({"QUEUED", "PREPARING", "RUNNING", "JOB_STATE_QUEUED", "JOB_STATE_PENDING",
                          "JOB_STATE_RUNNING"})
 
@@ -152,11 +153,13 @@ class Project:
     def consumer(cls, base: Path, pulumi: str, emulator: Emulator, name: str, program: str,
                  stack: str = "dev") -> Project:
         """A team's own Pulumi project named `name` (its Pulumi.yaml declares nothing of ours) whose program
-        (`program`, the text of its __main__.py) uses the library, with the components beside it, a stack
-        initialised and `gcp-training-jobs:apiEndpoint` pointed at the emulator."""
+        (`program`, the text of its __main__.py) uses the library (`gcp_training_jobs` beside it, as an installed wheel
+        would put it on the path; none of this checkout's `components`), a stack initialised and
+        `gcp-training-jobs:apiEndpoint` pointed at the emulator."""
         path = base / "consumer"
         path.mkdir()
-        shutil.copytree(ROOT / "components", path / "components", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / "gcp_training_jobs", path / "gcp_training_jobs",
+                        ignore=shutil.ignore_patterns("__pycache__"))
         (path / "venv").symlink_to(ROOT / "venv")
         (path / "Pulumi.yaml").write_text(yaml.safe_dump({"name": name, "runtime": {
             "name": "python", "options": {"virtualenv": "venv"}}}))

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from components.emulator.discovery import validate_body
+from gcp_training_jobs.emulator.discovery import validate_body
 
 if TYPE_CHECKING:
-    from components.resources.training_job import TrainingJobProvider
+    from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -316,7 +316,8 @@ def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "components", source / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "gcp_training_jobs", source / "gcp_training_jobs",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     dist = tmp_path / "dist"
     run_ok(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
     wheel = next(dist.glob("gcp_training_jobs-*.whl"))

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from components.jobspec.core.names import NAMESPACE, VERTEX
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = f"{NAMESPACE}:jobs"

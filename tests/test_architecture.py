@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "components"
+PACKAGE = ROOT / "gcp_training_jobs"
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 #: layer -> (project layers it may import, third-party top-level packages it may import)
@@ -68,7 +68,7 @@ def _imports(path: Path, known: Mapping[str, Path] = MODULES) -> list[str]:
 
 def _layer(module: str) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "components" else None
+    return parts[1] if len(parts) > 1 and parts[0] == "gcp_training_jobs" else None
 
 
 def wrong_imports(module: str, path: Path) -> list[str]:
@@ -77,7 +77,7 @@ def wrong_imports(module: str, path: Path) -> list[str]:
     wrong = []
     for name in _imports(path):
         top = name.split(".")[0]
-        if top == "components":
+        if top == "gcp_training_jobs":
             if _layer(name) not in layers:
                 wrong.append(name)
         elif top not in STDLIB and top not in third_party:
@@ -99,7 +99,7 @@ STAGES = ("core", "catalog", "io", "vocab", "translate", "rules", "render", "rev
 
 def _stage(module: str) -> int | None:
     parts = module.split(".")
-    if len(parts) < 3 or parts[:2] != ["components", "jobspec"]:
+    if len(parts) < 3 or parts[:2] != ["gcp_training_jobs", "jobspec"]:
         return None
     return STAGES.index(parts[2]) if parts[2] in STAGES else None
 
@@ -163,16 +163,17 @@ def test_jobspec_has_at_most_eight_flat_modules() -> None:
 def test_the_checks_catch_a_forbidden_import_and_a_backward_stage(tmp_path: Path) -> None:
     """The checkers themselves, on modules written for the test: each rule rejects what it forbids."""
     pure = tmp_path / "pure.py"
-    pure.write_text("import pulumi\nfrom components.resources.stack import build_stack\nimport yaml\n")
-    assert wrong_imports("components.jobspec.rules.bad", pure) == ["pulumi", "components.resources.stack"]
+    pure.write_text("import pulumi\nfrom gcp_training_jobs.resources.stack import build_stack\nimport yaml\n")
+    assert wrong_imports("gcp_training_jobs.jobspec.rules.bad", pure) == ["pulumi", "gcp_training_jobs.resources.stack"]
     emulator = tmp_path / "emulator.py"
-    emulator.write_text("from components.jobspec import catalog\nimport json\n")
-    assert wrong_imports("components.emulator.bad", emulator) == ["components.jobspec.catalog"]
+    emulator.write_text("from gcp_training_jobs.jobspec import catalog\nimport json\n")
+    assert wrong_imports("gcp_training_jobs.emulator.bad", emulator) == ["gcp_training_jobs.jobspec.catalog"]
     backward = tmp_path / "backward.py"
-    backward.write_text("from components.jobspec.render.bodies import render_body\n"
-                        "from components.jobspec.core.problems import Problem\n")
-    assert backward_imports("components.jobspec.translate.bad", backward) == ["components.jobspec.render.bodies"]
-    assert backward_imports("components.jobspec.review.fine", backward) == []
+    backward.write_text("from gcp_training_jobs.jobspec.render.bodies import render_body\n"
+                        "from gcp_training_jobs.jobspec.core.problems import Problem\n")
+    assert backward_imports("gcp_training_jobs.jobspec.translate.bad", backward) == [
+        "gcp_training_jobs.jobspec.render.bodies"]
+    assert backward_imports("gcp_training_jobs.jobspec.review.fine", backward) == []
 
 
 def import_cycles(modules: Mapping[str, Path]) -> list[list[str]]:
@@ -261,7 +262,7 @@ def test_the_test_import_check_catches_one_test_module_importing_another(tmp_pat
 
 def stray_errors(module: Any, source: str) -> list[str]:
     """The exception classes a module defines (by its source) that do not derive from TrainingJobsError."""
-    from components.jobspec.core.errors import TrainingJobsError
+    from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 
     strays = []
     for node in ast.walk(ast.parse(source)):
@@ -283,7 +284,7 @@ def test_every_error_the_project_raises_derives_from_the_one_base() -> None:
 
 
 def test_the_error_check_catches_a_stray_error_class(tmp_path: Path) -> None:
-    source = ("from components.jobspec.core.errors import SpecError\n"
+    source = ("from gcp_training_jobs.jobspec.core.errors import SpecError\n"
               "class Stray(RuntimeError):\n    pass\n"
               "class Fine(SpecError):\n    pass\n")
     path = tmp_path / "strays.py"

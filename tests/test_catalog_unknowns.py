@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from components.jobspec import catalog
-from components.jobspec.core.names import TODAY_ENV
-from components.jobspec.load import judge_custom_job, judge_job
-from components.jobspec.review.cost import estimate
-from components.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.core.names import TODAY_ENV
+from gcp_training_jobs.jobspec.load import judge_custom_job, judge_job
+from gcp_training_jobs.jobspec.review.cost import estimate
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 
 ROOT = Path(__file__).resolve().parents[1]
 READ = catalog.SOURCE_PREBUILT.read.isoformat()

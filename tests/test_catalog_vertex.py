@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from components.emulator.discovery import get_schema, output_only_fields
-from components.jobspec import catalog
-from components.jobspec.catalog import vertex_containers, vertex_jobspec, vertex_machines, vertex_regions
-from components.jobspec.catalog.source import Source
-from components.jobspec.vocab import custom_job as vertex_models
+from gcp_training_jobs.emulator.discovery import get_schema, output_only_fields
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.catalog import vertex_containers, vertex_jobspec, vertex_machines, vertex_regions
+from gcp_training_jobs.jobspec.catalog.source import Source
+from gcp_training_jobs.jobspec.vocab import custom_job as vertex_models
 
 
 def enum(schema: str, field: str) -> list[str]:

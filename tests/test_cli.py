@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.core.names import TODAY_ENV
+from gcp_training_jobs.jobspec.core.names import TODAY_ENV
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,7 +162,7 @@ def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None
     script = (
         "import os, sys\n"
         f"os.environ[{TODAY_ENV!r}] = {BEFORE_TF_2_11_END!r}\n"
-        "from components.cli.main import main\n"
+        "from gcp_training_jobs.cli.main import main\n"
         f"assert main(['validate', '-q', {str(GUIDE_EXAMPLES)!r}]) == 0\n"
         f"assert main(['render', {str(GUIDE_EXAMPLES / 'gpu_legacy.yaml')!r}, *{CODE_FLAGS!r}]) == 0\n"
         f"assert main(['render', {str(GUIDE_EXAMPLES / 'gpu_compute_engine.yaml')!r}, '--backend', 'vertex', "
@@ -199,8 +199,8 @@ def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: A
     """status, logs and spend run against the emulator (a job made as `pulumi up` makes it) in a process that loads
     no pulumi or pulumi_gcp module; diff's module and its parsing, `diff --help` included, load none either (it
     imports the program's harness, and with it Pulumi, only when it plans)."""
-    from components.resources.job_model.inputs import wire_of
-    from components.resources.settings import load_stack_file
+    from gcp_training_jobs.resources.job_model.inputs import wire_of
+    from gcp_training_jobs.resources.settings import load_stack_file
 
     (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
     (tmp_path / "stacks").mkdir()
@@ -213,10 +213,10 @@ def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: A
     provider.create(checked.inputs)
     script = (
         "import sys\n"
-        "from components.cli.main import main, parser\n"
+        "from gcp_training_jobs.cli.main import main, parser\n"
         "codes = [main(['status', '--stack', 'team']), main(['logs', '--stack', 'team', 'cpu']),\n"
         "         main(['spend', '--stack', 'team', '--json'])]\n"
-        "import components.cli.diff\n"
+        "import gcp_training_jobs.cli.diff\n"
         "parser().parse_args(['diff', '--base', 'main', '--stack', 'team', '--json'])\n"
         "try:\n"
         "    main(['diff', '--help'])\n"
@@ -303,7 +303,8 @@ def test_a_machine_type_problem_lists_its_family_not_every_type(tmp_path: Path) 
     assert len(line) < 300
 
 
-#: The warning a TPU shape of the AI Platform Training TPU guide gets on Vertex AI (components.jobspec.translate.pools:
+#: The warning a TPU shape of the AI Platform Training TPU guide gets on Vertex AI
+#: (gcp_training_jobs.jobspec.translate.pools:
 #: the master left out).
 TPU_MASTER_WARNING = ("is not used on Vertex AI: there the TPU VM runs the code itself, so the job is one cloud-tpu "
                       "pool (8 TPU_V2 cores) running the master's code; AI Platform Training ran that master beside "

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.catalog import prices
-from components.jobspec.load import load_job
-from components.jobspec.render.bodies import render_body
-from components.jobspec.review.cost import estimate, estimate_stack
-from components.jobspec.review.cost_text import (
+from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.load import load_job
+from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.review.cost import estimate, estimate_stack
+from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,
     part_text,
     runs_as,
@@ -24,8 +24,8 @@ from components.jobspec.review.cost_text import (
     stale_warning,
     worst_case_text,
 )
-from components.jobspec.review.money import Amount
-from components.jobspec.translate.facts import JobFacts, facts_of_body
+from gcp_training_jobs.jobspec.review.money import Amount
+from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
 
 TABLE = prices.bundled_table()
 #: Google's own figures, us-central1 (the table reproduces them: tests/test_prices.py).
@@ -91,7 +91,7 @@ def test_a_tpu_slice_counts_its_chips_and_vms_from_its_topology() -> None:
 def test_the_pools_a_job_was_judged_with_are_the_ones_its_body_reads_to() -> None:
     """One path: a trainingInput's facts as judged (load.Judged.facts) on either backend price and count like the
     facts read back from the body it renders to (what `status` and `spend` read from the API)."""
-    from components.jobspec.load import judge_job
+    from gcp_training_jobs.jobspec.load import judge_job
 
     t4 = {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 2}}
     data = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "workerCount": 2,
@@ -176,7 +176,7 @@ def test_ml_v1_bodies_legacy_types_tiers_and_cloud_tpu_workers() -> None:
                                       "region": "us-central1"}}), "k80")
     assert k80.on_demand.known == pytest.approx(od("n1-highcpu-16"))
     assert k80.on_demand.unknown == ("4 x NVIDIA_TESLA_K80 (NVIDIA_TESLA_K80 is not an accelerator the Vertex AI "
-                                     "catalog lists (components/jobspec/catalog/vertex_machines.py))",)
+                                     "catalog lists (gcp_training_jobs/jobspec/catalog/vertex_machines.py))",)
     premium = estimate(facts({"trainingInput": {"scaleTier": "PREMIUM_1", "region": "us-central1"}}), "p")
     assert premium.on_demand.unknown == (
         "1 x machines chosen by the service (PREMIUM_1 tier: machines chosen by the service)",)
@@ -322,8 +322,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("name", ["dev", "dev-ai-platform", "local", "local-ai-platform", "prod", "staging"])
 def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(name: str) -> None:
-    from components.resources.settings import load_stack_file
-    from components.resources.settings.guardrails import stack_facts
+    from gcp_training_jobs.resources.settings import load_stack_file
+    from gcp_training_jobs.resources.settings.guardrails import stack_facts
 
     settings = load_stack_file(ROOT / "stacks" / f"Pulumi.{name}.yaml")
     jobs = stack_facts(settings)
@@ -341,7 +341,7 @@ def test_every_job_of_the_repository_stacks_is_priced_completely_in_its_region(n
 def test_the_example_jobs_of_the_tests_are_priced_completely_but_retired_gpus() -> None:
     """The Vertex job the provider tests create, and the guides' example jobs (ml v1 bodies at Vertex AI's rates);
     the one with legacy K80 machines is unknown for its K80s only, which Vertex AI does not offer."""
-    from components.jobspec.io.documents import read_yaml
+    from gcp_training_jobs.jobspec.io.documents import read_yaml
     from tests.helpers import l4_spot
 
     bodies = {"l4": {"jobSpec": l4_spot()["jobSpec"]}}

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from components.backends import transport
-from components.backends.lifecycle import CreateOutcomeUnknown, Jobs, LookupFailed
-from components.backends.transport import RetryPolicy
-from components.emulator import Emulator
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.backends import transport
+from gcp_training_jobs.backends.lifecycle import CreateOutcomeUnknown, Jobs, LookupFailed
+from gcp_training_jobs.backends.transport import RetryPolicy
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.conftest_emulator import HeldDelays
 from tests.helpers import FakeClock
 
@@ -250,7 +250,7 @@ def test_a_slow_ml_create_is_resent_under_its_own_id_only(provider, emulator, mo
 
 def test_several_live_jobs_of_one_resource_are_reported_and_one_adopted(provider, emulator, monkeypatch) -> None:
     logged: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.pulumi.log.info",
+    monkeypatch.setattr("gcp_training_jobs.resources.training_job.pulumi.log.info",
                         lambda msg, *_, **__: logged.append(msg))
     real, blind = Jobs.find_all, {"on": True}  # the lookup before a create (find_live reads find_all too)
     monkeypatch.setattr(Jobs, "find_all", lambda self, labels: [] if blind["on"] else real(self, labels))
@@ -266,7 +266,7 @@ def test_import_is_refused_with_the_way_that_works() -> None:
     """The engine reads an imported dynamic resource without its pickled provider; say so, not KeyError."""
     import pulumi
 
-    from components.resources.training_job import TrainingJob
+    from gcp_training_jobs.resources.training_job import TrainingJob
 
     with pytest.raises(pulumi.RunError, match=r"import_ cannot work .*KeyError '__provider'.*adopted by its labels"):
         TrainingJob("resnet", project="my-proj", job=job(), opts=pulumi.ResourceOptions(import_="projects/p/jobs/x"))

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.cli.diff import cmd_diff
-from components.cli.main import parser
-from components.cli.plan import run_plan
-from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from gcp_training_jobs.cli.diff import cmd_diff
+from gcp_training_jobs.cli.main import parser
+from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 from tests.helpers import CREDENTIAL_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components.jobspec.catalog import credentials
-from components.jobspec.core.errors import SpecError
-from components.jobspec.load import judge_custom_job, load_custom_job, load_job
+from gcp_training_jobs.jobspec.catalog import credentials
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.load import judge_custom_job, load_custom_job, load_job
 from tests.helpers import CREDENTIAL_SAMPLES as SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]

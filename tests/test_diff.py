@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from components.cli.diff import cmd_diff, diff, exit_code
-from components.cli.diff_text import MARKER, render_markdown, render_text
-from components.cli.main import parser
-from components.cli.plan import run_plan
-from components.jobspec.catalog.prices import PRICES_FILE_ENV
+from gcp_training_jobs.cli.diff import cmd_diff, diff, exit_code
+from gcp_training_jobs.cli.diff_text import MARKER, render_markdown, render_text
+from gcp_training_jobs.cli.main import parser
+from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 from tests.helpers import git
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -477,7 +477,7 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
 
 def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Scratch,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.cli import diff_text
+    from gcp_training_jobs.cli import diff_text
 
     full = render_markdown(scratch.document)
     monkeypatch.setattr(diff_text, "MAX_COMMENT", len(full) - 1)

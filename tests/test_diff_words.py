@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from components.cli.diff import diff
-from components.cli.diff_text import render_markdown, render_text
-from components.cli.diff_words import words
-from components.cli.plan import run_plan
-from components.cli.plan_placement import placement_of
-from components.jobspec.catalog.prices import PRICES_FILE_ENV
-from components.resources.settings.stack_file import load_stack_file
+from gcp_training_jobs.cli.diff import diff
+from gcp_training_jobs.cli.diff_text import render_markdown, render_text
+from gcp_training_jobs.cli.diff_words import words
+from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.cli.plan_placement import placement_of
+from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
+from gcp_training_jobs.resources.settings.stack_file import load_stack_file
 from tests.helpers import git
 
 ROOT = Path(__file__).resolve().parents[1]

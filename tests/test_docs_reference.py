@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from components.jobspec.core.env import VARIABLES
+from gcp_training_jobs.jobspec.core.env import VARIABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -51,7 +51,7 @@ def test_the_environment_page_names_every_variable_once() -> None:
 
 
 def test_the_commands_page_names_every_command_and_option() -> None:
-    from components.cli.main import parser
+    from gcp_training_jobs.cli.main import parser
 
     table = SCRIPT.commands_table()
     for name in ("validate", "render", "plan", "diff", "emulator", "prices", "prices refresh", "status", "logs",

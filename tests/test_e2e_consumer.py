@@ -23,7 +23,7 @@ PULUMI = require_pulumi()
 PROGRAM = '''"""A team's program that uses the library."""
 import pulumi
 
-from components import TrainingJob, TrainingJobArgs
+from gcp_training_jobs import TrainingJob, TrainingJobArgs
 
 IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 job = TrainingJob("l4-trial", TrainingJobArgs(

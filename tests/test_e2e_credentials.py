@@ -128,7 +128,7 @@ def test_encrypted_as_the_warning_says_no_credential_is_left_in_the_state_and_no
 PROGRAM = '''"""A team's program with credentials in its job."""
 import pulumi
 
-from components import TrainingJob, TrainingJobArgs
+from gcp_training_jobs import TrainingJob, TrainingJobArgs
 
 IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 token = pulumi.Config().require_secret("hfToken")

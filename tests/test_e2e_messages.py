@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 PULUMI = require_pulumi()
 
 PROGRAM = '''"""A team's program whose job writes to a local folder, which Vertex AI cannot."""
-from components import TrainingJob
+from gcp_training_jobs import TrainingJob
 
 IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 TrainingJob("l4-trial", project="team-project", job={

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from components.emulator.logging_v2 import TRACEBACK
+from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
 from tests.e2e_support import LOCAL_BUCKETS, ROOT, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.e2e

@@ -95,7 +95,7 @@ def test_the_pack_alone_stops_a_program_that_bypasses_the_settings(tmp_path: Pat
     """A consumer program registering TrainingJob itself: nothing but the pack knows the stack's guardrails."""
     project = copy_project(tmp_path, emulator)
     (project.path / "__main__.py").write_text(textwrap.dedent("""\
-        from components import TrainingJob
+        from gcp_training_jobs import TrainingJob
 
         TrainingJob("direct", project="local-project", backend="ai-platform", job={"trainingInput": {
             "scaleTier": "CUSTOM", "region": "us-central1", "runtimeVersion": "2.11", "pythonVersion": "3.7",

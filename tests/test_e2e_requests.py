@@ -1,5 +1,6 @@
 """The requests of `pulumi up` under the real engine, counted by the emulator (a separate process): a run's checks
-read the quota limits once and the region's live jobs once, however many jobs (components.backends.run_cache); each
+read the quota limits once and the region's live jobs once, however many jobs (gcp_training_jobs.backends.run_cache);
+each
 job adds its lookup (a live job left by a dead run) and its create. A second `up` is a run of its own. (Checks in
 several regions, in threads: tests/test_run_cache.py.)
 

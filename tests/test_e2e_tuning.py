@@ -5,8 +5,8 @@ The job is created as a Vertex AI HyperparameterTuningJob (never a CustomJob tha
 back with its trials (the resource's `trialCount` and `bestTrial` outputs), replaced when its study changes,
 and deleted with the stack once finished.
 
-Depends on the provider choosing the tuning backend from the job (components.backends.backend_for in
-components/resources/job_provider.py); until it does, the create is refused at check ("makes the job a Vertex
+Depends on the provider choosing the tuning backend from the job (gcp_training_jobs.backends.backend_for in
+gcp_training_jobs/resources/job_provider.py); until it does, the create is refused at check ("makes the job a Vertex
 AI HyperparameterTuningJob, not a CustomJob") and these tests fail at their first step.
 
 Needs the `pulumi` CLI (official, or built by scripts/install-pulumi-engine.sh). Outside CI a missing engine skips

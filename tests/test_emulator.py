@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 import pytest  # noqa: E402
 from googleapiclient.errors import HttpError  # noqa: E402
 
-from components.emulator import Emulator, discovery, project_number  # noqa: E402
+from gcp_training_jobs.emulator import Emulator, discovery, project_number  # noqa: E402
 
 pytest.register_assert_rewrite("tests.conftest_emulator")  # it is also loaded as a plugin below
 from tests.conftest_emulator import HeldDelays, build_client  # noqa: E402
@@ -739,7 +739,7 @@ def test_concurrent_creates_of_one_id_yield_one_job(emulator: Emulator) -> None:
 def test_main_cli_serves_until_sigterm() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-c", "from components.emulator import main; main(['--port','0'])"],
+        [sys.executable, "-c", "from gcp_training_jobs.emulator import main; main(['--port','0'])"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from google.auth.credentials import AnonymousCredentials
 
-from components.emulator import Emulator
+from gcp_training_jobs.emulator import Emulator
 from tests.helpers import container_pool, custom_job_spec
 
 PROJECT, REGION = "my-proj", "us-central1"

@@ -20,16 +20,16 @@ from typing import Any
 
 import pytest
 
-from components.cli.main import parser as cli_parser
-from components.emulator import Emulator
-from components.emulator.cli import add_arguments
+from gcp_training_jobs.cli.main import parser as cli_parser
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator.cli import add_arguments
 from tests.helpers import install_wheel, run_ok
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "### Test your Vertex code offline"
 #: The documentation page that holds the example.
 PAGE = ROOT / "docs" / "emulator-and-testing.md"
-PLUGIN = "components.testing.pytest_plugin"
+PLUGIN = "gcp_training_jobs.testing.pytest_plugin"
 ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
 
 
@@ -69,7 +69,7 @@ def test_installed_the_entry_point_alone_brings_the_fixture(tmp_path: Path) -> N
     (user / "conftest.py").write_text(f"pytest_plugins = [{PLUGIN!r}]\n")
     both = run_pytest(python, user)
     assert both.returncode == 0 and "2 passed" in both.stdout, both.stdout + both.stderr
-    where = run_ok(python, "-c", "import components.testing as t; print(t.__file__)", cwd=user)
+    where = run_ok(python, "-c", "import gcp_training_jobs.testing as t; print(t.__file__)", cwd=user)
     assert Path(where.strip()).is_relative_to(site)
 
 
@@ -77,8 +77,8 @@ def test_installed_the_entry_point_alone_brings_the_fixture(tmp_path: Path) -> N
 def test_the_package_imports_without_pytest_or_the_sdk() -> None:
     script = (
         "import sys\n"
-        "from components.emulator import Emulator\n"
-        "from components.testing import VertexEmulator\n"
+        "from gcp_training_jobs.emulator import Emulator\n"
+        "from gcp_training_jobs.testing import VertexEmulator\n"
         "with Emulator(port=0) as emulator:\n"
         "    offline = VertexEmulator(emulator)\n"
         "    assert offline.endpoint.startswith('http://127.0.0.1:')\n"
@@ -96,8 +96,8 @@ def test_without_the_sdk_the_client_asked_for_says_what_to_install() -> None:
     script = (
         "import sys\n"
         "sys.modules['google.cloud.aiplatform_v1'] = None  # as if google-cloud-aiplatform were not installed\n"
-        "from components.emulator import Emulator\n"
-        "from components.testing import VertexEmulator\n"
+        "from gcp_training_jobs.emulator import Emulator\n"
+        "from gcp_training_jobs.testing import VertexEmulator\n"
         "with Emulator(port=0) as emulator:\n"
         "    VertexEmulator(emulator).job_client()\n"
     )

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from googleapiclient.errors import HttpError
 
-from components.emulator import Emulator
+from gcp_training_jobs.emulator import Emulator
 from tests.conftest_emulator import build_client
 from tests.helpers import container_pool, custom_job_spec
 

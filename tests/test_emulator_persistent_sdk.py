@@ -18,7 +18,7 @@ from google.api_core.retry import retry_unary
 from google.cloud.aiplatform.persistent_resource import PersistentResource
 from google.cloud.aiplatform_v1 import types
 
-from components.testing import VertexEmulator
+from gcp_training_jobs.testing import VertexEmulator
 
 IMAGE = "us-docker.pkg.dev/my-project/trainers/resnet:1"
 L4 = {"machine_type": "g2-standard-8", "accelerator_type": "NVIDIA_L4", "accelerator_count": 1}

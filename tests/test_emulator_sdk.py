@@ -19,7 +19,7 @@ from google.api_core import exceptions
 from google.api_core.retry import Retry, if_exception_type
 from google.cloud.aiplatform_v1 import types
 
-from components.testing import VertexEmulator
+from gcp_training_jobs.testing import VertexEmulator
 
 #: A phase no test outlives: created jobs stay QUEUED until a test moves the clock.
 FROZEN = 1e9

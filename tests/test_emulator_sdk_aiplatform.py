@@ -20,8 +20,8 @@ from google.cloud.aiplatform import hyperparameter_tuning as hpt
 from google.cloud.aiplatform import jobs as sdk_jobs
 from google.cloud.aiplatform_v1.types import JobState, Scheduling, Trial
 
-from components.emulator import FAIL_LABEL
-from components.testing import VertexEmulator
+from gcp_training_jobs.emulator import FAIL_LABEL
+from gcp_training_jobs.testing import VertexEmulator
 
 IMAGE = "us-docker.pkg.dev/my-project/trainers/resnet:1"
 

@@ -1,9 +1,9 @@
 """The emulator's tables held against their sources, so that they cannot drift silently:
 
-- components/emulator/enums.py (enum numbers and presence fields, transcribed from the SDK's generated types)
+- gcp_training_jobs/emulator/enums.py (enum numbers and presence fields, transcribed from the SDK's generated types)
   against the installed google-cloud-aiplatform's own descriptors, and against the discovery document's names;
-- components/emulator/vertex_limits.py (what Vertex can run, the emulator's own transcription) against the
-  client's catalog (components/jobspec/catalog/vertex_machines.py), which was read from the same page apart.
+- gcp_training_jobs/emulator/vertex_limits.py (what Vertex can run, the emulator's own transcription) against the
+  client's catalog (gcp_training_jobs/jobspec/catalog/vertex_machines.py), which was read from the same page apart.
 
 A difference fails here, naming what differs: change the table that is wrong, with its source.
 """
@@ -17,9 +17,9 @@ import pytest
 from google.cloud.aiplatform_v1 import types as sdk_types
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from components.emulator import discovery, enums, proto_json
-from components.emulator import vertex_limits as limits
-from components.jobspec.catalog import vertex_machines as catalog
+from gcp_training_jobs.emulator import discovery, enums, proto_json
+from gcp_training_jobs.emulator import vertex_limits as limits
+from gcp_training_jobs.jobspec.catalog import vertex_machines as catalog
 
 _PACKAGE = "google.cloud.aiplatform.v1."
 #: The resources (and list answers) whose enums the emulator reads and writes.
@@ -150,7 +150,7 @@ def test_tpu_vm_topologies_agree() -> None:
 
 
 def test_every_machine_type_of_either_is_in_both() -> None:
-    from components.jobspec import catalog as whole
+    from gcp_training_jobs.jobspec import catalog as whole
 
     assert set(whole.VERTEX_MACHINE_TYPES) == limits.MACHINE_TYPES
 

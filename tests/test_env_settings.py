@@ -1,4 +1,4 @@
-"""The environment settings (components/jobspec/core/env.py): every GCP_TRAINING_JOBS_* variable read into one
+"""The environment settings (gcp_training_jobs/jobspec/core/env.py): every GCP_TRAINING_JOBS_* variable read into one
 pydantic model, EnvSettings, by every module that uses it; each one's default, a good value
 and a bad one (a problem naming the variable and what it allows); the command line, the program and the
 providers refusing a bad value cleanly; and the README's table naming every variable."""
@@ -16,17 +16,17 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.backends import lifecycle, transport
-from components.backends.transport import RetryPolicy
-from components.jobspec.core import env
-from components.jobspec.core.env import VARIABLES, EnvError, EnvSettings, env_settings
-from components.jobspec.core.errors import SpecError, TrainingJobsError
-from components.jobspec.core.names import ENV_PREFIX, EXIT_INVALID, EXIT_OK, TODAY_ENV
-from components.jobspec.rules import today
-from components.resources import trainer_package
-from components.resources.settings import from_pulumi_config
-from components.resources.tpu_access import TpuServiceAccountProvider
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.backends import lifecycle, transport
+from gcp_training_jobs.backends.transport import RetryPolicy
+from gcp_training_jobs.jobspec.core import env
+from gcp_training_jobs.jobspec.core.env import VARIABLES, EnvError, EnvSettings, env_settings
+from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
+from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, EXIT_INVALID, EXIT_OK, TODAY_ENV
+from gcp_training_jobs.jobspec.rules import today
+from gcp_training_jobs.resources import trainer_package
+from gcp_training_jobs.resources.settings import from_pulumi_config
+from gcp_training_jobs.resources.tpu_access import TpuServiceAccountProvider
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_EXAMPLE = ROOT / "tests" / "fixtures" / "guide_examples" / "gpu_legacy.yaml"

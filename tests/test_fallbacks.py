@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from components.backends.run_cache import RUN
-from components.emulator import Emulator
-from components.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
-from components.resources.job_model.identity import identity_labels
-from components.resources.training_job import TrainingJobProvider
-from components.resources.training_job.tries import QuotaRefused
+from gcp_training_jobs.backends.run_cache import RUN
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
+from gcp_training_jobs.resources.job_model.identity import identity_labels
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.resources.training_job.tries import QuotaRefused
 from tests.helpers import FakeClock
 
 L4 = "custom_model_training_nvidia_l4_gpus"
@@ -124,7 +124,7 @@ def test_retries_and_rerun_are_checked(provider) -> None:
 
 
 def test_a_training_input_fallback_cannot_set_a_strategy() -> None:
-    from components.resources.fallbacks import alternative_job
+    from gcp_training_jobs.resources.fallbacks import alternative_job
 
     job = {"trainingInput": {"scaleTier": "BASIC_GPU", "region": "us-central1"}}
     data, problems = alternative_job(job, {"region": "us-east1", "scheduling": {"strategy": "SPOT"},
@@ -375,8 +375,8 @@ def stack_file(tmp_path: Any, job: dict[str, Any]) -> Any:
 
 
 def test_a_stack_files_fallbacks_are_judged_at_their_keys(tmp_path) -> None:
-    from components.jobspec.core.errors import SpecError
-    from components.resources.settings import load_stack_file
+    from gcp_training_jobs.jobspec.core.errors import SpecError
+    from gcp_training_jobs.resources.settings import load_stack_file
 
     spec = l4_job()["jobSpec"]
     good = {"jobSpec": spec, "fallbacks": [{"region": "us-east1"}, {"scheduling": {"strategy": "SPOT"}}],
@@ -401,7 +401,7 @@ def test_the_docs_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path) 
     import re
     from pathlib import Path
 
-    from components.resources.settings import load_stack_file
+    from gcp_training_jobs.resources.settings import load_stack_file
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "capacity-and-cost.md").read_text()
     section = page.split("## When Google has no capacity", 1)[1].split("\n#", 1)[0]
@@ -417,7 +417,7 @@ def test_the_docs_example_is_a_valid_stack_whose_fallbacks_are_judged(tmp_path) 
 
 def test_without_credentials_the_quota_check_is_skipped_with_a_note(monkeypatch, logged) -> None:
     """No endpoint override and no Application Default Credentials: nothing is sent anywhere, the preview goes on."""
-    from components.backends import transport
+    from gcp_training_jobs.backends import transport
 
     monkeypatch.delenv("GCP_TRAINING_JOBS_API_ENDPOINT", raising=False)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json")

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from components.cli.gcloud_flags import _ALL_FLAGS, add_gcloud_flags, input_paths, with_flags, worker_pool_specs
-from components.cli.main import parser
-from components.cli.validate import load_file_job
-from components.jobspec.core.errors import SpecError
-from components.jobspec.io.documents import Document
+from gcp_training_jobs.cli.gcloud_flags import _ALL_FLAGS, add_gcloud_flags, input_paths, with_flags, worker_pool_specs
+from gcp_training_jobs.cli.main import parser
+from gcp_training_jobs.cli.validate import load_file_job
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.io.documents import Document
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"

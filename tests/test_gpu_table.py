@@ -1,7 +1,7 @@
 """Every cell of the GPU guide's GPU table, both ways: allowed counts pass, their neighbours fail.
 
 The expected table is transcribed here from the guide (https://cloud.google.com/ai-platform/training/docs/using-gpus)
-independently of components/catalog.py, so a wrong
+independently of gcp_training_jobs/catalog.py, so a wrong
 cell in the catalog fails this test.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.jobspec.core.errors import SpecError
-from components.jobspec.load import load_job
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.load import load_job
 from tests.helpers import ALLOWED, GPUS, T4, TABLE, gpu_job
 
 NEIGHBOURS = sorted({

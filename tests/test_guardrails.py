@@ -15,21 +15,21 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.catalog import prices
-from components.jobspec.core.errors import SpecError
-from components.jobspec.review.guardrails import (
+from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.review.guardrails import (
     Guardrails,
     all_guardrail_problems,
     end_of_life_problems,
     guardrail_problems,
     stack_guardrail_problems,
 )
-from components.jobspec.translate.facts import JobFacts, facts_of_body
-from components.resources.job_model.protection import is_protected
-from components.resources.resource_rules import is_authoritative_iam, resource_problems
-from components.resources.settings import load_stack_file
-from components.resources.settings.guardrails import guardrail_problems_of
-from components.resources.training_job.review import protected_job_problem, running_job_warning
+from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
+from gcp_training_jobs.resources.job_model.protection import is_protected
+from gcp_training_jobs.resources.resource_rules import is_authoritative_iam, resource_problems
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of
+from gcp_training_jobs.resources.training_job.review import protected_job_problem, running_job_warning
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,7 +155,7 @@ def test_max_hourly_usd_fails_when_a_price_is_unknown_rather_than_guessing() -> 
         "for h200: 1 x a3-ultragpu-8g (no source prices it: Cyclenerd pricing.yml has no a3-ultragpu and SkyPilot's "
         "H200 rows disagree across regions (36.60258 and 74.49392 for the same 8 GPUs) (region us-central1))): it "
         "cannot be held to the cap; allowed: at most $100.00/h, with every machine and accelerator priced in the "
-        "price table (components/jobspec/catalog/prices.py)"]
+        "price table (gcp_training_jobs/jobspec/catalog/prices.py)"]
 
 
 SPOT_T4 = vertex(pool("n1-standard-4", "NVIDIA_TESLA_T4", 1, 2), strategy="SPOT", timeout="36000s")
@@ -184,7 +184,7 @@ def test_max_job_cost_usd_fails_on_an_unknown_price_and_waits_for_an_unknown_reg
     assert message.startswith("gcp-training-jobs:guardrails.maxJobCostUsd: job h200's worst case is unknown (no "
                               "price for 1 x a3-ultragpu-8g (no source prices it: ")
     assert message.endswith("it cannot be held to the cap; allowed: at most $1,000.00, with every machine and "
-                            "accelerator priced in the price table (components/jobspec/catalog/prices.py)")
+                            "accelerator priced in the price table (gcp_training_jobs/jobspec/catalog/prices.py)")
     assert guardrail_problems(facts(h200, {}), "h200", {"maxJobCostUsd": 1000}) == []  # preview: region unknown
 
 
@@ -337,7 +337,7 @@ def test_settings_reject_unknown_accelerators_and_label_keys_naming_the_key(tmp_
 
 
 def test_settings_take_guardrails_as_pulumi_passes_them_json_text() -> None:
-    from components.resources.settings.guardrails import GuardrailSettings
+    from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 
     assert GuardrailSettings.model_validate('{"maxAcceleratorsPerJob": 4}').max_accelerators_per_job == 4
     assert GuardrailSettings.model_validate("").max_accelerators_per_job is None

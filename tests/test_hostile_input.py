@@ -20,14 +20,14 @@ if str(ROOT) not in sys.path:
 import pulumi  # noqa: E402
 import pytest  # noqa: E402
 
-from components.cli.plan_mocks import mocked_pulumi  # noqa: E402
-from components.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
-from components.jobspec.core.names import NAMESPACE  # noqa: E402
-from components.jobspec.io import documents  # noqa: E402
-from components.jobspec.io.documents import MAX_BYTES, read_text  # noqa: E402
-from components.resources.settings import from_pulumi_config  # noqa: E402
-from components.resources.settings.judge import judge  # noqa: E402
-from components.resources.settings.secrets import bounds_problem, holds_secret, secure_keys  # noqa: E402
+from gcp_training_jobs.cli.plan_mocks import mocked_pulumi  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
+from gcp_training_jobs.jobspec.core.names import NAMESPACE  # noqa: E402
+from gcp_training_jobs.jobspec.io import documents  # noqa: E402
+from gcp_training_jobs.jobspec.io.documents import MAX_BYTES, read_text  # noqa: E402
+from gcp_training_jobs.resources.settings import from_pulumi_config  # noqa: E402
+from gcp_training_jobs.resources.settings.judge import judge  # noqa: E402
+from gcp_training_jobs.resources.settings.secrets import bounds_problem, holds_secret, secure_keys  # noqa: E402
 
 HANG_GUARD_SECONDS = 60
 

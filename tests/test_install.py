@@ -33,7 +33,7 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
     outside.mkdir()
     program = outside / "__main__.py"
     program.write_text((ROOT / "examples" / "consumer_program.py").read_text())
-    where = run_ok(python, "-c", "import components; print(components.__file__)", cwd=outside)
+    where = run_ok(python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)", cwd=outside)
     assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
 
     registered = json.loads(run_ok(python, program, cwd=outside).strip().splitlines()[-1])
@@ -46,8 +46,9 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
 @pytest.mark.slow
 def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
                                                                  installed: tuple[Path, Path]) -> None:
-    """`pip install .`, then `python -m components plan --stack dev` (and the `gcp-training-jobs` command) in a
-    new folder that holds a project (Pulumi.yaml, the program, its stacks and trainers) but no `components/`."""
+    """`pip install .`, then `python -m gcp_training_jobs plan --stack dev` (and the `gcp-training-jobs` command) in
+    a new folder that holds a team's project (Pulumi.yaml, the program, its stacks and trainers) and a `components/`
+    package of the team's own, as Kubeflow Pipelines repositories often have: the library's name is its own."""
     python, site = installed
     project = tmp_path / "project"
     project.mkdir()
@@ -55,7 +56,7 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
         shutil.copy2(ROOT / name, project / name)
     for folder in ("stacks", "trainers"):
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    where = run_ok(python, "-c", "import components; print(components.__file__)", cwd=project)
+    where = run_ok(python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)", cwd=project)
     assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
 
     shown = run_ok(python, "-m", "components", "plan", "--stack", "dev", cwd=project)
@@ -70,11 +71,11 @@ def test_the_wheel_ships_its_types_and_mypy_checks_a_consumer_against_them(tmp_p
     """PEP 561: `py.typed` in the wheel, so mypy reads the library's hints in a consumer's program (no "missing
     library stubs or py.typed marker"), and a wrong argument is a type error there, before any run."""
     python, site = installed
-    assert (site / "components" / "py.typed").is_file()
+    assert (site / "gcp_training_jobs" / "py.typed").is_file()
     outside = tmp_path / "consumer"
     outside.mkdir()
     (outside / "good.py").write_text((ROOT / "examples" / "consumer_program.py").read_text())
-    (outside / "bad.py").write_text("from components import TrainingJobArgs\n\n"
+    (outside / "bad.py").write_text("from gcp_training_jobs import TrainingJobArgs\n\n"
                                     "TrainingJobArgs(project='p', job={}, retries='three')\n")
     mypy = [sys.executable, "-m", "mypy", "--python-executable", str(python), "--no-incremental",
             "--ignore-missing-imports", "--follow-imports=silent"]

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.catalog import DEFAULT_MAX_RUNNING_SECONDS, DEFAULT_TIMEOUT_SECONDS
-from components.jobspec.load import judge
-from components.jobspec.translate.facts import (
+from gcp_training_jobs.jobspec.catalog import DEFAULT_MAX_RUNNING_SECONDS, DEFAULT_TIMEOUT_SECONDS
+from gcp_training_jobs.jobspec.load import judge
+from gcp_training_jobs.jobspec.translate.facts import (
     OWN_MACHINES,
     PERSISTENT_RESOURCE,
     RESERVATION,
     facts_of_body,
 )
-from components.jobspec.translate.pools import machine_text
+from gcp_training_jobs.jobspec.translate.pools import machine_text
 
 TRAINING_INPUT: dict[str, Any] = {"trainingInput": {
     "scaleTier": "CUSTOM", "region": "us-central1", "masterType": "n1-standard-8",

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from components.emulator import Emulator
-from components.jobspec.translate.facts import facts_of_body
-from components.resources.training_job import TrainingJobProvider
-from components.resources.training_job.review import ProtectedJobError, cost_line
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.resources.training_job.review import ProtectedJobError, cost_line
 from tests.helpers import checked, l4_spot, spec_props
 
 RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requiredLabels": ["env"],

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from components.cli.plan import plan_stack
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import VERTEX
-from components.resources.job_model.identity import identity_labels
-from components.resources.job_model.inputs import region_of
-from components.resources.settings import load_stack_file
+from gcp_training_jobs.cli.plan import plan_stack
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.core.names import VERTEX
+from gcp_training_jobs.resources.job_model.identity import identity_labels
+from gcp_training_jobs.resources.job_model.inputs import region_of
+from gcp_training_jobs.resources.settings import load_stack_file
 from tests.job_regions_support import H100, JOBS, LEGACY, ROOT, SWEEP, THREE, write
 
 
@@ -117,7 +117,7 @@ def test_naming_the_region_a_job_runs_in_changes_nothing(tmp_path: Path, name: s
 
 
 def test_the_diff_moves_a_job_and_its_quota_between_regions(tmp_path: Path) -> None:
-    from components.cli.diff import compare_stack
+    from gcp_training_jobs.cli.diff import compare_stack
 
     def planned(jobs: dict[str, Any], side: str) -> Any:
         folder = tmp_path / side
@@ -137,7 +137,7 @@ def test_the_diff_moves_a_job_and_its_quota_between_regions(tmp_path: Path) -> N
 
 
 def test_a_fallback_of_a_tuning_job_moves_its_trials(tmp_path: Path) -> None:
-    from components.resources.fallbacks import alternative_job
+    from gcp_training_jobs.resources.fallbacks import alternative_job
 
     data, problems = alternative_job({"tuningJob": SWEEP["tuningJob"], "region": "europe-west4"}, {
         "region": "us-central1", "machineSpec": {"machineType": "g2-standard-24", "acceleratorCount": 2},
@@ -155,7 +155,7 @@ def test_a_fallback_of_a_tuning_job_moves_its_trials(tmp_path: Path) -> None:
 
 
 def test_a_trainer_goes_into_a_tuning_jobs_trial_pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.jobspec.core.names import TODAY_ENV
+    from gcp_training_jobs.jobspec.core.names import TODAY_ENV
 
     monkeypatch.setenv(TODAY_ENV, "2024-06-01")  # the prebuilt image below was available then
     pool = {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
@@ -200,7 +200,7 @@ def test_validate_and_plan_json_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_a_tuning_job_the_program_makes_itself_is_described_from_its_input() -> None:
-    from components.cli.plan_describe import _describe_job
+    from gcp_training_jobs.cli.plan_describe import _describe_job
 
     lines = dict(_describe_job({"job": {**SWEEP}, "backend": VERTEX, "project": "p"}, None))
     assert (lines["region"], lines["trials"], lines["accelerators"]) == ("europe-west4", "8, 2 at once", "2 NVIDIA_L4")

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from components.emulator import Emulator
-from components.emulator.logging_v2 import TRACEBACK
-from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
-from components.jobspec.review.run_cost import parse_time, run_seconds
-from components.jobspec.translate.facts import facts_of_body
-from components.resources.job_model.identity import identity_labels, stack_label
-from components.resources.training_job import TrainingJobProvider
-from components.resources.training_job.review import LAST_LINES, cost_usd
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
+from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
+from gcp_training_jobs.jobspec.review.run_cost import parse_time, run_seconds
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.resources.job_model.identity import identity_labels, stack_label
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.resources.training_job.review import LAST_LINES, cost_usd
 from tests.helpers import FakeClock, as_container, t4_job
 
 PHASE = 1800.0

@@ -19,12 +19,12 @@ import pytest
 import yaml
 from pulumi.runtime.sync_await import _sync_await
 
-from components.jobspec.catalog import credentials
-from components.jobspec.catalog.credentials import masked, masked_text
-from components.jobspec.core.problems import CredentialWarning
-from components.jobspec.load import judge_tuning_job
-from components.resources import provider_log
-from components.resources.training_job import _conceal_credentials
+from gcp_training_jobs.jobspec.catalog import credentials
+from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
+from gcp_training_jobs.jobspec.core.problems import CredentialWarning
+from gcp_training_jobs.jobspec.load import judge_tuning_job
+from gcp_training_jobs.resources import provider_log
+from gcp_training_jobs.resources.training_job import _conceal_credentials
 from tests.helpers import CREDENTIAL_SAMPLES as SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,7 +234,7 @@ def test_a_job_without_a_credential_is_passed_on_as_it_is() -> None:
 
 
 def test_the_providers_check_failure_that_echoes_a_value_shows_its_credential_masked() -> None:
-    from components.resources.training_job import TrainingJobProvider
+    from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
     news = {"name": "train", "project": "my-ml-test", "backend": "ai-platform",
             "identity": "organization/p/s/train",

@@ -12,13 +12,13 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from components.jobspec.catalog.replacements import replacement
-from components.jobspec.catalog.vertex_machines import FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.problems import Problem, collapse_repeated, from_validation_error
-from components.jobspec.io.documents import parse_yaml
-from components.jobspec.load import judge_job
-from components.jobspec.vocab.training_input import parse_job
+from gcp_training_jobs.jobspec.catalog.replacements import replacement
+from gcp_training_jobs.jobspec.catalog.vertex_machines import FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.core.problems import Problem, collapse_repeated, from_validation_error
+from gcp_training_jobs.jobspec.io.documents import parse_yaml
+from gcp_training_jobs.jobspec.load import judge_job
+from gcp_training_jobs.jobspec.vocab.training_input import parse_job
 
 ROOT = Path(__file__).resolve().parents[1]
 

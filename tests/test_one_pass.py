@@ -14,12 +14,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from components.jobspec import load, rules
-from components.jobspec.render import bodies
-from components.jobspec.translate import pools
-from components.jobspec.translate import training_input as translation
-from components.jobspec.vocab import custom_job, training_input
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.jobspec import load, rules
+from gcp_training_jobs.jobspec.render import bodies
+from gcp_training_jobs.jobspec.translate import pools
+from gcp_training_jobs.jobspec.translate import training_input as translation
+from gcp_training_jobs.jobspec.vocab import custom_job, training_input
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.helpers import as_container, l4_spot, props, spec_props, t4_job
 
 #: stage -> the functions that do it (each counted wherever it is called from).
@@ -94,7 +94,7 @@ def test_plan_of_the_prod_stack_reads_its_one_job_once(capsys) -> None:
     plan's job lines, cost and guardrails read the judged body."""
     from pathlib import Path
 
-    from components.cli.plan import run_plan
+    from gcp_training_jobs.cli.plan import run_plan
 
     root = Path(__file__).resolve().parent.parent
     code, counts = counted(lambda: run_plan("prod", root / "stacks", as_json=True))

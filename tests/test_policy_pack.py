@@ -31,7 +31,7 @@ from pulumi_policy import (  # noqa: E402
 from pulumi_policy.deserialize import deserialize_properties  # noqa: E402
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy  # noqa: E402
 
-from components.jobspec.review.guardrails import end_of_life_problems  # noqa: E402
+from gcp_training_jobs.jobspec.review.guardrails import end_of_life_problems  # noqa: E402
 from policies import pack  # noqa: E402
 
 JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
@@ -248,15 +248,18 @@ def test_plain_reads_through_proxies_without_raising_on_unknowns() -> None:
 @pytest.mark.slow
 def test_the_pack_reaches_the_jobs_judge_without_loading_the_provider() -> None:
     """Importing the pack loads the job's judge (job_model.inputs) and the stack's settings, never the TrainingJob
-    resource and its provider (components.resources.training_job, job_provider) nor pulumi_gcp."""
+    resource and its provider (gcp_training_jobs.resources.training_job, job_provider) nor pulumi_gcp."""
     root = Path(__file__).resolve().parents[1]
     script = ("import sys\nimport policies.pack\n"
-              "print('LOADED', sorted(m for m in sys.modules if m.startswith(('components.resources', 'pulumi_gcp'))))"
+              "print('LOADED', sorted(m for m in sys.modules\n"
+              "                       if m.startswith(('gcp_training_jobs.resources', 'pulumi_gcp'))))"
               "\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr
     loaded = done.stdout.split("LOADED ", 1)[1]
-    assert "'components.resources.job_model.inputs'" in loaded and "'components.resources.settings'" in loaded
-    assert "components.resources.training_job" not in loaded and "components.resources.job_provider" not in loaded
+    assert "'gcp_training_jobs.resources.job_model.inputs'" in loaded
+    assert "'gcp_training_jobs.resources.settings'" in loaded
+    assert "gcp_training_jobs.resources.training_job" not in loaded
+    assert "gcp_training_jobs.resources.job_provider" not in loaded
     assert "pulumi_gcp" not in loaded

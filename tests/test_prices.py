@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from components.jobspec.catalog import prices, prices_build, vertex_machines, vertex_regions
-from components.jobspec.catalog.prices import PriceTableError
+from gcp_training_jobs.jobspec.catalog import prices, prices_build, vertex_machines, vertex_regions
+from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = prices.bundled_table()
@@ -226,9 +226,9 @@ def test_the_wheel_ships_the_bundled_table(tmp_path: Path) -> None:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         (source / name).write_bytes((ROOT / name).read_bytes())
-    subprocess.run(["cp", "-r", str(ROOT / "components"), str(source / "components")], check=True)
+    subprocess.run(["cp", "-r", str(ROOT / "gcp_training_jobs"), str(source / "gcp_training_jobs")], check=True)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
                            str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     wheel = next((tmp_path / "dist").glob("*.whl"))
-    assert "components/jobspec/catalog/prices_table.json" in zipfile.ZipFile(wheel).namelist()
+    assert "gcp_training_jobs/jobspec/catalog/prices_table.json" in zipfile.ZipFile(wheel).namelist()

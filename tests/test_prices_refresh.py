@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from googleapiclient.errors import HttpError
 
-from components.backends import billing
-from components.cli import prices as prices_cli
-from components.cli.main import main
-from components.emulator import Emulator
-from components.emulator import billing as billing_emulator
-from components.jobspec.catalog import prices, prices_build, prices_refresh
-from components.jobspec.core.env import VARIABLES
-from components.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
+from gcp_training_jobs.backends import billing
+from gcp_training_jobs.cli import prices as prices_cli
+from gcp_training_jobs.cli.main import main
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator import billing as billing_emulator
+from gcp_training_jobs.jobspec.catalog import prices, prices_build, prices_refresh
+from gcp_training_jobs.jobspec.core.env import VARIABLES
+from gcp_training_jobs.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
 from tests.conftest_emulator import build_client
 
 

@@ -27,11 +27,11 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from components.jobspec import catalog
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import AI_PLATFORM, VERTEX
-from components.jobspec.load import judge_custom_job, judge_job
-from components.jobspec.vocab.training_input import _integral
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, VERTEX
+from gcp_training_jobs.jobspec.load import judge_custom_job, judge_job
+from gcp_training_jobs.jobspec.vocab.training_input import _integral
 from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, leaves
 
 #: The day the rules judge dates against: one on which every building block below is current (the N1 GPUs'

@@ -8,13 +8,14 @@ import socket
 
 import pytest
 
-from components.resources import provider_log
+from gcp_training_jobs.resources import provider_log
 
 
 @pytest.fixture
 def said(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     lines: list[str] = []
-    monkeypatch.setattr("components.resources.provider_log.pulumi.log.info", lambda msg, *_, **__: lines.append(msg))
+    monkeypatch.setattr("gcp_training_jobs.resources.provider_log.pulumi.log.info",
+                        lambda msg, *_, **__: lines.append(msg))
     return lines
 
 

@@ -2,7 +2,7 @@
 limits (POST /_emulator/quotas) enforced on create with Vertex's 429 and served through Cloud Quotas (quotaInfos.list)
 and Service Usage (serviceusage v1beta1 consumerQuotaMetrics.list, the fallback); stockouts, preemption and a
 replica's exit; the transport telling a quota 429 from a rate limit; the quota review (limits + what live jobs hold)
-of components.backends.quotas; and whose fault a failed job is (components.backends.failures)."""
+of gcp_training_jobs.backends.quotas; and whose fault a failed job is (gcp_training_jobs.backends.failures)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ import pytest
 import yaml
 from googleapiclient.errors import HttpError
 
-from components.backends import quotas, transport
-from components.backends.base import Target
-from components.backends.failures import CAPACITY, INTERNAL, OTHER, PREEMPTION, USER, failure_of, failure_of_job
-from components.backends.lifecycle import Jobs
-from components.backends.transport import QuotaExceeded, RetryPolicy, quota_metrics
-from components.backends.vertex import VertexBackend
-from components.emulator import Emulator
-from components.jobspec.review.quotas import Needs, excesses, needs_of
-from components.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.backends import quotas, transport
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.failures import CAPACITY, INTERNAL, OTHER, PREEMPTION, USER, failure_of, failure_of_job
+from gcp_training_jobs.backends.lifecycle import Jobs
+from gcp_training_jobs.backends.transport import QuotaExceeded, RetryPolicy, quota_metrics
+from gcp_training_jobs.backends.vertex import VertexBackend
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.review.quotas import Needs, excesses, needs_of
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from tests.helpers import FakeClock, control
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
-"""The emulator's transcription of Vertex AI's custom training quotas (components/emulator/capacity.py) held against
-the client's catalog (components/jobspec/catalog/quotas.py), read from the same sources apart: a change to either
+"""The emulator's transcription of Vertex AI's custom training quotas (gcp_training_jobs/emulator/capacity.py) held against
+the client's catalog (gcp_training_jobs/jobspec/catalog/quotas.py), read from the same sources apart: a change to either
 that the other does not make fails here, naming what differs. The metric names are held against their form too."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from components.emulator import capacity
-from components.jobspec.catalog import quotas as catalog
-from components.jobspec.review.quotas import needs_of
-from components.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.emulator import capacity
+from gcp_training_jobs.jobspec.catalog import quotas as catalog
+from gcp_training_jobs.jobspec.review.quotas import needs_of
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 
 METRIC = re.compile(r"custom_model_training_(?:nvidia_[a-z0-9_]+_gpus|tpu_v[0-9a-z]+|cpus)")
 

@@ -39,7 +39,7 @@ def test_a_table_that_drifts_from_the_catalog_is_caught() -> None:
 
 
 def test_the_table_names_every_machine_type_of_the_catalog() -> None:
-    from components.jobspec.catalog import vertex_machines
+    from gcp_training_jobs.jobspec.catalog import vertex_machines
 
     table = SCRIPT.table()
     families = {name.rsplit("-", 1)[0] for name in (*vertex_machines.FIXED_ACCELERATOR_MACHINES,

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from pulumi.dynamic import Config, ConfigureRequest
 
-from components.cli.main import main, parser, program_name
-from components.jobspec.core.errors import UnreadableError
-from components.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, gcs_uri_problem
-from components.jobspec.io.documents import parse_yaml
+from gcp_training_jobs.cli.main import main, parser, program_name
+from gcp_training_jobs.jobspec.core.errors import UnreadableError
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_UNREADABLE, gcs_uri_problem
+from gcp_training_jobs.jobspec.io.documents import parse_yaml
 from tests.helpers import props, spec_props, t4_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,9 +163,9 @@ def _usage(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess[st
 
 @pytest.mark.slow
 def test_the_usage_line_names_the_console_script_or_the_module(tmp_path: Path) -> None:
-    # the console script pip writes for [project.scripts] gcp-training-jobs = "components.cli.main:main"
+    # the console script pip writes for [project.scripts] gcp-training-jobs = "gcp_training_jobs.cli.main:main"
     script = tmp_path / "gcp-training-jobs"
-    script.write_text("import sys\nfrom components.cli.main import main\nsys.exit(main())\n")
+    script.write_text("import sys\nfrom gcp_training_jobs.cli.main import main\nsys.exit(main())\n")
     as_script = _usage([sys.executable, str(script), "validat"], tmp_path)
     assert as_script.returncode == 2
     assert as_script.stderr.startswith("usage: gcp-training-jobs [-h]")

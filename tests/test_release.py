@@ -1,4 +1,4 @@
-"""The release: one version (components/jobspec/core/version.py's __version__, exported as components.__version__) that
+"""The release: one version (gcp_training_jobs/jobspec/core/version.py's __version__, exported as gcp_training_jobs.__version__) that
 the built wheel's metadata, the command line's --version and CHANGELOG.md's newest released section all say;
 scripts/release_notes.py, which the release workflow runs first, refuses a tag that disagrees and prints the tag's
 changelog section; the workflow publishes with trusted publishing only; .ci/run builds and checks the distributions
@@ -17,8 +17,8 @@ from types import ModuleType
 import pytest
 import yaml
 
-import components
-from components.cli.main import parser
+import gcp_training_jobs
+from gcp_training_jobs.cli.main import parser
 from tests.helpers import install_wheel, run_ok
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,18 +48,18 @@ def run_script(*argv: str) -> tuple[int, str, str]:
 def test_pyproject_reads_the_version_from_its_one_home() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
-    home = {"attr": "components.jobspec.core.version.__version__"}
+    home = {"attr": "gcp_training_jobs.jobspec.core.version.__version__"}
     assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == home
-    assert NOTES.version_in() == components.__version__
+    assert NOTES.version_in() == gcp_training_jobs.__version__
 
 
 def test_the_changelogs_newest_release_and_the_command_line_say_the_version() -> None:
-    assert NOTES.newest(CHANGELOG) == components.__version__
+    assert NOTES.newest(CHANGELOG) == gcp_training_jobs.__version__
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown), pytest.raises(SystemExit) as ended:
         parser().parse_args(["--version"])
     assert ended.value.code == 0
-    assert shown.getvalue().strip() == f"gcp-training-jobs {components.__version__}"
+    assert shown.getvalue().strip() == f"gcp-training-jobs {gcp_training_jobs.__version__}"
 
 
 def test_the_changelog_keeps_the_format() -> None:
@@ -81,7 +81,7 @@ def test_the_built_wheels_metadata_and_installed_command_say_the_version(tmp_pat
     (info,) = site.glob("gcp_training_jobs-*.dist-info")
     metadata = (info / "METADATA").read_text()
     assert re.search(r"^Name: gcp-training-jobs$", metadata, flags=re.M)
-    assert re.search(rf"^Version: {re.escape(components.__version__)}$", metadata, flags=re.M), metadata[:300]
+    assert re.search(rf"^Version: {re.escape(gcp_training_jobs.__version__)}$", metadata, flags=re.M), metadata[:300]
     shown = run_ok(python.parent / "gcp-training-jobs", "--version", cwd=tmp_path)
     assert shown.strip() == f"gcp-training-jobs {NOTES.newest(CHANGELOG)}"
 
@@ -89,15 +89,15 @@ def test_the_built_wheels_metadata_and_installed_command_say_the_version(tmp_pat
 # --- scripts/release_notes.py -------------------------------------------------------------------------------
 
 def test_the_tags_notes_are_its_changelog_section() -> None:
-    code, out, err = run_script(f"v{components.__version__}")
+    code, out, err = run_script(f"v{gcp_training_jobs.__version__}")
     assert (code, err) == (0, "")
-    section = CHANGELOG.split(f"## [{components.__version__}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0]
+    section = CHANGELOG.split(f"## [{gcp_training_jobs.__version__}]", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0]
     assert out == section.strip() + "\n"
     assert "### Added" in out and "## [" not in out
 
 
 def test_the_newest_version_is_printed() -> None:
-    assert run_script("--newest") == (0, components.__version__ + "\n", "")
+    assert run_script("--newest") == (0, gcp_training_jobs.__version__ + "\n", "")
 
 
 SAMPLE = """\
@@ -128,7 +128,7 @@ def test_a_section_is_cut_at_the_next_heading() -> None:
 
 @pytest.mark.parametrize(("tag", "text", "version", "says"), [
     ("v1.0.1", SAMPLE, "1.1.0",
-     "tag 'v1.0.1' is not the library's version: components/jobspec/core/version.py says '1.1.0'"),
+     "tag 'v1.0.1' is not the library's version: gcp_training_jobs/jobspec/core/version.py says '1.1.0'"),
     ("1.1.0", SAMPLE, "1.1.0", "tag '1.1.0' is not the library's version"),
     ("v1.2.0", SAMPLE, "1.2.0", "CHANGELOG.md has no section `## [1.2.0] - YYYY-MM-DD`"),
     ("v1.0.0", SAMPLE, "1.0.0", "CHANGELOG.md's newest released section is 1.1.0, not 1.0.0"),

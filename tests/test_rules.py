@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.core.errors import SpecError
-from components.jobspec.io.documents import read_yaml
-from components.jobspec.load import load_job
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.io.documents import read_yaml
+from gcp_training_jobs.jobspec.load import load_job
 from tests.helpers import gpu_job
 
 GUIDE_EXAMPLES = sorted((Path(__file__).parent / "fixtures" / "guide_examples").glob("*.yaml"))

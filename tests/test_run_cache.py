@@ -1,4 +1,4 @@
-"""Once per run (components.backends.run_cache): one read per key however many threads ask, answers kept for
+"""Once per run (gcp_training_jobs.backends.run_cache): one read per key however many threads ask, answers kept for
 max_age on an injected clock, failures kept as answers; and the TrainingJob provider's quota check on it, against the
 emulator over real HTTP: many checks in threads read the limits once and each region's live jobs once, and the
 cached read stays right while the run creates the stack's jobs (a job without stackQuota reads them anew)."""
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from components.backends.run_cache import RUN, RunCache
-from components.emulator import Emulator
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.backends.run_cache import RUN, RunCache
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.conftest_emulator import LIVENESS_SECONDS
 from tests.helpers import FakeClock
 

@@ -20,15 +20,15 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from google.auth import exceptions as auth_exceptions  # noqa: E402
 
-from components.backends import transport  # noqa: E402
-from components.backends.transport import RetryPolicy  # noqa: E402
-from components.cli.plan_mocks import pulumi_config, run_program  # noqa: E402
-from components.jobspec.core.errors import SpecError  # noqa: E402
-from components.jobspec.core.names import NAMESPACE  # noqa: E402
-from components.resources import stack as stack_module  # noqa: E402
-from components.resources.settings import load_stack_file  # noqa: E402
-from components.resources.trainer_package import BUILD_DIR_ENV, BuildError, build_sdist  # noqa: E402
-from components.resources.training_job import TrainingJobProvider  # noqa: E402
+from gcp_training_jobs.backends import transport  # noqa: E402
+from gcp_training_jobs.backends.transport import RetryPolicy  # noqa: E402
+from gcp_training_jobs.cli.plan_mocks import pulumi_config, run_program  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
+from gcp_training_jobs.jobspec.core.names import NAMESPACE  # noqa: E402
+from gcp_training_jobs.resources import stack as stack_module  # noqa: E402
+from gcp_training_jobs.resources.settings import load_stack_file  # noqa: E402
+from gcp_training_jobs.resources.trainer_package import BUILD_DIR_ENV, BuildError, build_sdist  # noqa: E402
+from gcp_training_jobs.resources.training_job import TrainingJobProvider  # noqa: E402
 
 KEY = f"{NAMESPACE}:apiEndpoint"
 JOB = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from components.jobspec import catalog
-from components.jobspec.catalog.source import Source
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.catalog.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,7 +155,7 @@ def test_every_other_table_module_names_its_sources(name: str) -> None:
 
 def test_the_table_check_finds_a_table_without_sources(tmp_path: Path) -> None:
     path = tmp_path / "sample_catalog.py"
-    path.write_text("from components.jobspec.catalog.ai_platform_pages import SOURCE_USING_TPUS\n"
+    path.write_text("from gcp_training_jobs.jobspec.catalog.ai_platform_pages import SOURCE_USING_TPUS\n"
                     "TPU_REGIONS = ('us-central1',)\nTPU_REGIONS_SOURCES = (SOURCE_USING_TPUS,)\n"
                     "GPU_REGIONS = ('us-west1',)\nGPU_REGIONS_SOURCES = ()\nROLES = {'master': 1}\n"
                     "DEFAULT_TIER = 'BASIC'\n")

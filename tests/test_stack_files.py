@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from components.jobspec.core.errors import UnreadableError
-from components.resources.settings.pulumi_config import _stack_file
-from components.resources.settings.stack_file import stack_file, stack_names, stacks_folder
+from gcp_training_jobs.jobspec.core.errors import UnreadableError
+from gcp_training_jobs.resources.settings.pulumi_config import _stack_file
+from gcp_training_jobs.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 from policies.pack import stack_guardrails
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,14 +23,14 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from pulumi.dynamic import Config, ConfigureRequest  # noqa: E402
 
-from components.cli.plan_mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
-from components.emulator import Emulator, project_number  # noqa: E402
-from components.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
-from components.resources import stack as stack_module  # noqa: E402
-from components.resources.settings import load_stack_file  # noqa: E402
-from components.resources.stack import build_stack  # noqa: E402
-from components.resources.tpu_access import ROLE, TpuServiceAccountProvider  # noqa: E402
-from components.resources.trainer_package import BUILD_DIR_ENV  # noqa: E402
+from gcp_training_jobs.cli.plan_mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
+from gcp_training_jobs.emulator import Emulator, project_number  # noqa: E402
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
+from gcp_training_jobs.resources import stack as stack_module  # noqa: E402
+from gcp_training_jobs.resources.settings import load_stack_file  # noqa: E402
+from gcp_training_jobs.resources.stack import build_stack  # noqa: E402
+from gcp_training_jobs.resources.tpu_access import ROLE, TpuServiceAccountProvider  # noqa: E402
+from gcp_training_jobs.resources.trainer_package import BUILD_DIR_ENV  # noqa: E402
 
 STACKS = ROOT / "stacks"
 BUCKET = "gcp:storage/bucket:Bucket"

@@ -19,8 +19,8 @@ from types import ModuleType
 import pytest
 import yaml
 
-import components
-from components.cli.main import main
+import gcp_training_jobs
+from gcp_training_jobs.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "templates" / "gcp-training-jobs"
@@ -60,7 +60,7 @@ def test_the_program_is_the_librarys_public_calls() -> None:
     imported = [name.name for node in ast.parse(program).body if isinstance(node, ast.ImportFrom)
                 and node.module == "components" for name in node.names]
     assert imported == ["build_stack", "from_pulumi_config"]
-    assert all(name in components.__all__ for name in imported)
+    assert all(name in gcp_training_jobs.__all__ for name in imported)
 
 
 def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> None:
@@ -68,7 +68,7 @@ def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> No
     written = (TEMPLATE / "requirements.txt").read_text()
     assert written == script.render(), "run venv/bin/python scripts/template_requirements.py --write"
     pins = [line for line in written.splitlines() if line and not line.startswith("#")]
-    assert pins[0] == f"gcp-training-jobs=={components.__version__}"
+    assert pins[0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}"
     lock = (ROOT / "requirements.txt").read_text()
     for pin in pins[1:]:
         assert pin.split(" ;")[0] + " " in lock or pin.split(" ;")[0] + " \\" in lock, pin
@@ -77,7 +77,7 @@ def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> No
 
 def test_a_drifted_requirements_file_is_caught() -> None:
     script = _script()
-    drifted = script.render().replace(f"gcp-training-jobs=={components.__version__}", "gcp-training-jobs==0.0.1")
+    drifted = script.render().replace(f"gcp-training-jobs=={gcp_training_jobs.__version__}", "gcp-training-jobs==0.0.1")
     assert drifted != (TEMPLATE / "requirements.txt").read_text()
 
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pulumi.dynamic import Config, ConfigureRequest
 
-from components.emulator import Emulator
-from components.jobspec.core.names import TODAY_ENV
-from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.names import TODAY_ENV
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,11 +19,11 @@ import dill
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from components.backends import transport
-from components.backends.lifecycle import JobConflict
-from components.emulator import Emulator
-from components.resources.training_job import UNKNOWN, TrainingJobProvider
-from components.resources.training_job import provider as provider_module
+from gcp_training_jobs.backends import transport
+from gcp_training_jobs.backends.lifecycle import JobConflict
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.resources.training_job import UNKNOWN, TrainingJobProvider
+from gcp_training_jobs.resources.training_job import provider as provider_module
 from tests.helpers import FakeClock, as_container, checked, l4_spot, props, spec_props, t4_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,7 +225,7 @@ def test_a_lost_create_answer_is_reconciled_not_repeated(provider, emulator, bac
 
 
 def test_an_id_taken_by_another_spec_is_a_clear_conflict(provider, emulator, monkeypatch) -> None:
-    monkeypatch.setattr("components.resources.job_model.inputs.secrets.token_hex", lambda _: "c0ffee00")
+    monkeypatch.setattr("gcp_training_jobs.resources.job_model.inputs.secrets.token_hex", lambda _: "c0ffee00")
     inputs = checked(provider, props("ai-platform"))
     other = copy.deepcopy(inputs)
     other["job"]["trainingInput"]["workerCount"] = "5"
@@ -276,7 +276,7 @@ def test_wait_for_completion_polls_on_the_providers_clock(provider, emulator, ba
 def test_wait_for_completion_gives_up_at_its_timeout_by_the_providers_clock(provider, emulator, monkeypatch,
                                                                             backend) -> None:
     warned: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("gcp_training_jobs.resources.training_job.pulumi.log.warn", warned.append)
     fake = FakeClock()
     fake.drive(provider)
     inputs = checked(provider, props(backend, waitForCompletion=True, waitTimeoutSeconds=100))
@@ -291,7 +291,7 @@ def test_a_waiting_up_stops_at_a_paused_job_and_says_so(provider, emulator, monk
     """Vertex AI's JOB_STATE_PAUSED waits for someone to resume it: the wait ends there (as the Vertex SDK's does),
     the job is recorded PAUSED with a warning, and it is still the resource's job (adopted, not made again)."""
     warned: list[str] = []
-    monkeypatch.setattr("components.resources.training_job.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("gcp_training_jobs.resources.training_job.pulumi.log.warn", warned.append)
 
     def pause_once_started(seconds: float) -> None:
         emulator.state.advance(seconds)
@@ -435,7 +435,7 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
     script = (
         "import base64, os, sys, dill\n"
         "p = dill.loads(base64.b64decode(sys.argv[1]))\n"  # imported by the pickle's own path, as the engine does
-        "from components.resources.training_job.provider import TrainingJobProvider\n"
+        "from gcp_training_jobs.resources.training_job.provider import TrainingJobProvider\n"
         "assert type(p) is TrainingJobProvider, type(p)\n"
         "inputs = p.check({}, {'name': 'fresh', 'project': 'my-proj', 'backend': 'vertex', 'identity': 'o/p/s/f', "
         f"'job': {as_container(t4_job())!r}}}).inputs\n"
@@ -525,17 +525,22 @@ def test_the_pickled_provider_names_only_the_module_of_its_class() -> None:
     """The state holds the provider as Pulumi's SDK pickles it (by reference): the only module it names is
     job_provider's, so other modules can be renamed without breaking existing states."""
     data = base64.b64decode(serialize_provider(TrainingJobProvider()))
-    assert set(re.findall(rb"components(?:\.\w+)+", data)) == {b"components.resources.job_provider"}
-    # what every existing state holds (the class by that path) is the class that lives in the package now
+    assert set(re.findall(rb"(?:gcp_training_jobs|components)(?:\.\w+)+", data)) == {
+        b"gcp_training_jobs.resources.job_provider"}
+    # what every state deployed since the rename holds, and what every earlier state holds (the class by the path
+    # it had before the library was gcp_training_jobs, kept in this checkout by components/resources/job_provider.py)
+    # are the class that lives in the package now
+    new_state = b"cgcp_training_jobs.resources.job_provider\nTrainingJobProvider\n."
     old_state = b"ccomponents.resources.job_provider\nTrainingJobProvider\n."
-    assert pickle.loads(old_state) is provider_module.TrainingJobProvider is TrainingJobProvider
+    assert pickle.loads(new_state) is pickle.loads(old_state) is provider_module.TrainingJobProvider \
+        is TrainingJobProvider
 
 
 def test_the_job_models_unknown_is_the_pulumi_sdks() -> None:
     """job_model.inputs spells the engine's unknown itself, so that reading inputs loads no Pulumi."""
     from pulumi.runtime import rpc
 
-    from components.resources.job_model import inputs
+    from gcp_training_jobs.resources.job_model import inputs
 
     assert inputs.UNKNOWN == rpc.UNKNOWN == UNKNOWN
 
@@ -544,8 +549,8 @@ def test_the_job_models_unknown_is_the_pulumi_sdks() -> None:
 def test_the_job_model_loads_no_pulumi() -> None:
     """The inputs, identity and runs of a job are read by the command line and the policy pack without Pulumi."""
     script = ("import sys\n"
-              "import components.resources.job_model.inputs, components.resources.job_model.identity\n"
-              "import components.resources.job_model.runs\n"
+              "import gcp_training_jobs.resources.job_model.inputs, gcp_training_jobs.resources.job_model.identity\n"
+              "import gcp_training_jobs.resources.job_model.runs\n"
               "print('PULUMI', sorted(m for m in sys.modules if m.split('.')[0] in ('pulumi', 'pulumi_gcp')))\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

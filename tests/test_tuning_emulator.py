@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from googleapiclient.errors import HttpError
 
-from components.backends.base import Target
-from components.backends.lifecycle import Jobs
-from components.backends.vertex_tuning import VertexTuningBackend
-from components.emulator import API_METHODS, Emulator
-from components.emulator.discovery import validate_body
-from components.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL
-from components.jobspec.load import load_job
-from components.jobspec.render.bodies import render_body
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.lifecycle import Jobs
+from gcp_training_jobs.backends.vertex_tuning import VertexTuningBackend
+from gcp_training_jobs.emulator import API_METHODS, Emulator
+from gcp_training_jobs.emulator.discovery import validate_body
+from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL
+from gcp_training_jobs.jobspec.load import load_job
+from gcp_training_jobs.jobspec.render.bodies import render_body
 from tests.conftest_emulator import HeldDelays
 from tests.helpers import FakeClock, tuning_training_input
 

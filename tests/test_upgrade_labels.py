@@ -42,9 +42,9 @@ from typing import Any
 import pytest
 from pulumi.dynamic import Config, ConfigureRequest
 
-from components.emulator import Emulator
-from components.jobspec.io.documents import read_yaml
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.io.documents import read_yaml
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 STACKS = ("dev", "staging", "prod", "local")

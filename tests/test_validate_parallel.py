@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.cli import validate  # noqa: E402
-from components.cli.main import parser  # noqa: E402
-from components.jobspec.io.documents import Document  # noqa: E402
+from gcp_training_jobs.cli import validate  # noqa: E402
+from gcp_training_jobs.cli.main import parser  # noqa: E402
+from gcp_training_jobs.jobspec.io.documents import Document  # noqa: E402
 
 COUNT = 240  # over PARALLEL_FROM: two workers on two cores
 

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from components.emulator import vertex_limits
-from components.emulator.errors import ApiError
-from components.emulator.state import EmulatorState
-from components.emulator.vertex import create
-from components.jobspec import catalog
-from components.jobspec.core.errors import SpecError
-from components.jobspec.load import judge_custom_job
+from gcp_training_jobs.emulator import vertex_limits
+from gcp_training_jobs.emulator.errors import ApiError
+from gcp_training_jobs.emulator.state import EmulatorState
+from gcp_training_jobs.emulator.vertex import create
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.load import judge_custom_job
 
 #: A day on which the catalog's dated building blocks (N1 GPUs, prebuilt containers) are all current.
 TODAY = date(2026, 1, 15)

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.core.errors import SpecError
-from components.jobspec.core.names import TODAY_ENV
-from components.jobspec.load import judge_job, load_custom_job, load_job
-from components.jobspec.render.bodies import render_body
-from components.jobspec.rules import Options, today
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.core.names import TODAY_ENV
+from gcp_training_jobs.jobspec.load import judge_job, load_custom_job, load_job
+from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.rules import Options, today
 from tests.helpers import container_pool, custom_job_spec, gpu_job
 
 US = "us-docker.pkg.dev/vertex-ai/training/"

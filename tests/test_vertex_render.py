@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.load import load_custom_job
-from components.jobspec.render.bodies import render_body
-from components.jobspec.vocab.training_input import _integral
+from gcp_training_jobs.jobspec.load import load_custom_job
+from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.vocab.training_input import _integral
 from tests.helpers import FULL, assert_vertex_body_valid, container_pool, custom_job_spec, leaves
 
 EXAMPLES: dict[str, tuple[dict[str, Any], str]] = {
@@ -50,7 +50,7 @@ def test_every_given_field_is_carried_over_unchanged(name: str) -> None:
 
 
 def test_the_every_field_example_uses_every_field_of_the_schema() -> None:
-    from components.jobspec.vocab.custom_job import CustomJobSpec, MachineSpec, WorkerPoolSpec
+    from gcp_training_jobs.jobspec.vocab.custom_job import CustomJobSpec, MachineSpec, WorkerPoolSpec
 
     # persistentResourceId: a job on a persistent resource cannot consume reservations (its own example)
     assert set(FULL) | {"persistentResourceId"} == {f.alias for f in CustomJobSpec.model_fields.values()}
@@ -76,7 +76,7 @@ def test_a_python_package_pool_renders_as_given_when_its_image_is_available() ->
 
 
 def test_a_custom_job_spec_has_no_ai_platform_body() -> None:
-    from components.jobspec.core.errors import SpecError
+    from gcp_training_jobs.jobspec.core.errors import SpecError
 
     job = load_custom_job(EXAMPLES["L4 on spot"][0], region="europe-west4")
     with pytest.raises(SpecError, match="runs on Vertex AI only"):

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from components.jobspec.core.errors import SpecError
-from components.jobspec.load import load_custom_job, load_job
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.load import load_custom_job, load_job
 from tests.helpers import container_pool, custom_job_spec, gpu_job
 
 TODAY = date(2026, 11, 22)

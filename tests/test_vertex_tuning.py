@@ -13,18 +13,18 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from components.backends import backend_for, get_backend
-from components.backends.vertex import VertexBackend
-from components.backends.vertex_tuning import VertexTuningBackend, best_trial
-from components.cli.main import main
-from components.emulator.discovery import get_schema, output_only_fields, validate_body
-from components.jobspec.core.errors import SpecError
-from components.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
-from components.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
-from components.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
-from components.jobspec.render.custom_job import custom_job_body, translation
-from components.jobspec.vocab import tuning as tuning_models
-from components.jobspec.vocab.tuning import TuningConfig
+from gcp_training_jobs.backends import backend_for, get_backend
+from gcp_training_jobs.backends.vertex import VertexBackend
+from gcp_training_jobs.backends.vertex_tuning import VertexTuningBackend, best_trial
+from gcp_training_jobs.cli.main import main
+from gcp_training_jobs.emulator.discovery import get_schema, output_only_fields, validate_body
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
+from gcp_training_jobs.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
+from gcp_training_jobs.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
+from gcp_training_jobs.jobspec.render.custom_job import custom_job_body, translation
+from gcp_training_jobs.jobspec.vocab import tuning as tuning_models
+from gcp_training_jobs.jobspec.vocab.tuning import TuningConfig
 from tests.helpers import tuning_training_input
 
 SCHEMA = "GoogleCloudAiplatformV1HyperparameterTuningJob"
@@ -385,7 +385,7 @@ def test_no_best_trial_before_one_has_succeeded() -> None:
 
 
 def _target() -> Any:
-    from components.backends.base import Target
+    from gcp_training_jobs.backends.base import Target
 
     return Target("p", "us-central1")
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.jobspec.io.vocabulary import (  # noqa: E402
+from gcp_training_jobs.jobspec.io.vocabulary import (  # noqa: E402
     CUSTOM_JOB_SPEC_FIELDS,
     TRIAL,
     TUNING_FIELDS,
@@ -25,11 +25,11 @@ from components.jobspec.io.vocabulary import (  # noqa: E402
     snake_case,
     vocabulary_of,
 )
-from components.jobspec.vocab.custom_job import CustomJobSpec  # noqa: E402
-from components.jobspec.vocab.tuning import TuningConfig  # noqa: E402
+from gcp_training_jobs.jobspec.vocab.custom_job import CustomJobSpec  # noqa: E402
+from gcp_training_jobs.jobspec.vocab.tuning import TuningConfig  # noqa: E402
 
 GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"
-VERTEX_MODELS = ("components.jobspec.vocab.custom_job", "components.jobspec.vocab.tuning")
+VERTEX_MODELS = ("gcp_training_jobs.jobspec.vocab.custom_job", "gcp_training_jobs.jobspec.vocab.tuning")
 
 
 def test_the_custom_job_spec_keys_are_the_model_fields() -> None:
@@ -70,7 +70,7 @@ def test_vocabulary_by_top_level_keys(data: object, vocabulary: str) -> None:
 
 def _vertex_models_imported(path: Path) -> dict[str, bool]:
     """Validate one file in a new process; which of the Vertex AI model modules it imported."""
-    code = ("import json, sys\nfrom components.cli.main import main\n"
+    code = ("import json, sys\nfrom gcp_training_jobs.cli.main import main\n"
             f"try:\n    main(['validate', '-q', {str(path)!r}])\nexcept SystemExit:\n    pass\n"
             f"print(json.dumps({{m: m in sys.modules for m in {list(VERTEX_MODELS)!r}}}))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -104,8 +104,8 @@ TUNING = {"studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
 ])
 def test_judge_reads_each_vocabulary_by_the_one_detector_and_refuses_it_on_ai_platform(
         data: dict[str, object], enclosed: bool, kind: str) -> None:
-    from components.jobspec.core.errors import SpecError
-    from components.jobspec.load import judge
+    from gcp_training_jobs.jobspec.core.errors import SpecError
+    from gcp_training_jobs.jobspec.load import judge
 
     judged = judge(data, region="us-central1", enclosed=enclosed)
     assert judged.ok and type(judged.job).__name__ == kind and judged.backend == "vertex", judged.problems
@@ -122,8 +122,8 @@ def test_judge_reads_each_vocabulary_by_the_one_detector_and_refuses_it_on_ai_pl
 
 
 def test_an_enclosed_job_holds_exactly_one_vocabulary_and_names_its_spec_problems_under_job_spec() -> None:
-    from components.jobspec.core.errors import SpecError
-    from components.jobspec.load import judge
+    from gcp_training_jobs.jobspec.core.errors import SpecError
+    from gcp_training_jobs.jobspec.load import judge
 
     for data, message in (({"jobSpec": L4, "trainingInput": {}}, "has both trainingInput and jobSpec"),
                           ({"labels": {"a": "b"}}, "required: trainingInput"), (TUNING, "required: trainingInput")):

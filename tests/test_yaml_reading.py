@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.jobspec.core.errors import UnreadableError  # noqa: E402
-from components.jobspec.io.documents import expand, parse_yaml  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import UnreadableError  # noqa: E402
+from gcp_training_jobs.jobspec.io.documents import expand, parse_yaml  # noqa: E402
 
 
 class Reference(yaml.SafeLoader):

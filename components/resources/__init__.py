@@ -1,2 +1,1 @@
-"""The Pulumi side: stack settings, the components (buckets, services, TPU grant, trainer packages, the
-stack) and the TrainingJob dynamic resource and provider. Imports jobspec and backends, never the CLI."""
+"""The provider's path in states deployed before the rename (see components/resources/job_provider.py)."""

@@ -1,8 +1,9 @@
-"""The TrainingJob provider's import path in Pulumi state: every state pickles the provider by reference, as
-`components.resources.job_provider.TrainingJobProvider`, and the engine imports it by that path to read and delete
-its jobs. The class lives in components.resources.training_job.provider and names this module as its own, so old
-and new states alike keep unpickling to it (and a state written now still reads under an older release)."""
+"""The TrainingJob provider under the path states deployed before the library became `gcp_training_jobs` pickled it
+(`components.resources.job_provider.TrainingJobProvider`): the engine imports it by that path to read and delete their
+jobs until a `pulumi up` records the new path (`gcp_training_jobs.resources.job_provider`). Kept in this checkout,
+never installed: a team that installed an earlier wheel runs one `pulumi up` after upgrading (docs/recovery-and-
+security.md, "Upgrading from a wheel that installed `components`")."""
 
-from components.resources.training_job.provider import TrainingJobProvider
+from gcp_training_jobs.resources.job_provider import TrainingJobProvider
 
 __all__ = ["TrainingJobProvider"]

@@ -1,5 +1,5 @@
 from pathlib import Path
 
-from components import build_stack, from_pulumi_config
+from gcp_training_jobs import build_stack, from_pulumi_config
 
 build_stack(from_pulumi_config(root=Path(__file__).resolve().parent))

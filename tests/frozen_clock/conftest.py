@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from components.emulator import Emulator
+from gcp_training_jobs.emulator import Emulator
 from tests.conftest_emulator import build_client
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from components.backends.cloud_logging import LoggingError, Reader, job_filter, log_job_id
-from components.emulator import Emulator
-from components.emulator.logging_v2 import STEP_SECONDS, TRACEBACK
+from gcp_training_jobs.backends.cloud_logging import LoggingError, Reader, job_filter, log_job_id
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator.logging_v2 import STEP_SECONDS, TRACEBACK
 
 PROJECT = "my-proj"
 PHASE = 100.0

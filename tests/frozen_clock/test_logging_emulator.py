@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from googleapiclient.errors import HttpError
 
-from components.emulator import Emulator
-from components.emulator.logging_filter import compile_filter
-from components.emulator.logging_v2 import MAX_STEPS, STEP_SECONDS, TRACEBACK
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator.logging_filter import compile_filter
+from gcp_training_jobs.emulator.logging_v2 import MAX_STEPS, STEP_SECONDS, TRACEBACK
 from tests.conftest_emulator import build_client
 from tests.helpers import container_pool, custom_job_spec
 

@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 import yaml
 
-from components.cli import logs, spend, status
-from components.cli.main import main, parser
-from components.emulator import Emulator
-from components.emulator.logging_v2 import TRACEBACK
-from components.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
-from components.resources.job_model import identity
-from components.resources.job_model.inputs import wire_of
-from components.resources.settings import load_stack_file
-from components.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.cli import logs, spend, status
+from gcp_training_jobs.cli.main import main, parser
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
+from gcp_training_jobs.resources.job_model import identity
+from gcp_training_jobs.resources.job_model.inputs import wire_of
+from gcp_training_jobs.resources.settings import load_stack_file
+from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 PHASE = 1800.0
 IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"

@@ -1,0 +1,280 @@
+"""Will Google run it: Vertex AI's custom training quota limits and what the project's live jobs already hold (the
+jobs listed through the backends), held against what new jobs need (gcp_training_jobs.jobspec.review.quotas).
+
+The limits are read once per review from Cloud Quotas (cloudquotas v1 projects.locations.services.quotaInfos.list,
+Google's maintained API for quota limits, https://cloud.google.com/docs/quotas/reference/rest/v1/
+projects.locations.services.quotaInfos/list, read 2026-11-25; needs `cloudquotas.quotas.get`, the API enabled).
+When Cloud Quotas refuses (403: not enabled in the project, or the permission missing) or is not served (404), they
+are read from Service Usage instead (serviceusage v1beta1 services.consumerQuotaMetrics.list, view FULL; needs
+`serviceusage.quotas.get`), with a warning saying why: the second request is made only when the first failed.
+
+Through the shared transport: one client build per API and process, Application Default Credentials over TLS only,
+anonymous on loopback. Quotas that cannot be read (no credentials, permission denied on both, no answer) raise
+QuotaUnreadable: the callers warn and go on, they never fail a preview for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gcp_training_jobs.backends import transport
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.lifecycle import Jobs
+from gcp_training_jobs.backends.transport import ApiError, TransportError
+from gcp_training_jobs.jobspec.catalog import quotas as table
+from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
+from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, TRAINING, TUNING, VERTEX
+from gcp_training_jobs.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
+from gcp_training_jobs.jobspec.translate.facts import facts_of_body
+
+ENDPOINT = "https://serviceusage.googleapis.com/"
+CLOUD_QUOTAS_ENDPOINT = "https://cloudquotas.googleapis.com/"
+METHOD = "consumerQuotaMetrics.list"
+CLOUD_QUOTAS_METHOD = "quotaInfos.list"
+#: The IAM permission Cloud Quotas asks to read quota limits (its REST reference's "IAM Permissions"), which the
+#: warning names; Service Usage's, `serviceusage.quotas.get`, no message names.
+CLOUD_QUOTAS_PERMISSION = "cloudquotas.quotas.get"
+#: Cloud Quotas' answers that send the read to Service Usage: not enabled / not permitted, or not served.
+FALL_BACK_ON = frozenset({403, 404})
+MAX_PAGES = 50
+CLOUD_QUOTAS_PAGE = 1000
+#: Google's effective limit of an unlimited quota.
+UNLIMITED = -1
+#: The region key of a bucket without dimensions: the limit of every region without a bucket of its own.
+ANY_REGION = "*"
+
+
+class QuotaUnreadable(TrainingJobsError):
+    """The quota limits or the live jobs could not be read (no credentials, permission denied, no answer);
+    `offline`: for want of credentials (a preview without any is skipped with a note, not a warning)."""
+
+    def __init__(self, message: str, *, offline: bool = False):
+        super().__init__(message)
+        self.offline = offline
+
+
+Limits = dict[tuple[str, str], int]
+
+
+def read_limits(project: str, endpoint: str | None = None, *, call: Callable[..., Any] | None = None,
+                warn: Callable[[str], None] | None = None) -> Limits:
+    """(metric short name, region or ANY_REGION) -> effective limit of every custom training metric of the project,
+    from Cloud Quotas, else (403, 404) from Service Usage with a warning through `warn`. -1 is unlimited (kept, so
+    that a region's own -1 is not taken for the limit of every region); two limits of one metric in one region: the
+    lower binds."""
+    send = call or transport.call
+    try:
+        return _cloud_quotas(project, endpoint or CLOUD_QUOTAS_ENDPOINT, send)
+    except ApiError as error:
+        if error.status not in FALL_BACK_ON:
+            raise _unreadable(error, f"the quota limits of project {project} (Cloud Quotas)") from None
+        (warn or (lambda _: None))(
+            f"quota limits read from Service Usage (serviceusage v1beta1): Cloud Quotas answered HTTP {error.status} "
+            f"{error.reason}: {error.message}; enable cloudquotas.googleapis.com in project {project} (the stack's "
+            f"enableApis does) and grant {CLOUD_QUOTAS_PERMISSION} (roles/cloudquotas.viewer)")
+    return _service_usage(project, endpoint or ENDPOINT, send)
+
+
+def _cloud_quotas(project: str, root: str, send: Callable[..., Any]) -> Limits:
+    """quotaInfos.list of aiplatform.googleapis.com: every page (ApiError as it came, for the fallback)."""
+    limits: Limits = {}
+    token: str | None = None
+    path = f"v1/projects/{project}/locations/global/services/{table.SERVICE}/quotaInfos"
+    for _ in range(MAX_PAGES):
+        def request(token: str | None = token) -> Any:
+            return transport.rest_get(root, path, {"pageSize": CLOUD_QUOTAS_PAGE, "pageToken": token})
+
+        answer = _read(lambda: send(request, root, CLOUD_QUOTAS_METHOD), f"the quota limits of project {project}",
+                       keep=(ApiError,))
+        for info in answer.get("quotaInfos") or [] if isinstance(answer, dict) else []:
+            _add_info(limits, info)
+        token = answer.get("nextPageToken") if isinstance(answer, dict) else None
+        if not token:
+            break
+    return limits
+
+
+def _service_usage(project: str, root: str, send: Callable[..., Any]) -> Limits:
+    """consumerQuotaMetrics.list (view FULL: a bucket per region) of aiplatform.googleapis.com: every page."""
+    limits: Limits = {}
+    token: str | None = None
+    for _ in range(MAX_PAGES):
+        def request(token: str | None = token) -> Any:
+            metrics = transport.collection(transport.service("serviceusage", "v1beta1", root), "services",
+                                           "consumerQuotaMetrics")  # built once (every check reads the limits)
+            return metrics.list(parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
+
+        answer = _read(lambda: send(request, root, METHOD), f"the quota limits of project {project}")
+        for metric in answer.get("metrics") or [] if isinstance(answer, dict) else []:
+            _add_metric(limits, metric)
+        token = answer.get("nextPageToken") if isinstance(answer, dict) else None
+        if not token:
+            break
+    return limits
+
+
+def _put(limits: Limits, name: str, dimensions: Any, value: Any) -> None:
+    """One region's (or every region's) limit; other dimensions (a zone) are not a region's limit."""
+    if not isinstance(dimensions, dict) or set(dimensions) - {"region"}:
+        return
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return
+    key = (name, str(dimensions.get("region") or ANY_REGION))
+    if number < 0:
+        limits.setdefault(key, UNLIMITED)
+    elif key not in limits or limits[key] == UNLIMITED or number < limits[key]:
+        limits[key] = number
+
+
+def _add_info(limits: Limits, info: Any) -> None:
+    name = table.short_name(str(info.get("metric") or "")) if isinstance(info, dict) else ""
+    if not name.startswith(table.METRIC_PREFIX):
+        return
+    for dimension in info.get("dimensionsInfos") or []:
+        if isinstance(dimension, dict):
+            _put(limits, name, dimension.get("dimensions") or {}, (dimension.get("details") or {}).get("value"))
+
+
+def _add_metric(limits: Limits, metric: Any) -> None:
+    name = table.short_name(str(metric.get("metric") or "")) if isinstance(metric, dict) else ""
+    if not name.startswith(table.METRIC_PREFIX):
+        return
+    for limit in metric.get("consumerQuotaLimits") or []:
+        for bucket in (limit.get("quotaBuckets") or []) if isinstance(limit, dict) else []:
+            if isinstance(bucket, dict):
+                _put(limits, name, bucket.get("dimensions") or {}, bucket.get("effectiveLimit"))
+
+
+def limit_of(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> int | None:
+    """A metric's limit in a region: its own bucket, else the bucket of every region; None when unknown or
+    unlimited (nothing to hold a need against)."""
+    found = limits.get((metric, region))
+    found = found if found is not None else limits.get((metric, ANY_REGION))
+    return None if found is None or found == UNLIMITED else found
+
+
+def _unlimited(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> bool:
+    found = limits.get((metric, region))
+    return (found if found is not None else limits.get((metric, ANY_REGION))) == UNLIMITED
+
+
+def _read(send: Callable[[], Any], what: str, *, keep: tuple[type[Exception], ...] = ()) -> Any:
+    """`send()`, its failures as QuotaUnreadable (but those of the `keep` types, raised as they came)."""
+    from google.auth import exceptions as auth
+
+    try:
+        return send()
+    except keep:
+        raise
+    except ApiError as error:
+        raise _unreadable(error, what) from None
+    except (transport.CredentialsError, auth.DefaultCredentialsError) as error:
+        raise QuotaUnreadable(f"cannot read {what}: no credentials ({error})", offline=True) from None
+    except TransportError as error:
+        raise QuotaUnreadable(f"cannot read {what}: {error}") from None
+
+
+def _unreadable(error: ApiError, what: str) -> QuotaUnreadable:
+    why = "permission denied" if error.status == 403 else f"HTTP {error.status} {error.reason}"
+    return QuotaUnreadable(f"cannot read {what} ({why}: {error.message})")
+
+
+@dataclass
+class Held:
+    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL); and,
+    by STACK_LABEL, what the live jobs of each stack hold."""
+
+    usage: dict[str, int] = field(default_factory=dict)
+    resources: set[str] = field(default_factory=set)
+    by_stack: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
+    """The custom and tuning jobs of the project in `region`: what the live ones hold, per metric."""
+    from gcp_training_jobs.backends import get_backend
+
+    found = Held()
+    for kind in (TRAINING, TUNING):
+        jobs = Jobs(get_backend(VERTEX, kind), Target(project, region, endpoint), log=log or (lambda _: None))
+        listed: list[dict[str, Any]] = _read(partial(jobs.find_all, {}), f"the jobs of project {project} in {region}")
+        for job in listed:
+            resource = (job.get("labels") or {}).get(RESOURCE_LABEL)
+            if resource:
+                found.resources.add(str(resource))
+            if jobs.backend.state(job) in ACTIVE_STATES:
+                stack = (job.get("labels") or {}).get(STACK_LABEL)
+                for metric, units in needs_of(facts_of_body(job, region=region)).units.items():
+                    found.usage[metric] = found.usage.get(metric, 0) + units
+                    if stack:
+                        held_by = found.by_stack.setdefault(str(stack), {})
+                        held_by[metric] = held_by.get(metric, 0) + units
+    return found
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A job that may be created: its name, region and needs, and its `resource` (its RESOURCE_LABEL value). Or a
+    whole stack's jobs (`stack`, the stack's STACK_LABEL value): what all of them hold once `up` is done, which
+    stands in for what the stack's live jobs hold now (their usage is not counted a second time)."""
+
+    name: str
+    region: str
+    needs: Needs
+    resource: str = ""
+    stack: str = ""
+
+
+@dataclass
+class Review:
+    """What a quota review found: the metrics over their limits, and what it could not judge."""
+
+    excesses: list[Excess] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.excesses
+
+
+def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | None = None,
+           limits: Limits | None = None, log: Callable[[str], None] | None = None,
+           held_in: Callable[[str], Held] | None = None) -> Review:
+    """Hold what the candidates need, region by region and metric by metric, plus what live jobs hold, against the
+    limits (read here unless given). `held_in(region)`: what a region's live jobs hold (read here, `held`, unless
+    given). Regions where no needed metric has a known limit are not listed. Raises QuotaUnreadable when the limits
+    or the jobs cannot be read."""
+    chosen = list(candidates)
+    found = Review()
+    for candidate in chosen:
+        found.notes += [f"job {candidate.name}: {what} not quota-checked" for what in candidate.needs.unchecked]
+    if not any(c.needs for c in chosen):
+        return found
+    known = read_limits(project, endpoint, warn=found.warnings.append) if limits is None else limits
+    regions = sorted({c.region for c in chosen if c.needs})
+    for region in regions:
+        here = [c for c in chosen if c.region == region and c.needs]
+        metrics = sorted(total(c.needs.units for c in here))
+        region_limits = {m: limit_of(known, m, region) for m in metrics}
+        found.notes += [f"{table.full_name(m)} in {region}: "
+                        f"{'unlimited' if _unlimited(known, m, region) else 'no limit found'}, not checked"
+                        for m, v in region_limits.items() if v is None]
+        if all(v is None for v in region_limits.values()):
+            continue
+        there = held_in(region) if held_in else held(project, region, endpoint, log=log)
+        usage = dict(there.usage)
+        for stack in {c.stack for c in here if c.stack}:  # the stack's needs replace what its live jobs hold
+            for metric, units in there.by_stack.get(stack, {}).items():
+                usage[metric] = usage.get(metric, 0) - units
+        who: dict[str, list[str]] = {}
+        for c in here:
+            for metric in c.needs.units:
+                who.setdefault(metric, []).append(c.name)
+        need = total(c.needs.units for c in here)
+        found.excesses += excesses(region, need, usage, region_limits, who)
+    return found

@@ -1,0 +1,94 @@
+"""Vertex AI custom training (aiplatform v1, projects.locations.customJobs): requests and answers.
+
+The body is built by the pure translation in gcp_training_jobs.jobspec.render.custom_job; this module only knows how
+to call the API and read what it returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from gcp_training_jobs.backends import transport
+from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
+from gcp_training_jobs.jobspec.core.names import JOB_LABEL, label_value
+
+STATES = {
+    "JOB_STATE_QUEUED": "QUEUED",
+    "JOB_STATE_PENDING": "PREPARING",
+    "JOB_STATE_RUNNING": "RUNNING",
+    "JOB_STATE_UPDATING": "RUNNING",
+    "JOB_STATE_PAUSED": "PAUSED",
+    "JOB_STATE_SUCCEEDED": "SUCCEEDED",
+    "JOB_STATE_PARTIALLY_SUCCEEDED": "SUCCEEDED",
+    "JOB_STATE_FAILED": "FAILED",
+    "JOB_STATE_EXPIRED": "FAILED",
+    "JOB_STATE_CANCELLING": "CANCELLING",
+    "JOB_STATE_CANCELLED": "CANCELLED",
+}
+
+
+
+def _collection(svc: Any) -> Any:
+    """The jobs collection of the cached client (transport.collection: built once)."""
+    return transport.collection(svc, "projects", "locations", "customJobs")
+
+class VertexBackend(Backend):
+    name: ClassVar[str] = "vertex"
+    api: ClassVar[str] = "aiplatform"
+    supports_label_update: ClassVar[bool] = False
+    deletes_finished_jobs: ClassVar[bool] = True
+
+    def endpoint(self, target: Target) -> str:
+        return target.endpoint or f"https://{target.region}-aiplatform.googleapis.com/"
+
+    def _parent(self, target: Target) -> str:
+        return f"projects/{target.project}/locations/{target.region}"
+
+    def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
+        return _collection(svc).create(parent=self._parent(target), body=body)
+
+    def get_request(self, svc: Any, name: str) -> Any:
+        return _collection(svc).get(name=name)
+
+    def cancel_request(self, svc: Any, name: str) -> Any:
+        return _collection(svc).cancel(name=name, body={})
+
+    def delete_request(self, svc: Any, name: str) -> Any:
+        return _collection(svc).delete(name=name)
+
+    def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
+        raise NotImplementedError("Vertex AI custom jobs cannot be patched; a label change replaces the job")
+
+    def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
+        flt = f'labels.{JOB_LABEL}="{label_value(job_id)}"'
+        return _collection(svc).list(parent=self._parent(target), filter=flt)
+
+    def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
+        return _collection(svc).list(parent=self._parent(target), filter=label_filter(labels),
+                                                            pageToken=page_token)
+
+    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+        return list(answer.get("customJobs") or []), answer.get("nextPageToken") or None
+
+    def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
+        jobs = [j for j in answer.get("customJobs", []) if (j.get("labels") or {}).get(JOB_LABEL)
+                == label_value(job_id)]
+        return jobs[0] if jobs else None
+
+    def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
+        if resource is None or "name" not in resource:
+            raise ValueError("a Vertex AI job's name is assigned by the server")
+        return str(resource["name"])
+
+    def state(self, resource: dict[str, Any]) -> str:
+        return STATES.get(str(resource.get("state")), "STATE_UNSPECIFIED")
+
+    def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
+        job_number = str(resource.get("name", "")).rsplit("/", 1)[-1]
+        return {
+            **common_times(resource),
+            "errorMessage": (resource.get("error") or {}).get("message"),
+            "trainingOutput": None,
+            "consoleUrl": f"https://console.cloud.google.com/vertex-ai/locations/{target.region}/training/"
+                          f"{job_number}/cpu?project={target.project}",
+        }

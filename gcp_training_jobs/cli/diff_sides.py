@@ -1,0 +1,240 @@
+"""The two sides `diff` compares: a git ref, read from git's objects into a scratch folder (never checked out over
+the user's tree), or the working tree; and each side's stacks planned through `plan`'s one pass.
+
+A ref's side holds only what `plan` reads of the project: Pulumi.yaml (its `stackConfigDir` and the config
+defaults), `__main__.py`, the stack files in the stacks folder (found with the one stack-file finder,
+resources.settings.stack_file, in that ref's Pulumi.yaml) and the trainer folders its stack files name (their
+archive's content hash is in each job's package URI, so a changed trainer replaces the job). Files keep git's
+executable bit and symbolic links, as a checkout would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from gcp_training_jobs.cli.plan import Planned, plan_stack
+from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
+from gcp_training_jobs.jobspec.core.names import NAMESPACE
+from gcp_training_jobs.jobspec.io.documents import STACK_FILE, read_yaml
+from gcp_training_jobs.resources.settings.stack_file import find_project_root, stack_file, stack_names, stacks_folder
+
+#: The head's label when it is the working tree.
+WORKTREE = "worktree"
+#: What is read of the project besides the stacks folder and the trainers.
+PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "__main__.py")
+
+
+class SideUnreadable(UnreadableError):
+    """A side that cannot be read: not a git repository, an unknown ref, no Pulumi project at it."""
+
+
+@dataclass
+class Side:
+    """One side of the diff: its label (`REF` as given, or `worktree`), its commit (None: the working tree), the
+    project root plan runs in, and the stacks found in its stacks folder."""
+
+    label: str
+    commit: str | None
+    root: Path
+    stacks: dict[str, Path] = field(default_factory=dict)
+    scratch: Path | None = None
+    """The scratch folder a ref was read into (its paths are named `REF:path` in messages)."""
+
+    def named(self, text: str) -> str:
+        """`text` with the scratch folder's paths named as `REF:path` (the user never saw that folder)."""
+        return _named(text, self.scratch, self.label)
+
+
+def _named(text: str, scratch: Path | None, label: str) -> str:
+    if scratch is None:
+        return text
+    return text.replace(f"{scratch}{os.sep}", f"{label}:").replace(str(scratch), f"{label}:")
+
+
+@dataclass
+class Plans:
+    """Each stack of a side planned, or the lines saying why it could not be."""
+
+    planned: dict[str, Planned] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def _git(cwd: Path, *args: str, data: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False)
+    except OSError as error:
+        raise SideUnreadable(f"git cannot be run: {error}") from None
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip().splitlines()
+        raise SideUnreadable(f"git {args[0]}: {message[-1] if message else f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def project_root(cwd: Path) -> Path:
+    """The working tree's Pulumi project (the nearest Pulumi.yaml at or above `cwd`)."""
+    root = find_project_root(cwd.resolve())
+    if root is None:
+        raise SideUnreadable(f"{cwd}: no Pulumi.yaml here or above; allowed: run diff inside a Pulumi project")
+    return root
+
+
+def commit_of(root: Path, ref: str) -> str:
+    """The commit a ref names (a branch, tag or commit), or SideUnreadable naming it."""
+    if ref.startswith("-"):
+        raise SideUnreadable(f"{ref!r} is not a git ref; allowed: a branch, tag or commit")
+    try:
+        return _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+    except SideUnreadable:
+        raise SideUnreadable(f"{ref}: no such branch, tag or commit in the git repository at {root}") from None
+
+
+def worktree_side(root: Path) -> Side:
+    """The working tree as it is (what `plan` reads)."""
+    try:
+        folder = stacks_folder(root)
+    except UnreadableError as error:  # its Pulumi.yaml
+        raise SideUnreadable(str(error)) from None
+    here = Path.cwd()
+    shown = folder.relative_to(here) if folder.is_relative_to(here) else folder  # as `plan` names its files
+    return Side(WORKTREE, None, root, {name: _stack_path(shown, name) for name in stack_names(folder)})
+
+
+@contextmanager
+def ref_side(root: Path, ref: str) -> Iterator[Side]:
+    """The project as it is at `ref`, read from git's objects into a scratch folder removed afterwards."""
+    try:
+        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
+    except SideUnreadable as error:
+        raise SideUnreadable(f"{root}: not in a git repository ({error}); allowed: run diff in the project's git "
+                             "checkout") from None
+    commit = commit_of(root, ref)
+    prefix = PurePosixPath(root.resolve().relative_to(top.resolve()).as_posix())
+    scratch = Path(tempfile.mkdtemp(prefix="gcp-training-jobs-diff-"))
+    try:
+        tree = _Tree(top, commit, scratch)
+        side_root = scratch / prefix
+        tree.write([str(prefix / name) for name in PROJECT_FILES])
+        if find_project_root(side_root) != side_root:
+            raise SideUnreadable(f"{ref}:{prefix / 'Pulumi.yaml'}: no such file at {ref}; allowed: a ref where the "
+                                 "project has its Pulumi.yaml")
+        try:
+            folder = stacks_folder(side_root)
+        except UnreadableError as error:  # its Pulumi.yaml
+            raise SideUnreadable(_named(str(error), scratch, ref)) from None
+        folder_in_git = PurePosixPath(folder.relative_to(scratch).as_posix())
+        tree.write([str(folder_in_git / name) for name in tree.names_in(str(folder_in_git))
+                    if STACK_FILE.fullmatch(name)])
+        side = Side(ref, commit, side_root, {n: _stack_path(folder, n) for n in stack_names(folder)}, scratch)
+        tree.write(sorted({str(prefix / path) for file in side.stacks.values() for path in _trainer_paths(file)}),
+                   folders=True)
+        yield side
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _stack_path(folder: Path, name: str) -> Path:
+    path = stack_file(folder, name)
+    assert path is not None  # stack_names lists only the files that are there
+    return path
+
+
+def _trainer_paths(file: Path) -> list[str]:
+    """The trainer folders a stack file names (`jobs.NAME.trainer.path`), as written; nothing when it cannot be
+    read (the plan names that)."""
+    try:
+        data = read_yaml(file)
+    except UnreadableError:
+        return []
+    config = data.get("config") if isinstance(data, dict) else None
+    jobs = config.get(f"{NAMESPACE}:jobs") if isinstance(config, dict) else None
+    found = []
+    for job in (jobs or {}).values() if isinstance(jobs, dict) else ():
+        trainer = job.get("trainer") if isinstance(job, dict) else None
+        path = trainer.get("path") if isinstance(trainer, dict) else None
+        if isinstance(path, str) and path and not PurePosixPath(path).is_absolute() and ".." not in path:
+            found.append(PurePosixPath(path).as_posix())
+    return found
+
+
+class _Tree:
+    """A commit's files, written into a scratch folder on demand (ls-tree to list, cat-file to read)."""
+
+    def __init__(self, top: Path, commit: str, scratch: Path) -> None:
+        self.top, self.commit, self.scratch = top, commit, scratch
+
+    def names_in(self, folder: str) -> list[str]:
+        """The names of the files directly in a folder of the commit."""
+        listing = _git(self.top, "ls-tree", "-z", "--full-tree", self.commit, "--", f"{folder.rstrip('/')}/")
+        return [PurePosixPath(entry.split(b"\t", 1)[1].decode()).name for entry in listing.split(b"\0") if entry]
+
+    def write(self, paths: list[str], folders: bool = False) -> None:
+        """Write these files (or, with `folders`, everything under these folders) that exist in the commit."""
+        if not paths:
+            return
+        args = ["ls-tree", "-r", "-z", "--full-tree", self.commit, "--"]
+        listing = _git(self.top, *args, *(f"{p.rstrip('/')}/" if folders else p for p in paths))
+        entries = []
+        for entry in listing.split(b"\0"):
+            if entry:
+                meta, name = entry.split(b"\t", 1)
+                mode, kind, sha = meta.decode().split()
+                if kind == "blob":  # submodules (commit) are not part of the project's files
+                    entries.append((mode, sha, name.decode()))
+        contents = self._blobs([sha for _, sha, _ in entries])
+        for (mode, _sha, path), content in zip(entries, contents, strict=True):
+            target = self.scratch / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if mode == "120000":
+                target.symlink_to(content.decode())
+            else:
+                target.write_bytes(content)
+                target.chmod(0o755 if mode == "100755" else 0o644)
+
+    def _blobs(self, shas: list[str]) -> list[bytes]:
+        if not shas:
+            return []
+        out = _git(self.top, "cat-file", "--batch", data="".join(f"{sha}\n" for sha in shas).encode())
+        blobs, at = [], 0
+        for _ in shas:
+            header_end = out.index(b"\n", at)
+            size = int(out[at:header_end].split()[2])
+            blobs.append(out[header_end + 1:header_end + 1 + size])
+            at = header_end + 1 + size + 1  # the blob, then a newline
+        return blobs
+
+
+def plan_side(side: Side, stacks: list[str]) -> Plans:
+    """Plan each named stack the side has, through `plan`'s one pass; every stack that cannot be planned is one
+    or more lines naming its file (as `REF:path` on a ref's side)."""
+    found = Plans()
+    for name in stacks:
+        path = side.stacks.get(name)
+        if path is None:
+            continue
+        try:
+            found.planned[name] = plan_stack(name, path, side.root)
+        except SpecError as error:
+            found.errors += [side.named(str(p.within(file=str(path)))) for p in error.problems]
+        except TrainingJobsError as error:  # unreadable (the file, the price table), the program failed, ...
+            found.errors.append(side.named(str(error)))
+    return found
+
+
+def as_data(value: Any) -> Any:
+    """Registered inputs as JSON-like data, a file asset by its file name (the archive's name holds its hash; its
+    folder differs between the sides)."""
+    if isinstance(value, dict):
+        return {k: as_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_data(v) for v in value]
+    if type(value).__name__.endswith(("Asset", "Archive")):
+        return {"asset": PurePosixPath(str(getattr(value, "path", value))).name}
+    return value

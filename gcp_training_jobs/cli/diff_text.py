@@ -1,0 +1,197 @@
+"""How `diff` is shown: text for the terminal, Markdown for a pull request comment. Both are rendered from the
+diff as data (cli.diff.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
+an unknown figure is `unknown`, never $0."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
+from gcp_training_jobs.jobspec.review.money import usd, usd_total
+
+#: The hidden line a workflow finds its one comment by (and updates it instead of adding another).
+MARKER = "<!-- gcp-training-jobs:diff -->"
+UNKNOWN = "unknown"
+#: The longest comment GitHub takes (65,536 characters), with room to spare.
+MAX_COMMENT = 65_000
+
+
+def money(value: float | None, per_hour: bool = True) -> str:
+    """`$0.61/h`, `$1,234.56`; `unknown` for an unknown figure."""
+    if value is None:
+        return UNKNOWN
+    return usd(value) if per_hour else usd_total(value)
+
+
+def signed(value: float | None, per_hour: bool = True) -> str:
+    """`+$0.61/h`, `-$2.00`, `±$0`; `unknown` for an unknown delta."""
+    if value is None:
+        return UNKNOWN
+    if value == 0:
+        return "±$0" + ("/h" if per_hour else "")
+    return ("+" if value > 0 else "-") + money(abs(value), per_hour)
+
+
+def guardrail_name(text: str) -> str:
+    """`spotOnly` for `gcp-training-jobs:guardrails.spotOnly: ...`; a fixed rule's own name."""
+    return text.partition(": ")[0].removeprefix(f"{GUARDRAILS_KEY}.")
+
+
+def headline(document: Mapping[str, Any]) -> str:
+    """`+$4.21/h at the jobs' rates, worst case +$310.40; breaks spotOnly in staging`."""
+    total = document["total"]
+    line = (f"{signed(total['deltaUsdPerHour'])} at the jobs' rates, worst case "
+            f"{signed(total['deltaWorstCaseUsd'], per_hour=False)}")
+    broken = [f"{', '.join(dict.fromkeys(guardrail_name(t) for t in stack['guardrails']['broken']))} in {name}"
+              for name, stack in document["stacks"].items() if stack["guardrails"]["broken"]]
+    changed = [name for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
+    if broken:
+        return f"{line}; breaks {'; '.join(broken)}"
+    return line if changed else f"no change to the stacks ({line})"
+
+
+def total_label(document: Mapping[str, Any]) -> str:
+    """`total of the changed stacks (prod, staging)`: what the change's total sums (cli.diff: `total.stacks`)."""
+    names = document["total"]["stacks"]
+    return f"total of the changed stacks ({', '.join(names)})" if names else "total of the changed stacks (none)"
+
+
+def all_stacks_line(document: Mapping[str, Any]) -> str:
+    """`All stacks, changed or not (7): $/h $284.50/h → $373.86/h; worst case ...`: every stack compared, labelled
+    so (cli.diff: `allStacks`), never the change's total."""
+    every = document["allStacks"]
+    before, after = every["before"], every["after"]
+    return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} → "
+            f"{_side(after, 'usdPerHour', True)}; worst case {_side(before, 'worstCaseUsd', False)} → "
+            f"{_side(after, 'worstCaseUsd', False)}")
+
+
+def _side(figures: Mapping[str, Any] | None, key: str, per_hour: bool) -> str:
+    return "—" if figures is None else money(figures[key], per_hour)
+
+
+def _pair(item: Mapping[str, Any], key: str, delta: str, per_hour: bool) -> str:
+    """`$0.61/h → $1.22/h (+$0.61/h)`."""
+    return (f"{_side(item['before'], key, per_hour)} → {_side(item['after'], key, per_hour)} "
+            f"({signed(item[delta], per_hour)})")
+
+
+def _hourly(item: Mapping[str, Any]) -> str:
+    return _pair(item, "usdPerHour", "deltaUsdPerHour", True)
+
+
+def _worst(item: Mapping[str, Any]) -> str:
+    return _pair(item, "worstCaseUsd", "deltaWorstCaseUsd", False)
+
+
+def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
+    """`us-central1: custom_model_training_nvidia_l4_gpus 1 → 2 (+1)`, for the metrics that change."""
+    lines = []
+    for region, metrics in stack["quota"].items():
+        moved = [f"{metric} {n['before']} → {n['after']} ({n['after'] - n['before']:+d})"
+                 for metric, n in metrics.items() if n["before"] != n["after"]]
+        if moved:
+            lines.append(f"{region}: {', '.join(moved)}")
+    return lines
+
+
+def credential_lines(stack: Mapping[str, Any], *, markdown: bool = False) -> list[str]:
+    """The credentials a stack's jobs hold (its `warnings`), one line each by field and kind, never the value."""
+    return [f"`{w['path']}`: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
+            for warnings in (stack.get("warnings") or {}).values() for w in warnings if "credential" in w]
+
+
+def _changed(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    return [(name, stack) for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
+
+
+def render_text(document: Mapping[str, Any]) -> str:
+    out = [f"diff {document['base'][:12]} → {document['head'][:12]} (offline, at the head's prices): "
+           f"{headline(document)}"]
+    for name, stack in document["stacks"].items():
+        out += ["", f"stack {name}: {stack['change']}"]
+        if stack["change"] == "unchanged":
+            continue
+        out.append(f"    $/h at the jobs' rates {_hourly(stack)}; worst case {_worst(stack)}")
+        for job_name, job in stack["jobs"].items():
+            if job["change"] == "unchanged":
+                continue
+            out.append(f"    {job_name}: {job['change']}: {job['note']}")
+            out += [f"        {line}" for line in job.get("changes", [])]
+            out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
+        out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
+        out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
+        out += [f"    credential (not shown): {line}" for line in credential_lines(stack)]
+        out += [f"    breaks (the base kept it): {text}" for text in stack["guardrails"]["broken"]]
+        kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
+        out += [f"    still broken: {text}" for text in kept]
+        out += _online_lines(stack, "    ")
+    out += ["", f"{total_label(document)}: $/h at the jobs' rates {_hourly(document['total'])}; worst case "
+            f"{_worst(document['total'])}", all_stacks_line(document)]
+    out += [f"warning: {line}" for line in document["warnings"]]
+    return "\n".join(out)
+
+
+def _online_lines(stack: Mapping[str, Any], pad: str) -> list[str]:
+    online = stack.get("online")
+    if not online:
+        return []
+    return [f"{pad}{line.strip()}" for line in online["lines"]] + [f"{pad}over quota: {p}" for p in online["problems"]]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(document: Mapping[str, Any]) -> str:
+    """The pull request comment: the headline, a table per changed stack, the broken guardrails, the per-part lines
+    folded away, and the marker a workflow finds the comment by."""
+    out = [MARKER, f"### Training jobs: {headline(document)}", "",
+           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`python -m components diff`), "
+           "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
+           "head's prices."]
+    changed = _changed(document)
+    if not changed:
+        out += ["", "No stack changes."]
+    for name, stack in changed:
+        out += ["", f"#### {name}: {stack['change']}", "",
+                "| job | change | $/h before → after | worst case before → after |", "|---|---|---|---|"]
+        for job_name, job in stack["jobs"].items():
+            out.append(f"| {_cell(job_name)} | {job['change']} | {_hourly(job)} | {_worst(job)} |")
+        out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
+        notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
+                 for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
+                              *(f"  - {_cell(words)}" for words in job.get("changes", []))]]
+        notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
+                  if names]
+        notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
+        notes += _online_lines(stack, "- ")
+        out += ([""] + notes) if notes else []
+        if credential_lines(stack):  # where the job sends one to Google in plain text
+            out += ["", f"**Credentials in {name}'s jobs** (sent to Google in plain text, visible to anyone who can "
+                    "view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
+            out += [f"- {_cell(line)}" for line in credential_lines(stack, markdown=True)]
+        if stack["guardrails"]["broken"]:
+            out += ["", f"**Guardrails {name} breaks (the base kept them):**", ""]
+            out += [f"- {_cell(text)}" for text in stack["guardrails"]["broken"]]
+        kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
+        if kept:
+            out += ["", f"Still broken in {name}:", ""] + [f"- {_cell(text)}" for text in kept]
+    out += ["", f"**{total_label(document).capitalize()}:** $/h {_hourly(document['total'])}; worst case "
+            f"{_worst(document['total'])}", "", all_stacks_line(document)]
+    details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"
+               for name, stack in changed for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
+               for side in ("before", "after") for line in job["partLines"][side]]
+    out += [f"> warning: {line}" for line in document["warnings"]]
+    folded = ["", "<details><summary>Per-part lines</summary>", "", *details, "", "</details>"] if details else []
+    text = "\n".join(out + folded)
+    if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself
+        text = "\n".join(out + ["", f"(The per-part lines are left out: the comment would pass GitHub's "
+                                    f"{MAX_COMMENT:,} characters; `python -m components diff` prints them.)"])
+    return text
+
+
+def render_unreadable(lines: list[str]) -> str:
+    """The comment when a side cannot be read: what `diff` said, so that an earlier push's figures do not stay."""
+    return "\n".join([MARKER, "### Training jobs: the diff cannot be made for this push", "", "```", *lines, "```"])

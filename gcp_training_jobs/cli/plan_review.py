@@ -1,0 +1,107 @@
+"""The review part of `plan`, as data: what the stack's jobs cost (per hour, on demand and Spot, at the rate each
+runs at, and at worst), and whether the stack keeps its guardrails (plan_text.py shows it).
+
+Cost and guardrails are judged on the bodies the backends would send (gcp_training_jobs.jobspec.review.cost and
+.guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
+program registered under the mocks: the same functions the policy pack runs under `pulumi preview`. Every
+estimate reads one price table (the active one: a refreshed table, else the bundled snapshot); a table whose
+oldest prices are more than 180 days old makes the review warn, with the refresh command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.core.problems import Problem
+from gcp_training_jobs.jobspec.review.cost import Estimate, StackEstimate
+from gcp_training_jobs.jobspec.review.cost_text import (
+    estimate_text,
+    part_text,
+    runs_as,
+    source_lines,
+    stack_text,
+    stale_warning,
+    worst_case_text,
+)
+from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
+from gcp_training_jobs.jobspec.review.money import Amount
+from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
+from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
+from gcp_training_jobs.resources.settings import StackSettings
+from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of, stack_facts
+
+FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
+
+
+@dataclass
+class Review:
+    """A stack's cost estimate, its declared guardrails and what breaks them."""
+
+    cost: StackEstimate
+    declared: dict[str, Any]
+    problems: list[Problem]
+    warnings: list[str]
+
+
+def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
+    """Judge a stack: its jobs (guardrails, fixed job rules, cost) and its registered resources (fixed rules).
+
+    `resources`: the program's registrations (anything with `.type`, `.name`, `.inputs`, `.custom`); `today`:
+    the day the table's age is judged on (default: the rules' day). A broken price table file raises
+    prices.PriceTableError (an UnreadableError naming the file).
+    """
+    today = today or today_of_rules()
+    table = prices.active_table()
+    jobs = stack_facts(settings)
+    problems = guardrail_problems_of(settings, today, table)
+    for reg in resources:
+        if getattr(reg, "custom", True):
+            problems += resource_problems(reg.type, reg.name, reg.inputs)
+    cost = stack_estimate(jobs, table)
+    declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
+    warning = stale_warning(table, today)
+    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [])
+
+
+def review_document(checked: Review) -> dict[str, Any]:
+    """The review as data (keys `cost` and `guardrails` of the plan document)."""
+    cost = checked.cost
+    table = cost.table
+    return {
+        "cost": {
+            "jobs": {e.name: _job(e) for e in cost.jobs},
+            "stack": {"onDemand": _amount(cost.on_demand), "spot": _amount(cost.spot),
+                      "atJobRates": _amount(cost.hourly), "worstCaseUsd": _usd(cost.worst_case),
+                      "worstCase": _amount(cost.worst_case, per_hour=False), "text": stack_text(cost)},
+            "table": {"kind": table.kind, "path": table.path, "date": table.date.isoformat(),
+                      "oldest": table.oldest.isoformat()},
+            "sources": source_lines(table),
+            "warnings": list(checked.warnings),
+        },
+        "guardrails": {"declared": checked.declared, "fixedRules": list(FIXED_RULES),
+                       "problems": [str(p) for p in checked.problems]},
+    }
+
+
+def _job(e: Estimate) -> dict[str, Any]:
+    return {"region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
+            "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
+            "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),
+            "worstCase": {**_amount(e.worst_case, per_hour=False), "hours": round(e.timeout.hours, 6),
+                          "timeout": e.timeout.text(), "text": worst_case_text(e)},
+            "parts": [p.as_dict() for p in e.parts], "partLines": [part_text(p) for p in e.parts],
+            "bases": list(e.bases), "text": estimate_text(e)}
+
+
+def _amount(amount: Amount, per_hour: bool = True) -> dict[str, Any]:
+    known = "knownUsdPerHour" if per_hour else "knownUsd"
+    return {known: round(amount.known, 6), "unknown": list(amount.unknown), "complete": amount.complete}
+
+
+def _usd(amount: Amount) -> float | None:
+    """A sum in USD when every part of it is priced, else None (`worstCase` says what is missing)."""
+    return round(amount.known, 2) if amount.complete else None

@@ -1,0 +1,183 @@
+"""`python -m components status --stack NAME` (or `--all`): every job of a stack, read from the API.
+
+Per job (its resource's job now; the older ones are its history): its name, id, region and state; its accelerators
+and machines (as the job holds them: after a fallback, the ones it got); when it started and how long it has run;
+which run of the same spec it is (attempt N, where there were earlier ones) and where a fallback or a retry made
+it (its `pulumi-placement` and `pulumi-retry` labels, job_model.runs); what it has cost so far (run time x
+the rate it runs at: review.run_cost); its console URL. `--json` prints the same as one document.
+
+Exit 0 when no job FAILED (a PAUSED job, stopped until someone resumes it, is shown as such and fails nothing), 1
+when one did (or a stack file is invalid), 2 when a stack cannot be read (an unknown
+stack, an unreadable file, an API that answers an error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from gcp_training_jobs.cli.stack_jobs import (
+    FoundJob,
+    Stack,
+    current_jobs,
+    find_jobs,
+    open_stack,
+    reported,
+    stacks_in,
+)
+from gcp_training_jobs.jobspec.catalog.credentials import masked
+from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
+from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
+from gcp_training_jobs.jobspec.review.cost_text import runs_as
+from gcp_training_jobs.jobspec.review.money import usd, usd_total
+from gcp_training_jobs.jobspec.review.run_cost import RunCost, run_cost
+from gcp_training_jobs.resources.job_model.runs import placement_index, retry_number
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    return run_status(args, now=lambda: datetime.now(UTC))
+
+
+def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
+               sleep: Callable[[float], None] = time.sleep) -> int:
+    names = stacks_in(args.stacks_dir) if args.all else [args.stack]
+    if not names:
+        print("status: no stack file in the stacks folder", file=sys.stderr)
+        return EXIT_UNREADABLE
+    code, documents = EXIT_OK, []
+    for name in names:
+        try:
+            stack = open_stack(name, args.stacks_dir, args.endpoint)
+            jobs = current_jobs(find_jobs(stack, args.organization, sleep))
+            document = stack_status(stack, jobs, now())
+        except (TrainingJobsError, OSError) as error:
+            code = max(code, reported(f"status: stack {name}", error))
+            continue
+        documents.append(document)
+        if not args.json:
+            print("\n".join(status_lines(document)))
+        if document["failed"]:
+            code = max(code, EXIT_INVALID)
+    if args.json and documents:
+        json.dump(documents if args.all else documents[0], sys.stdout, indent=2)
+        print()
+    return code
+
+
+def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
+    """One job as `status --json` shows it."""
+    outputs = job.outputs
+    found: RunCost | None = None
+    cost: dict[str, Any] = {"usd": None, "complete": False, "usdPerHour": None, "runsAs": None, "unknown": []}
+    facts = job.facts  # read once, by the same translation as a job's own (a body that does not read: named once)
+    try:
+        found = run_cost(job.resource, facts, job.title, when)
+    except PriceTableError as error:  # a broken refreshed table: said, and the rest is still shown
+        cost["unknown"] = [str(error)]
+    if found is not None:
+        amount, hourly = found.amount, found.estimate.hourly
+        cost = {"usd": round(amount.known, 2), "complete": amount.complete, "usdPerHour": round(hourly.known, 4),
+                "runsAs": runs_as(found.estimate), "unknown": list(dict.fromkeys(amount.unknown))}
+    resource_name = job.backend.name_of(job.target, job.job_id, job.resource)
+    return {
+        "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
+        "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
+        "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
+        "accelerators": facts.accelerator_totals,
+        "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
+                     for p in facts.running],
+        "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
+        "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
+        "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),
+        "earlier": [{"jobId": j.job_id, "state": j.state} for j in job.history],
+        "cost": cost, "errorMessage": masked(outputs.get("errorMessage")).value,  # a credential it echoes: masked
+        "consoleUrl": outputs.get("consoleUrl"),
+        "inStackFile": job.name is not None,
+    }
+
+
+def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime) -> dict[str, Any]:
+    """A stack's status document: its jobs now, the ones its file declares that the API does not hold, the sum."""
+    shown = [job_status(job, when) for job in jobs]
+    missing = sorted(set(stack.settings.jobs) - {job.name for job in jobs if job.name})
+    total = sum(j["cost"]["usd"] or 0.0 for j in shown)
+    return {
+        "stack": stack.name, "file": str(stack.path), "backend": stack.settings.backend,
+        "project": stack.settings.project, "asOf": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "jobs": shown,
+        "notFound": missing, "failed": [j["name"] or j["jobId"] for j in shown if j["state"] == "FAILED"],
+        "paused": [j["name"] or j["jobId"] for j in shown if j["state"] in PAUSED_STATES],
+        "costUsd": round(total, 2), "costComplete": all(j["cost"]["complete"] for j in shown),
+    }
+
+
+def duration_text(seconds: float) -> str:
+    """`45 s`, `12 min`, `3 h 05 min`, `2 d 4 h`."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes:02d} min"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h"
+
+
+def status_lines(document: dict[str, Any]) -> list[str]:
+    """The status document as text, one block per job."""
+    jobs = document["jobs"]
+    head = f"stack {document['stack']} ({document['backend']}, project {document['project']})"
+    if not jobs and not document["notFound"]:
+        return [f"{head}: no jobs (its stack file declares none, and the API holds none of its)"]
+    failed = f", {len(document['failed'])} FAILED" if document["failed"] else ""
+    failed += f", {len(document['paused'])} PAUSED" if document["paused"] else ""
+    total = usd_total(document["costUsd"]) + ("" if document["costComplete"] else " known (some prices unknown)")
+    lines = [f"{head}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}{failed}; cost so far {total}, as of "
+             f"{document['asOf']}"]
+    for job in jobs:
+        api_id = f"id {job['apiId']}, " if job["apiId"] != job["jobId"] else ""
+        lines += [f"  {job['name'] or '(not in the stack file)'}: {job['state']} (job {job['jobId']}, {api_id}"
+                  f"{job['region']})"] + [f"      {line}" for line in _job_lines(job)]
+    lines += [f"  {name}: not found in the API (not created yet, or its job was deleted)"
+              for name in document["notFound"]]
+    return lines
+
+
+def _job_lines(job: dict[str, Any]) -> list[str]:
+    accelerators = ", ".join(f"{n} x {kind}" for kind, n in job["accelerators"].items()) or "none"
+    machines = ", ".join(f"{m['machines']} x {m['machineType'] or 'chosen by the service'}" for m in job["machines"])
+    lines = [f"accelerators: {accelerators}; machines: {machines or 'unknown'}"]
+    cost = job["cost"]
+    if cost["usdPerHour"] is None:
+        money = f"cost so far unknown ({'; '.join(cost['unknown'])})"
+    elif cost["complete"]:
+        money = f"cost so far {usd_total(cost['usd'])} ({usd(cost['usdPerHour'])}, {cost['runsAs']})"
+    else:
+        money = (f"cost so far unknown (at least {usd_total(cost['usd'])}; no price for "
+                 f"{'; '.join(cost['unknown'])})")
+    if job["startTime"]:
+        ran = "ran" if job["endTime"] else "running for"
+        lines.append(f"started {job['startTime']}, {ran} {duration_text(job['runSeconds'] or 0)}; {money}")
+    else:
+        lines.append(f"created {job['createTime']}, not started; {money}")
+    history = [f"attempt {job['attempt']} of this spec"] if job["attempt"] > 1 else []
+    if job["placement"]:
+        history.append(f"placement {job['placement']} (fallbacks[{job['placement'] - 1}], not the job as written)")
+    if job["retry"]:
+        history.append(f"retry {job['retry']} (made again after a failure of Google's)")
+    if job["earlier"]:
+        history.append("earlier jobs: " + ", ".join(f"{e['jobId']} {e['state']}" for e in job["earlier"]))
+    if history:
+        lines.append("; ".join(history))
+    if job["errorMessage"] and job["state"] in ("FAILED", "CANCELLED"):
+        lines.append(f"error: {job['errorMessage']}")
+    lines.append(f"console: {job['consoleUrl']}")
+    return lines

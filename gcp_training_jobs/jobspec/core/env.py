@@ -1,0 +1,102 @@
+"""Every `GCP_TRAINING_JOBS_*` environment variable, with its type, default and bounds: the fields of one pydantic
+model validated from the environment at each use (`env_settings()`). Nothing is read at import or kept: tests change
+variables between calls, and the engine calls providers from several threads. A bad value is an `EnvError`, one
+Problem per variable, named by it, saying what it allows; a blank value is unset. The README says what each means."""
+
+from __future__ import annotations
+
+import os
+import reprlib
+from collections.abc import Mapping
+from datetime import date
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, Final
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from gcp_training_jobs.jobspec.core.errors import SpecError
+from gcp_training_jobs.jobspec.core.names import ENDPOINT, ENV_PREFIX
+from gcp_training_jobs.jobspec.core.problems import Problem
+
+#: The longest wait a variable may set, one day: a bound against a unit slip, and below what a socket timeout holds.
+MAX_SECONDS: Final = 86_400
+#: The defaults of the waits (the one home of each; transport and lifecycle read them from here).
+HTTP_TIMEOUT_SECONDS: Final = 60.0
+RETRY_BASE_SECONDS: Final = 0.5
+RECONCILE_SECONDS: Final = 180.0
+
+
+#: A wait: a finite number of seconds up to MAX_SECONDS, from 0 (_Wait) or above 0 (_Timeout).
+_Wait = Annotated[float, Field(ge=0.0, le=MAX_SECONDS, allow_inf_nan=False)]
+_Timeout = Annotated[float, Field(gt=0.0, le=MAX_SECONDS, allow_inf_nan=False)]
+
+
+def _iso_date(value: Any) -> Any:
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else value
+    except ValueError:
+        raise ValueError("not a date") from None
+
+
+def _url(value: str | None) -> str | None:
+    if value is not None and not ENDPOINT.fullmatch(value):
+        raise ValueError("not an http(s) URL")
+    return value
+
+
+class EnvSettings(BaseModel):
+    """The variables' values: a variable is its field's name, upper case, after GCP_TRAINING_JOBS_."""
+
+    model_config = ConfigDict(frozen=True)
+
+    http_timeout_seconds: _Timeout = HTTP_TIMEOUT_SECONDS  # per request of the API clients
+    retry_base_seconds: _Wait = RETRY_BASE_SECONDS  # the first wait of the retries' backoff
+    reconcile_seconds: _Wait = RECONCILE_SECONDS  # how long a create whose outcome is unknown is looked for
+    today: Annotated[date | None, BeforeValidator(_iso_date)] = None
+    api_endpoint: Annotated[str | None, AfterValidator(_url)] = None
+    build_dir: Path | None = None
+    prices_file: Path | None = None
+
+
+_WAIT = "a number of seconds {} " + str(MAX_SECONDS) + ", or unset for {:g}"
+#: What each field's variable may be set to, in words.
+ALLOWED: Final[Mapping[str, str]] = MappingProxyType({
+    "http_timeout_seconds": _WAIT.format("more than 0 and at most", HTTP_TIMEOUT_SECONDS),
+    "retry_base_seconds": _WAIT.format("from 0 to", RETRY_BASE_SECONDS),
+    "reconcile_seconds": _WAIT.format("from 0 to", RECONCILE_SECONDS),
+    "today": "YYYY-MM-DD (e.g. 2026-11-22), or unset for the system's date",
+    "api_endpoint": "an http(s) URL: https://HOST/, or http://127.0.0.1:PORT/ (loopback, the emulator), or unset "
+                    "for Google's endpoints",
+    "build_dir": "a folder path, or unset for .build/trainers in the project",
+    "prices_file": "a file path, or unset for the user cache folder",
+})
+
+
+class EnvError(SpecError):
+    """Environment variables with values outside what they allow: one Problem per variable, named by it."""
+
+
+#: Every variable read, by its field (`http_timeout_seconds`: GCP_TRAINING_JOBS_HTTP_TIMEOUT_SECONDS).
+VARIABLES: Final[Mapping[str, str]] = MappingProxyType({f: ENV_PREFIX + f.upper() for f in EnvSettings.model_fields})
+#: pydantic's error kinds, in this project's words.
+_WHAT: Final = {"float_parsing": "not a number", "float_type": "not a number", "finite_number": "not a finite number",
+                "greater_than": "too small", "greater_than_equal": "too small", "less_than_equal": "too large"}
+_DEFAULTS: Final = EnvSettings.model_validate({})
+
+
+def env_settings(environ: Mapping[str, str] | None = None) -> EnvSettings:
+    """The settings the environment gives now (os.environ, or `environ`); EnvError names every bad variable."""
+    environ = os.environ if environ is None else environ
+    given = {field: value.strip() for field, name in VARIABLES.items() if (value := environ.get(name, "")).strip()}
+    try:
+        return EnvSettings.model_validate(given) if given else _DEFAULTS
+    except ValidationError as error:
+        raise EnvError([_problem(str(e["loc"][0]), e) for e in error.errors(include_url=False)]) from None
+
+
+def _problem(field: str, error: Any) -> Problem:
+    """A bad variable in this project's words: its name, the value given, what is wrong, what is allowed."""
+    what = (error.get("ctx") or {}).get("error") if error["type"] == "value_error" else _WHAT.get(error["type"])
+    return Problem(VARIABLES[field], f"{reprlib.repr(error['input'])} is {what or 'not allowed'}; "
+                                     f"allowed: {ALLOWED[field]}")

@@ -1,0 +1,103 @@
+"""The words of a cost estimate (review.cost prices only; review.money words an amount): a job's one line, how it
+runs and is billed, its worst case, a priced part, the stack's line, the price table and its sources, and the
+warning of a stale table. `plan`, the provider's cost line, the guardrails' problems, `status`, `spend` and the
+policy pack say an estimate with these.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from types import MappingProxyType
+from typing import Final
+
+from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.catalog.prices import Price, PriceTable
+from gcp_training_jobs.jobspec.review.cost import Estimate, Part, StackEstimate
+from gcp_training_jobs.jobspec.review.money import hours_text, missing_text, usd
+
+#: A price table whose oldest prices are older than this (in days) makes `plan` warn.
+MAX_PRICE_AGE_DAYS: Final = 180
+#: The command that writes a current table (gcp_training_jobs.cli.prices).
+REFRESH_COMMAND: Final = "python -m components prices refresh"
+#: The rates of the table (PriceTable.strategy_rate), as the text says them.
+RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
+
+
+def _unit_price(price: Price, rate: str) -> str:
+    value = price.rate(rate)
+    return "unknown" if value is None else usd(value)
+
+
+def part_text(part: Part) -> str:
+    """`4 x a2-ultragpu-8g (machine, GPUs included): $46.63/h each on demand, $28.16/h Spot; BASIS`."""
+    price = part.price
+    if price is None or not price.known:
+        return f"{part.units} x {part.what}: unknown ({part.why('on_demand')})"
+    kind = price.unit + (", its accelerators included" if price.includes_accelerators else "")
+    spot = _unit_price(price, "spot") + (f" ({price.spot_reason})" if price.spot is None else "")
+    return (f"{part.units} x {part.what} ({kind}): {usd(price.on_demand or 0.0)} each on demand, {spot} Spot; "
+            f"{part.basis}")
+
+
+def runs_as(cost: Estimate) -> str:
+    """`on demand`, `SPOT, at Spot rates`, `FLEX_START, at the on-demand rate (an upper bound)`."""
+    if cost.strategy is None and cost.rate == "on_demand":
+        return "on demand"
+    words = RATE_WORDS[cost.rate]
+    rate = f"at the {words} rate" if cost.rate == "on_demand" else f"at {words} rates"
+    bound = " (an upper bound)" if cost.billing.get("bound") == "upper" else ""
+    return f"{cost.strategy or 'STANDARD'}, {rate}{bound}"
+
+
+def worst_case_text(cost: Estimate) -> str:
+    """`$32,847.36 ($195.52/h x 168 h; no timeout set: Vertex AI's default, 7 days)` (unknown parts: see
+    estimate_text)."""
+    how = f"{cost.hourly.short()} x {hours_text(cost.timeout.hours)}"
+    if cost.timeout.per_trial and (cost.trials > 1 or cost.runs > 1):
+        per_trial = cost.hourly.times(1 / cost.runs).short()
+        how = f"{cost.trials} trials x {per_trial} x {hours_text(cost.timeout.hours)}"
+    return f"{cost.worst_case.short(per_hour=False)} ({how}; {cost.timeout.text()})"
+
+
+def estimate_text(cost: Estimate) -> str:
+    """One line: `us-central1, runs on demand: $1.23/h (on demand $1.23/h; Spot $0.45/h); worst case ...`, then the
+    parts without a price, each with its reason, once."""
+    where = cost.region or "region unknown"
+    rates = "; an ml v1 job, at Vertex AI's rates" if cost.ml_v1 else ""
+    return (f"{where}, runs {runs_as(cost)}: {cost.hourly.short()} (on demand {cost.on_demand.short()}; Spot "
+            f"{cost.spot.short()}); worst case {worst_case_text(cost)}{rates}"
+            f"{missing_text(cost.on_demand, cost.spot)}")
+
+
+def stack_text(cost: StackEstimate) -> str:
+    """`$1.23/h at the jobs' rates (on demand $2.34/h; Spot $0.98/h); worst case $1,234.56`, then the parts without
+    a price (by job), once."""
+    return (f"{cost.hourly.short()} at the jobs' rates (on demand {cost.on_demand.short()}; Spot "
+            f"{cost.spot.short()}); worst case {cost.worst_case.short(per_hour=False)}"
+            f"{missing_text(cost.on_demand, cost.spot)}")
+
+
+# --- The table -------------------------------------------------------------------------------------
+
+
+def table_line(table: PriceTable) -> str:
+    """`bundled snapshot (gcp_training_jobs/jobspec/catalog/prices_table.json) of 2026-11-23, oldest prices
+    2026-07-30`."""
+    kind = "bundled snapshot" if table.path == str(prices.BUNDLED) else f"{table.kind} table {table.path}"
+    return f"{kind} of {table.date.isoformat()}, oldest prices {table.oldest.isoformat()}"
+
+
+def source_lines(table: PriceTable | None = None) -> list[str]:
+    """The table, then one line per source of its prices (plan, the policy pack and the provider print them)."""
+    table = table or prices.active_table()
+    return [table_line(table), *table.source_lines()]
+
+
+def stale_warning(table: PriceTable, today: date) -> str | None:
+    """A warning when the table's oldest prices are more than MAX_PRICE_AGE_DAYS old on `today`, else None."""
+    age = (today - table.oldest).days
+    if age <= MAX_PRICE_AGE_DAYS:
+        return None
+    return (f"the price table's oldest prices are of {table.oldest.isoformat()}, {age} days before "
+            f"{today.isoformat()} (more than {MAX_PRICE_AGE_DAYS}): estimates may be out of date; refresh the "
+            f"table with `{REFRESH_COMMAND}`")

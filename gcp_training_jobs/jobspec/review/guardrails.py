@@ -1,0 +1,227 @@
+"""Guardrails: a stack's own rules on what its jobs may use, and the fixed rules every stack keeps. Pure.
+
+One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
+in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
+reads a job's facts (translate.facts.JobFacts, load.Judged.facts: its pools in the one form, region, labels,
+strategy, timeout, parallel runs), so it holds for every job vocabulary and backend, and returns Problems whose
+path names the guardrail (`gcp-training-jobs:guardrails.maxAcceleratorsPerJob`) or fixed rule
+(`no-end-of-life-accelerators`) and whose message names the job and the value.
+
+Declared per stack under `gcp-training-jobs:guardrails` (the model below; the settings validate the names):
+allowedAccelerators, maxAcceleratorsPerJob, maxAcceleratorsPerStack, requiredLabels, spotOnly (every Vertex
+job's scheduling.strategy is SPOT or FLEX_START), maxHourlyUsd (the stack's estimated on-demand cost per
+hour, gcp_training_jobs.jobspec.review.cost), maxJobCostUsd (a job's worst case: its cost per hour at the rate it runs
+at, times the longest it may run), requireTimeout (every job sets the longest it may run) and protectJobs (the
+provider refuses to replace or delete a running job). A cost guardrail that meets an unknown price fails: it
+cannot be held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from pydantic import Field, NonNegativeInt
+
+from gcp_training_jobs.jobspec.catalog import vertex_legacy
+from gcp_training_jobs.jobspec.catalog.prices import PriceTable, PriceTableError
+from gcp_training_jobs.jobspec.core.names import NAMESPACE
+from gcp_training_jobs.jobspec.core.problems import Problem, allowed
+from gcp_training_jobs.jobspec.review.cost import SPOT_STRATEGIES, Estimate, StackEstimate, estimate, estimate_stack
+from gcp_training_jobs.jobspec.review.cost_text import runs_as, worst_case_text
+from gcp_training_jobs.jobspec.review.money import usd, usd_total
+from gcp_training_jobs.jobspec.rules.tasks import support_ended
+from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.jobspec.vocab.training_input import WireModel
+
+#: The stack config key the guardrails are declared under.
+GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
+#: The fixed rules (no stack can turn them off), by the name plan and the policy pack report.
+RULE_END_OF_LIFE = "no-end-of-life-accelerators"
+
+
+def key(name: str) -> str:
+    """`maxAcceleratorsPerJob` -> `gcp-training-jobs:guardrails.maxAcceleratorsPerJob`."""
+    return f"{GUARDRAILS_KEY}.{name}"
+
+
+class Guardrails(WireModel):
+    """`gcp-training-jobs:guardrails`: what this stack's jobs may use. Every key is optional (no limit)."""
+
+    allowed_accelerators: tuple[str, ...] | None = None
+    """The accelerator types jobs may use (acceleratorType names, e.g. NVIDIA_L4, TPU_V5_LITEPOD)."""
+    max_accelerators_per_job: NonNegativeInt | None = None
+    """At most this many accelerators held by one job at once (all pools, replicas and parallel trials)."""
+    max_accelerators_per_stack: NonNegativeInt | None = None
+    """At most this many accelerators held by all the stack's jobs together."""
+    required_labels: tuple[str, ...] = ()
+    """Label keys every job must carry (the stack's labels count)."""
+    spot_only: bool = False
+    """Every Vertex AI job runs on Spot or Flex-start capacity (scheduling.strategy SPOT or FLEX_START)."""
+    max_hourly_usd: float | None = Field(default=None, ge=0)
+    """The stack's estimated on-demand cost per hour, at most; an estimate with unknown prices fails."""
+    max_job_cost_usd: float | None = Field(default=None, ge=0)
+    """A job's worst case, at most: its cost per hour at the rate it runs at (Spot for SPOT) times the longest it
+    may run (its timeout, else 7 days); an estimate with unknown prices fails."""
+    require_timeout: bool = False
+    """Every job sets the longest it may run (scheduling.timeout; ml v1 scheduling.maxRunningTime)."""
+    protect_jobs: bool = False
+    """Refuse (fail the preview) to replace or delete a job that is QUEUED, PREPARING or RUNNING."""
+
+    @classmethod
+    def of(cls, value: Guardrails | Mapping[str, Any] | None) -> Guardrails:
+        """Guardrails from a model, a mapping as written (camelCase) or as Pulumi passes it, or nothing."""
+        if isinstance(value, Guardrails):
+            return value
+        return cls.model_validate(dict(value or {}))
+
+
+# --- One job -------------------------------------------------------------------------------------------
+
+
+def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapping[str, Any] | None,
+                       table: PriceTable | None = None) -> list[Problem]:
+    """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value: from its
+    facts (its labels as created, its region: maxJobCostUsd prices it there); `table`: the price table (default:
+    the active one)."""
+    rails = Guardrails.of(guardrails)
+    problems: list[Problem] = []
+    if rails.allowed_accelerators is not None:
+        for kind, where in _accelerator_pools(facts).items():
+            if kind not in rails.allowed_accelerators:
+                problems.append(Problem(key("allowedAccelerators"), f"job {name} uses {kind} ({where}); "
+                                        f"allowed: {allowed(rails.allowed_accelerators)}"))
+    if rails.max_accelerators_per_job is not None:
+        held = facts.accelerators
+        if held > rails.max_accelerators_per_job:
+            problems.append(Problem(key("maxAcceleratorsPerJob"), f"job {name} holds {held} accelerators at once "
+                                    f"({_breakdown(facts)}); allowed: at most {rails.max_accelerators_per_job}"))
+    if rails.required_labels:
+        missing = [label for label in rails.required_labels if label not in facts.labels]
+        if missing:
+            problems.append(Problem(key("requiredLabels"), f"job {name} has no label {', '.join(missing)}; "
+                                    f"allowed: jobs labelled {allowed(rails.required_labels)} (the job's labels "
+                                    f"or the stack's gcp-training-jobs:labels)"))
+    if rails.spot_only and not facts.ml_v1 and facts.strategy not in SPOT_STRATEGIES:
+        problems.append(Problem(key("spotOnly"), f"job {name} runs as {facts.strategy or 'STANDARD'} (on demand); "
+                                f"allowed: scheduling.strategy {' or '.join(SPOT_STRATEGIES)}"))
+    if rails.require_timeout and not facts.timeout.set:
+        longest = facts.timeout
+        problems.append(Problem(key("requireTimeout"), f"job {name} sets no timeout, so it may run "
+                                f"{longest.seconds / 86400:g} days ({longest.default_of}'s default); allowed: a job "
+                                "with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
+                                "scheduling.maxRunningTime in a trainingInput"))
+    if rails.max_job_cost_usd is not None:
+        problems += _job_cost_problems(facts, name, rails.max_job_cost_usd, table)
+    return problems
+
+
+def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable | None) -> list[Problem]:
+    where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
+    if facts.region is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
+        return []
+    try:
+        cost = estimate(facts, name, table)
+    except PriceTableError as error:
+        return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
+    worst = cost.worst_case
+    if worst.known > cap:
+        return [Problem(where, f"job {name}'s worst case is {worst_case_text(cost)}, running {runs_as(cost)}, "
+                        f"over the cap; {allowed_cap}")]
+    if not worst.complete:
+        return [Problem(where, f"job {name}'s worst case is {worst.text(per_hour=False)}: it cannot be held to the "
+                        f"cap; {allowed_cap}, with every machine and accelerator priced in the price table "
+                        "(gcp_training_jobs/jobspec/catalog/prices.py)")]
+    return []
+
+
+def _accelerator_pools(facts: JobFacts) -> dict[str, str]:
+    """Each accelerator type the job uses -> the pools using it (`jobSpec.workerPoolSpecs[0], ...`)."""
+    found: dict[str, list[str]] = {}
+    for pool in facts.running:
+        kind = pool.held[0]
+        if kind:
+            found.setdefault(kind, []).append(facts.pool_path(pool))
+    return {kind: ", ".join(dict.fromkeys(paths)) for kind, paths in found.items()}
+
+
+def _breakdown(facts: JobFacts) -> str:
+    """`4 NVIDIA_TESLA_T4 x 10 replicas` per pool, joined; times the parallel trials of a tuning job."""
+    parts = [f"{p.held[1]} {p.held[0]} x {p.replica_count} replica{'s' if p.replica_count != 1 else ''}"
+             for p in facts.running if p.accelerators]
+    runs = facts.parallel_runs
+    text = " + ".join(parts) or "none"
+    return f"({text}) x {runs} parallel trials" if runs > 1 else text
+
+
+def end_of_life_problems(facts: JobFacts, name: str, today: date | None = None) -> list[Problem]:
+    """Accelerators past their end of support (fixed rule `no-end-of-life-accelerators`), judged against the
+    same day as the rules (`rules.today()`: $GCP_TRAINING_JOBS_TODAY, else the date)."""
+    today = today or today_of_rules()
+    problems: list[Problem] = []
+    for kind, where in _accelerator_pools(facts).items():
+        ended = support_ended(kind, today)
+        retired = vertex_legacy.VERTEX_RETIRED_ACCELERATORS.get(kind)
+        if ended is not None:
+            why = f"reached end of support on {ended.isoformat()}"
+        elif retired:
+            why = f"is retired: {retired}"
+        else:
+            continue
+        problems.append(Problem(RULE_END_OF_LIFE, f"job {name} uses {kind} ({where}), which {why}; allowed: "
+                                "an accelerator without a past end-of-support date"))
+    return problems
+
+
+# --- The whole stack -----------------------------------------------------------------------------------
+
+
+def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
+                             table: PriceTable | None = None) -> list[Problem]:
+    """What the stack's jobs (name -> facts) together break: maxAcceleratorsPerStack and maxHourlyUsd."""
+    rails = Guardrails.of(guardrails)
+    problems: list[Problem] = []
+    if rails.max_accelerators_per_stack is not None:
+        held = {name: facts.accelerators for name, facts in jobs.items()}
+        total = sum(held.values())
+        if total > rails.max_accelerators_per_stack:
+            each = ", ".join(f"{name} {n}" for name, n in held.items() if n)
+            problems.append(Problem(key("maxAcceleratorsPerStack"), f"the stack's jobs hold {total} accelerators "
+                                    f"at once ({each}); allowed: at most {rails.max_accelerators_per_stack}"))
+    if rails.max_hourly_usd is not None:
+        cap = usd(rails.max_hourly_usd)
+        try:
+            cost = stack_estimate(jobs, table).on_demand
+        except PriceTableError as error:
+            return problems + [Problem(key("maxHourlyUsd"), f"the stack's cost cannot be priced: {error}; allowed: "
+                                       f"at most {cap}")]
+        if cost.known > rails.max_hourly_usd:
+            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}, "
+                                    f"over the cap; allowed: at most {cap}"))
+        elif not cost.complete:
+            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}: "
+                                    f"it cannot be held to the cap; allowed: at most {cap}, with every machine and "
+                                    "accelerator priced in the price table "
+                                    "(gcp_training_jobs/jobspec/catalog/prices.py)"))
+    return problems
+
+
+def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None) -> StackEstimate:
+    """The cost of the stack's jobs (name -> facts), each in its region (PriceTableError for a broken table file)."""
+    estimates: list[Estimate] = [estimate(facts, name, table) for name, facts in jobs.items()]
+    return estimate_stack(estimates, table)
+
+
+def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
+                           today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
+    """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
+    problems: list[Problem] = []
+    for name, facts in jobs.items():
+        problems += guardrail_problems(facts, name, guardrails, table)
+        problems += end_of_life_problems(facts, name, today)
+    return problems + stack_guardrail_problems(jobs, guardrails, table)
+
+
+# --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

@@ -1,0 +1,64 @@
+"""A line a dynamic provider says once in a preview.
+
+The Python dynamic provider process has no engine connection of the SDK's: its `pulumi.log` lines go to stderr, which
+the engine shows as the stack's diagnostics twice, as they come and again in the closing summary. The engine passes
+its address to every provider it starts (the first argument of `python -m pulumi.dynamic`), and an `ephemeral`
+message sent to its Log service is shown as it comes only. A line said that way goes on a gRPC channel opened for it
+(nothing kept between calls, the SDK's settings untouched); where no engine started this process (tests, mocks) it
+goes to `pulumi.log.info`.
+
+Every line the provider says goes through here (`say_once`, `info`, `warn`, `error`, `debug`) with each credential
+in it masked (catalog.credentials.masked_text): a job's args or an API's answer that echoes one never reach a log.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pulumi
+
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
+
+#: What the engine's address looks like (host:port).
+ADDRESS = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}")
+
+
+def engine_address() -> str | None:
+    """The engine's address, when this process is a provider the engine started."""
+    args = sys.argv[1:]
+    return args[0] if args and ADDRESS.fullmatch(args[0]) else None
+
+
+def say_once(message: str) -> None:
+    """`message` as an info line shown once (ephemeral), or pulumi.log.info where no engine started this process."""
+    message = masked_text(message)
+    address = engine_address()
+    if address is None:
+        pulumi.log.info(message)
+        return
+    import grpc
+    from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
+
+    try:  # a channel of its own, closed after the line: the SDK's settings (context variables) are left alone
+        with grpc.insecure_channel(address) as channel:
+            engine_pb2_grpc.EngineStub(channel).Log(engine_pb2.LogRequest(
+                severity=engine_pb2.INFO, message=message, urn="", streamId=0, ephemeral=True), timeout=10)
+    except grpc.RpcError:  # said twice rather than not at all
+        pulumi.log.info(message)
+
+
+def info(message: str) -> None:
+    pulumi.log.info(masked_text(message))
+
+
+def warn(message: str) -> None:
+    pulumi.log.warn(masked_text(message))
+
+
+def error(message: str) -> None:
+    pulumi.log.error(masked_text(message))
+
+
+def debug(message: str) -> None:
+    pulumi.log.debug(masked_text(message))

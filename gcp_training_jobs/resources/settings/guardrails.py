@@ -1,0 +1,81 @@
+"""`gcp-training-jobs:guardrails`, the stack's own rules on its jobs: the settings model and its judging.
+
+The rules themselves are pure (gcp_training_jobs.jobspec.review.guardrails); this module validates what a stack file or
+`pulumi.Config` declares (known accelerator names, label keys) and hands the rules a judged stack's jobs as the
+facts they were judged with (`stack_facts`). `guardrail_problems_of(settings)`
+is what `plan` holds a stack to; the policy pack and the provider call the same rules, so the three agree.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from pydantic import field_validator, model_validator
+
+from gcp_training_jobs.jobspec.catalog import accelerators, vertex_machines, vertex_regions
+from gcp_training_jobs.jobspec.catalog.prices import PriceTable
+from gcp_training_jobs.jobspec.core.names import LABEL_KEY
+from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
+from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+
+#: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
+#: machine types whose chips have no acceleratorType value (TPU v6e, TPU7x), by machine type.
+KNOWN_ACCELERATORS: tuple[str, ...] = tuple(sorted(
+    set(accelerators.ACCELERATOR_TYPES)
+    | set(vertex_regions.ACCELERATOR_LABELS.values())
+    | {m.accelerator for m in vertex_machines.FIXED_ACCELERATOR_MACHINES.values()}
+    | {h.accelerator or name for name, h in vertex_machines.TPU_HOSTS.items()}
+    | set(vertex_machines.GPU_END_OF_SUPPORT)
+))
+
+
+class GuardrailSettings(Guardrails):
+    """`gcp-training-jobs:guardrails` as a stack declares it (see
+    gcp_training_jobs.jobspec.review.guardrails.Guardrails)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json_text(cls, value: Any) -> Any:
+        """Pulumi hands object config to the program as JSON text ("" or nothing: no guardrails)."""
+        if value is None:
+            return {}
+        if isinstance(value, str):
+            try:
+                return json.loads(value) if value.strip() else {}
+            except ValueError as error:
+                raise ValueError("expected a mapping of guardrails (allowedAccelerators, ...)") from error
+        return value
+
+    @field_validator("allowed_accelerators")
+    @classmethod
+    def _known_accelerators(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        for name in value or ():
+            if name not in KNOWN_ACCELERATORS:
+                raise ValueError(f"{name!r} is not an accelerator type{suggestion(name, KNOWN_ACCELERATORS)}; "
+                                 f"allowed: {allowed(KNOWN_ACCELERATORS)}")
+        return value
+
+    @field_validator("required_labels")
+    @classmethod
+    def _label_keys(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not LABEL_KEY.fullmatch(name):
+                raise ValueError(f"{name!r} is not a label key; allowed: a lowercase letter, then up to 62 "
+                                 "lowercase letters, digits, _ and -")
+        return value
+
+
+def stack_facts(settings: Any) -> dict[str, JobFacts]:
+    """Every judged job of a stack (a StackSettings: model.py imports this module, so it is not named here) by name:
+    its facts as it was judged (JobSettings.facts, load.Judged.facts), read again by no one."""
+    return {name: job.facts for name, job in settings.jobs.items()}
+
+
+def guardrail_problems_of(settings: Any, today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
+    """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
+    plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
+    `table`: the price table the cost guardrails read (default: the active one)."""
+    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table)

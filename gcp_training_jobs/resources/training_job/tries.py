@@ -1,0 +1,245 @@
+"""The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
+guardrailed and priced like the job, `retries` and `rerun` checked, the quota check), what `diff` adds (a job whose
+inputs did not change is kept, reported or made again, by runs.decide_finished_job on its state read from the API),
+and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
+this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
+failed for Google's reasons made again in the same `up`).
+
+The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
+its inputs read once (inputs.Inputs), its endpoint, where its jobs are reached (JobsAt) and how it waits (Wait).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi.dynamic import CheckFailure
+
+from gcp_training_jobs import backends
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.failures import failure_of_job
+from gcp_training_jobs.backends.lifecycle import Jobs, LookupFailed
+from gcp_training_jobs.backends.transport import ApiError, QuotaExceeded, TransportError
+from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
+from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, VERTEX
+from gcp_training_jobs.jobspec.load import Judged
+from gcp_training_jobs.jobspec.render.bodies import Renderable
+from gcp_training_jobs.jobspec.rules import today
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources import provider_log as log
+from gcp_training_jobs.resources.fallbacks import alternative_job
+from gcp_training_jobs.resources.job_model import runs
+from gcp_training_jobs.resources.job_model.identity import labels_of, region_of_name, resource_label, stack_label_of
+from gcp_training_jobs.resources.job_model.inputs import (
+    Inputs,
+    judge_wire,
+    known_only,
+    new_job_id,
+    preview_job_id,
+    unknown,
+)
+from gcp_training_jobs.resources.provider_log import say_once
+from gcp_training_jobs.resources.training_job import quota
+from gcp_training_jobs.resources.training_job.review import cost_line, job_rule_problems
+
+
+class QuotaRefused(TrainingJobsError):
+    """Every placement of a job was refused for quota: nothing was created."""
+
+
+@dataclass(frozen=True)
+class JobsAt:
+    """Where a resource's jobs are reached: its project and backend, at the provider's endpoint, with its clock and
+    sleep (the lifecycle's retries and waits); `region` and `job`: the job as written, which a name or a placement
+    may move elsewhere."""
+
+    project: str
+    backend: str
+    region: str
+    job: Mapping[str, Any]
+    endpoint: str | None
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+
+    def at(self, region: str, job: Renderable | None = None) -> Jobs:
+        """The lifecycle in `region`, in the collection of `job` (the parsed model; else the job as written)."""
+        chosen = backends.backend_for(self.backend, job if job is not None else dict(self.job))
+        return Jobs(chosen, Target(self.project, region, self.endpoint), log=log.info,
+                    clock=self.clock, sleep=self.sleep)
+
+    def of_name(self, name: str | None) -> Jobs:
+        """The lifecycle of the job named `name` (a Vertex AI job's name says its region: a fallback may run elsewhere
+        than the job as written), else at the job's own region."""
+        return self.at(region_of_name(name) or self.region)
+
+
+#: How the provider waits for a job it made: (where, its id, the job as created, whether a FAILED job is made
+#: again) -> the job as it ended (or as it is, when not asked to wait).
+Wait = Callable[[Jobs, str, dict[str, Any], Callable[[dict[str, Any]], bool]], dict[str, Any]]
+
+
+# -- check -----------------------------------------------------------------------------------------------------
+
+
+def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endpoint: str | None) -> list[CheckFailure]:
+    """What `check` adds for fallbacks, retries, rerun and quotas (`new`: the inputs, read once; `judged`: the job as
+    written, judged once; `endpoint`: the provider's)."""
+    failures: list[CheckFailure] = []  # (the inputs' types and ranges: inputs.input_problems, in the provider's check)
+    if judged is None or judged.body is None:
+        return failures
+    name, backend, rails = new.name or "job", new.backend, new.guardrails
+    region = None if unknown(new.region) else new.region  # unknown at preview: no quota check
+    job = known_only(new.job, unknown)
+    tries: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
+    for index, alternative in enumerate(new.fallbacks):
+        where = f"fallbacks[{index}]"
+        if unknown(alternative):
+            continue
+        if not isinstance(alternative, Mapping):
+            failures.append(CheckFailure(where, f"{alternative!r}; allowed: a mapping of region, machineSpec and "
+                                         "scheduling"))
+            continue
+        data, bad = alternative_job(job, alternative)
+        failures += [CheckFailure(f"{where}.{p.path}", p.message) for p in bad]
+        if bad:
+            continue
+        try:
+            other = judge_wire(data, backend=backend, job_id=preview_job_id(name))
+        except SpecError as error:
+            failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in error.problems]
+            continue
+        failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
+        if other.body is None:
+            continue
+        failures += [CheckFailure(p.path, f"{where}: {p.message}")
+                     for p in job_rule_problems(other.facts, name, rails, today())]
+        say_once(cost_line(other.facts, f"{name} {where}"))
+        tries[index + 1] = other.facts
+    # only for a job about to be made: a create, or a replace
+    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, new.props).replaces):
+        return failures
+    outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
+                          stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
+    for line in outcome.warnings:
+        log.warn(line)
+    for line in outcome.skipped:  # offline: no credentials to read them with
+        log.info(line)
+    for line in (*outcome.notes, *outcome.debug):  # what was not checked (`pulumi preview --debug` shows it)
+        log.debug(line)
+    return failures + [CheckFailure("job", line) for line in outcome.failures]
+
+
+# -- diff ------------------------------------------------------------------------------------------------------
+
+
+def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> bool:
+    """For a job whose inputs did not change (`old`: its inputs and last outputs; `retries`: the new inputs'): read
+    its state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
+    reasons, retries left). A read that fails keeps the job."""
+    state = old.props.get("state")
+    if not id_ or state == "SUCCEEDED" or state not in (*ACTIVE_STATES, "FAILED", "CANCELLED"):
+        return False
+    try:
+        jobs = reach.of_name(id_)
+        resource = jobs.get(id_)
+    except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
+        log.debug(f"could not read job {id_} ({error}); kept as last known")
+        return False
+    found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
+                                     retries)
+    if found.line:
+        (log.warn if found.level == "warn" else log.info)(found.line)
+    return found.run_again
+
+
+# -- create ----------------------------------------------------------------------------------------------------
+
+
+def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[str, Any], str]:
+    """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
+    last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
+    same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
+    tries = runs.placements(inputs.job, list(inputs.fallbacks))
+    retries = inputs.retries
+    judged = {0: judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()}
+    model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try
+    sample = labels_of(inputs, preview_job_id(inputs.name), model)
+    identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
+    places = {place.index: reach.at(place.region, model) for place in tries}
+    history: list[dict[str, Any]] = []
+    for jobs in _distinct(places):  # one lookup per place: a live job is adopted; the others are the history
+        try:
+            found = jobs.find_all(identity)
+        except (ApiError, TransportError) as error:
+            raise LookupFailed(f"cannot look for the jobs of {inputs.name or 'this resource'} before creating one "
+                               f"({error}); nothing was created: run `pulumi up` again") from None
+        adopted = jobs.adopt_live(identity, found=found)
+        if adopted is not None:
+            return jobs, adopted, jobs.backend.job_id_of(adopted)
+        history += found
+    previous = max(history, key=lambda job: str(job.get("createTime") or ""), default=None)
+    failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
+    step = runs.next_try(previous, failure, len(tries), retries)
+    if step.why:
+        log.info(f"job {inputs.name}: {step.why}")
+    refused: list[str] = []
+    looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
+    while True:
+        place = tries[step.index]
+        if place.index not in judged:
+            judged[place.index] = judge_wire(place.job, backend=inputs.backend, judge=False).checked()
+        jobs = places[place.index]
+        job_id = new_job_id(inputs.name or "job")
+        labels = {**labels_of(inputs, job_id, model), **runs.run_labels(place.index, step.retry)}
+        try:
+            resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
+                                   looked_up=looked_up)
+        except QuotaExceeded as error:
+            refused.append(f"{_placement_words(place)}: {error.message}")
+            if len(refused) >= len(tries):
+                raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
+                                   f"{'; '.join(refused)}") from None
+            log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
+                            f"{_placement_words(tries[(step.index + 1) % len(tries)])}")
+            step = runs.NextTry((step.index + 1) % len(tries), step.retry)
+            continue
+        job_id = jobs.backend.job_id_of(resource) or job_id
+        again = _retryable_failure(jobs, retries)
+        resource = wait(jobs, job_id, resource, again)
+        if inputs.wait and again(resource):
+            step = runs.next_try(resource, failure_of_job(resource), len(tries), retries)
+            log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
+            refused, looked_up = [], False
+            continue
+        return jobs, resource, job_id
+
+
+def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether a waited job is made again in the same `up`: FAILED for Google's reasons, with retries left."""
+    def again(resource: dict[str, Any]) -> bool:
+        if jobs.backend.state(resource) != "FAILED":
+            return False
+        failure = failure_of_job(resource)
+        return failure.googles and runs.retry_number(resource) < retries
+    return again
+
+
+def _placement_words(place: runs.Placement) -> str:
+    """How a log line names where a try runs."""
+    return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
+        f"the job as written ({place.region or 'its region'})"
+
+
+def _distinct(places: Mapping[int, Jobs]) -> list[Jobs]:
+    """One Jobs per place a lookup covers (Vertex AI: a region; ml v1 lists a project's jobs in every region)."""
+    seen: dict[tuple[str, str, str], Jobs] = {}
+    for jobs in places.values():
+        key = (jobs.backend.name, jobs.target.project, jobs.target.region if jobs.backend.name == VERTEX else "")
+        seen.setdefault(key, jobs)
+    return list(seen.values())
+
+
+def _state(places: Mapping[int, Jobs], resource: dict[str, Any]) -> str:
+    return next(iter(places.values())).backend.state(resource)
