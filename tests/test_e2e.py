@@ -142,7 +142,7 @@ def test_outputs_survive_an_update_where_only_the_provider_code_changed(project:
     def outputs() -> dict[str, Any]:
         return {r["urn"]: {k: v for k, v in r["outputs"].items() if k != "__provider"} for r in project.resources()}
     before = outputs()
-    provider = project.path / "components" / "resources" / "training_job" / "provider.py"
+    provider = project.path / "gcp_training_jobs" / "resources" / "training_job" / "provider.py"
     provider.write_text(provider.read_text() + "\n# provider code changed\n")
     project.up()
     assert outputs() == before

@@ -11,6 +11,7 @@ main in full; under CI a missing commit fails the test, elsewhere it skips.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -30,7 +31,10 @@ PULUMI = require_pulumi()
 #: The releases an upgrade starts from: the first release, and the last landing before the provider became a
 #: package (resources/training_job/) and the job input's module was renamed (job_wire -> job_inputs).
 RELEASES = {"59f59fa": "59f59fa0b0f8b52f6532d8a522392cc858976d37",
-            "8b2f7fb": "8b2f7fb263ecfbad93ff4ad088dc756a5e90cc0f"}
+            "8b2f7fb": "8b2f7fb263ecfbad93ff4ad088dc756a5e90cc0f",
+            "4f85326": "4f85326609b08447b093c8be702ee4ef07cf4302"}
+#: The last release whose wheel installed the library as `components` (before it became gcp_training_jobs).
+LAST_COMPONENTS_RELEASE = "4f85326"
 #: The emulator process's phase length (tests/e2e_support.Emulator.start): jobs stay in a state until advanced.
 PHASE_SECONDS = 1_000_000
 #: What moves a new job from QUEUED through PREPARING into the middle of RUNNING.
@@ -80,7 +84,11 @@ def stack_config(backend: str) -> dict[str, Any]:
 @pytest.fixture(scope="module", params=sorted(RELEASES))
 def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The release's tree, from this clone's history (`git archive`)."""
-    RELEASE = RELEASES[request.param]  # noqa: N806 - one release of RELEASES
+    return release_tree(RELEASES[request.param], tmp_path_factory)
+
+
+def release_tree(RELEASE: str, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: N803 - a commit
+    """A release's tree, from this clone's history (`git archive`); a missing commit fails under CI."""
     try:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", RELEASE],
                                  capture_output=True, timeout=120)
@@ -118,6 +126,17 @@ def pickled_providers(project: Project) -> dict[str, str]:
     """resource name -> the provider Pulumi pickled into its state entry (decrypted)."""
     exported = json.loads(project.pulumi("stack", "export", "--show-secrets").stdout)["deployment"]
     return {r["outputs"]["name"]: r["inputs"]["__provider"]["plaintext"]
+            for r in exported.get("resources", []) if r["type"].endswith("TrainingJob")}
+
+
+def recorded_providers(project: Project) -> dict[str, tuple[bytes, bytes]]:
+    """resource name -> the pickles of its state entry's inputs and outputs (the engine reads and deletes a job with
+    its outputs' provider)."""
+    exported = json.loads(project.pulumi("stack", "export", "--show-secrets").stdout)["deployment"]
+
+    def pickle(value: Any) -> bytes:
+        return base64.b64decode(json.loads(value["plaintext"]) if isinstance(value, dict) else value)
+    return {r["outputs"]["name"]: (pickle(r["inputs"]["__provider"]), pickle(r["outputs"]["__provider"]))
             for r in exported.get("resources", []) if r["type"].endswith("TrainingJob")}
 
 
@@ -196,3 +215,59 @@ def test_a_finished_job_removed_after_the_upgrade_keeps_its_record(tmp_path: Pat
     writes = [str(r["method"]) for r in emulator.control("requests")[switched:]
               if not str(r["method"]).endswith((".get", ".list"))]
     assert writes == ["customJobs.cancel"], writes
+
+
+@pytest.fixture(scope="module")
+def components_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The last release that installed the library as `components`."""
+    return release_tree(RELEASES[LAST_COMPONENTS_RELEASE], tmp_path_factory)
+
+
+def installed_library_only(base: Path) -> Path:
+    """This tree as a team has it after `pip install` of the new wheel: the program and `gcp_training_jobs`, and no
+    `components` (the wheel installs none; the team's own `components/` package, unrelated, is there instead)."""
+    tree = base / "wheel-tree"
+    tree.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py", "gcp_training_jobs", "trainers", "requirements.txt"):
+        (tree / name).symlink_to(ROOT / name)
+    return tree
+
+
+def test_a_team_that_installed_an_earlier_wheel_upgrades_with_one_up(tmp_path: Path, emulator: Emulator,
+                                                                    components_release: Path) -> None:
+    """A state deployed with a wheel that installed `components` names the provider by that path. After the team
+    installs this wheel (no `components` in site-packages; here a `components/` package of the team's own), a
+    preview and an `up` replace nothing and run no old pickle (check and diff run the new code's provider); that
+    `up` records the provider's new path in every job's state entry, so the deletes and the destroy after it run
+    this tree's code, and cancel exactly the jobs they name."""
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="upgrade", config=stack_config("vertex"),
+                           code=components_release)
+    project.up()
+    emulator.control("advance", {"seconds": TO_RUNNING_SECONDS})
+    before = by_resource(emulator)
+    assert all(b"components.resources.job_provider" in data
+               for pickles in recorded_providers(project).values() for data in pickles)
+
+    project.switch_code(installed_library_only(tmp_path))
+    assert not (project.path / "components").exists()
+    (project.path / "components").mkdir()  # the team's own package of that name
+    (project.path / "components" / "__init__.py").write_text('"""The team\'s pipeline components."""\n')
+    switched = len(emulator.control("requests"))
+
+    preview = json.loads(project.pulumi("preview", "--json").stdout)
+    assert {step["op"] for step in preview["steps"]} <= UPGRADE_OPS, json.dumps(preview["steps"], indent=1)
+    project.up()  # an update in place of each job (a read, no API write): its outputs now pickle the new path
+    recorded = recorded_providers(project)
+    assert set(recorded) == {"kept", "removed"}
+    for data in (data for pickles in recorded.values() for data in pickles):
+        assert b"gcp_training_jobs.resources.job_provider" in data and b"components.resources" not in data
+
+    project.edit_config(lambda config: config["gcp-training-jobs:jobs"].pop("removed"))
+    project.up()
+    assert by_resource(emulator)["removed"][1]["state"] == CANCELLED["vertex"]
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    after = by_resource(emulator)
+    assert after["kept"] == (before["kept"][0], after["kept"][1]) and after["kept"][1]["state"] == CANCELLED["vertex"]
+    created = [r for r in emulator.control("requests")[switched:] if str(r["method"]).endswith(".create")]
+    assert created == [], "the upgrade made a job: the new code labels a job otherwise than the release"

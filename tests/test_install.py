@@ -34,7 +34,8 @@ def test_wheel_installs_and_a_consumer_program_uses_the_components(tmp_path: Pat
     program = outside / "__main__.py"
     program.write_text((ROOT / "examples" / "consumer_program.py").read_text())
     where = run_ok(python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)", cwd=outside)
-    assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
+    assert Path(where.strip()).is_relative_to(site), f"gcp_training_jobs imported from {where}, not the wheel"
+    assert not list(site.glob("components*")), "the wheel installs nothing named components"
 
     registered = json.loads(run_ok(python, program, cwd=outside).strip().splitlines()[-1])
     types = [r["type"] for r in registered]
@@ -56,10 +57,14 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
         shutil.copy2(ROOT / name, project / name)
     for folder in ("stacks", "trainers"):
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    where = run_ok(python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)", cwd=project)
-    assert Path(where.strip()).is_relative_to(site), f"components imported from {where}, not the wheel"
+    (project / "components").mkdir()  # the team's own package, beside the program
+    (project / "components" / "__init__.py").write_text('"""The team\'s pipeline components."""\nTEAM = "vision"\n')
+    where = run_ok(python, "-c", "import gcp_training_jobs, components; print(gcp_training_jobs.__file__, "
+                   "components.TEAM)", cwd=project)
+    assert Path(where.split()[0]).is_relative_to(site), f"gcp_training_jobs imported from {where}, not the wheel"
+    assert where.split()[1] == "vision", "the team's own components package is the one imported"
 
-    shown = run_ok(python, "-m", "components", "plan", "--stack", "dev", cwd=project)
+    shown = run_ok(python, "-m", "gcp_training_jobs", "plan", "--stack", "dev", cwd=project)
     assert "Plan for stack dev (stacks/Pulumi.dev.yaml)" in shown and "TrainingJob" in shown, shown
     command = python.parent / "gcp-training-jobs"
     assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown

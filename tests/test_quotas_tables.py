@@ -1,6 +1,7 @@
-"""The emulator's transcription of Vertex AI's custom training quotas (gcp_training_jobs/emulator/capacity.py) held against
-the client's catalog (gcp_training_jobs/jobspec/catalog/quotas.py), read from the same sources apart: a change to either
-that the other does not make fails here, naming what differs. The metric names are held against their form too."""
+"""The emulator's transcription of Vertex AI's custom training quotas (gcp_training_jobs/emulator/capacity.py) held
+against the client's catalog (gcp_training_jobs/jobspec/catalog/quotas.py), read from the same sources apart: a
+change to either that the other does not make fails here, naming what differs. The metric names are held against
+their form too."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The release: one version (gcp_training_jobs/jobspec/core/version.py's __version__, exported as gcp_training_jobs.__version__) that
+"""The release: one version (gcp_training_jobs/jobspec/core/version.py's __version__, exported as
+gcp_training_jobs.__version__) that
 the built wheel's metadata, the command line's --version and CHANGELOG.md's newest released section all say;
 scripts/release_notes.py, which the release workflow runs first, refuses a tag that disagrees and prints the tag's
 changelog section; the workflow publishes with trusted publishing only; .ci/run builds and checks the distributions

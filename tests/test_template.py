@@ -58,7 +58,7 @@ def test_the_program_is_the_librarys_public_calls() -> None:
     program = (TEMPLATE / "__main__.py").read_text()
     assert len([line for line in program.splitlines() if line.strip()]) == 3
     imported = [name.name for node in ast.parse(program).body if isinstance(node, ast.ImportFrom)
-                and node.module == "components" for name in node.names]
+                and node.module == "gcp_training_jobs" for name in node.names]
     assert imported == ["build_stack", "from_pulumi_config"]
     assert all(name in gcp_training_jobs.__all__ for name in imported)
 

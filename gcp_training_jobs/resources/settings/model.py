@@ -146,8 +146,8 @@ class TpuAccessSettings(SettingsModel):
 
 
 class FallbackMachine(SettingsModel):
-    """`jobs.NAME.fallbacks[i].machineSpec`: the machine of the pools that hold accelerators (gcp_training_jobs.resources.
-    fallbacks)."""
+    """`jobs.NAME.fallbacks[i].machineSpec`: the machine of the pools that hold accelerators
+    (gcp_training_jobs.resources.fallbacks)."""
 
     machine_type: str | None = None
     accelerator_type: str | None = None
