@@ -251,7 +251,7 @@ def enclosed_problem(data: Any) -> Problem | None:
         return Problem("", f"has {both}{', '.join(given[:-1])} and {given[-1]}; allowed: exactly one of "
                        f"{', '.join(FORMS)}")
     if not given:
-        return Problem("", f"required: {TRAINING_INPUT} (the seeds' vocabulary, a gcloud config.yaml job), "
+        return Problem("", f"required: {TRAINING_INPUT} (AI Platform Training's vocabulary, a gcloud config.yaml job), "
                        f"{JOB_SPEC} (a Vertex AI CustomJobSpec) or {TUNING_JOB} (a Vertex AI tuning config, as "
                        "`gcloud ai hp-tuning-jobs create --config` reads it); allowed: exactly one of them")
     return None

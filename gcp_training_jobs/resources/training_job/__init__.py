@@ -1,11 +1,12 @@
 """TrainingJob: a training job as a Pulumi resource, driven by a Python dynamic provider (`provider`).
 
-The package's modules are the provider's jobs: `inputs` (the inputs read once, and what each may be), `identity`
-(the labels a job is found by, which the CLI reads too), `runs` and `tries` (fallbacks, retries, re-runs), `quota`
-(the quota check), `review` (what a reviewer is told: rules, cost, a running job's fate, a waited job's reports)
-and `provider` (check, diff, create, read, update, delete).
+The package's modules are the provider's jobs: `tries` (fallbacks, retries, re-runs), `quota` (the quota check),
+`review` (what a reviewer is told: rules, cost, a running job's fate, a waited job's reports) and `provider` (check,
+diff, create, read, update, delete); what a job is without Pulumi (its inputs read once, the labels it is found by,
+its runs, its protection) is `resources/job_model/`, which the command line and the policy pack read too.
 
-The job is given in either vocabulary (`inputs`): the seeds' `trainingInput`, or a Vertex AI CustomJobSpec
+The job is given in either vocabulary (`job_model.inputs`): AI Platform Training's `trainingInput`, or a Vertex AI
+CustomJobSpec
 (`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from the Pulumi
 organization, project, stack and resource name, since a dynamic provider is never given the URN at create; its
 job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
@@ -51,8 +52,8 @@ class TrainingJobArgs:
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""
     job: pulumi.Input[dict[str, Any]]
-    """The job, in either vocabulary: the seeds' (a gcloud config.yaml Job: `{"trainingInput": {...}, "labels":
-    ...}`), or Vertex AI's (`{"jobSpec": CustomJobSpec, "region": R, "labels": ...}`, vertex only); leaves may
+    """The job, in either vocabulary: AI Platform Training's (a gcloud config.yaml Job: `{"trainingInput": {...},
+    "labels": ...}`), or Vertex AI's (`{"jobSpec": CustomJobSpec, "region": R, "labels": ...}`, vertex only); leaves may
     be Outputs (a package URI, a job dir)."""
     backend: pulumi.Input[str] = DEFAULT_BACKEND
     """vertex (Vertex AI custom jobs) or ai-platform (AI Platform Training v1)."""
@@ -84,7 +85,8 @@ class TrainingJobArgs:
 
 
 class TrainingJob(Resource, module="training", name="TrainingJob"):
-    """A training job on AI Platform Training (ml v1) or Vertex AI, in the seeds' or Vertex AI's vocabulary."""
+    """A training job on AI Platform Training (ml v1) or Vertex AI, in AI Platform Training's or Vertex AI's
+    vocabulary."""
 
     # Outputs are attributes named as the properties (camelCase), as for every dynamic resource.
     jobId: pulumi.Output[str]
