@@ -97,6 +97,12 @@ def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def credential_lines(stack: Mapping[str, Any], *, markdown: bool = False) -> list[str]:
+    """The credentials a stack's jobs hold (its `warnings`), one line each by field and kind, never the value."""
+    return [f"`{w['path']}`: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
+            for warnings in (stack.get("warnings") or {}).values() for w in warnings if "credential" in w]
+
+
 def _changed(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     return [(name, stack) for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
 
@@ -117,6 +123,7 @@ def render_text(document: Mapping[str, Any]) -> str:
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
         out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
+        out += [f"    credential (not shown): {line}" for line in credential_lines(stack)]
         out += [f"    breaks (the base kept it): {text}" for text in stack["guardrails"]["broken"]]
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         out += [f"    still broken: {text}" for text in kept]
@@ -162,6 +169,10 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
         notes += _online_lines(stack, "- ")
         out += ([""] + notes) if notes else []
+        if credential_lines(stack):  # where the job sends one to Google in plain text
+            out += ["", f"**Credentials in {name}'s jobs** (sent to Google in plain text, visible to anyone who can "
+                    "view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
+            out += [f"- {_cell(line)}" for line in credential_lines(stack, markdown=True)]
         if stack["guardrails"]["broken"]:
             out += ["", f"**Guardrails {name} breaks (the base kept them):**", ""]
             out += [f"- {_cell(text)}" for text in stack["guardrails"]["broken"]]

@@ -35,6 +35,7 @@ from gcp_training_jobs.cli.stack_jobs import (
     stacks_in,
 )
 from gcp_training_jobs.cli.stack_state import StackState, read_state
+from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES
@@ -103,7 +104,8 @@ def job_status(job: FoundJob, when: datetime, state: StackState | None = None) -
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),
         "earlier": [{"jobId": j.job_id, "state": j.state} for j in job.history],
-        "cost": cost, "errorMessage": outputs.get("errorMessage"), "consoleUrl": outputs.get("consoleUrl"),
+        "cost": cost, "errorMessage": masked(outputs.get("errorMessage")).value,  # a credential it echoes: masked
+        "consoleUrl": outputs.get("consoleUrl"),
         "inStackFile": job.in_stack_file, "namedBy": job.named_by or None,
         "inState": state.holds(job.name, job.job_id) if state is not None and state.read else None,
     }
