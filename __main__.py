@@ -3,7 +3,7 @@
 Everything lives in the library, gcp_training_jobs/: resources/settings/ validates the config (every problem at once,
 as a clean
 Pulumi error), resources/stack.py registers the APIs, buckets, TPU grant, trainer packages and jobs and exports
-the outputs. `python -m components plan --stack NAME` runs this same file offline under Pulumi's mocks.
+the outputs. `gcp-training-jobs plan --stack NAME` runs this same file offline under Pulumi's mocks.
 """
 
 from pathlib import Path

@@ -32,6 +32,7 @@ from pulumi_policy import (
 from pulumi_policy import proxy as _proxy
 from pydantic import ValidationError
 
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
@@ -134,7 +135,7 @@ def stack_guardrails(stack: str, cwd: str = "") -> tuple[Guardrails, tuple[Probl
 
 def _report(problems: Sequence[Problem], report: Report) -> None:
     for problem in problems:
-        report(str(problem))
+        report(masked_text(str(problem)))  # a message that echoes a value shows its credential masked
 
 
 # --- The policies ---------------------------------------------------------------------------------------

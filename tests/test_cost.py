@@ -297,7 +297,7 @@ def test_a_table_older_than_180_days_warns_with_its_date_and_the_refresh_command
     assert stale_warning(TABLE, date(2027, 1, 26)) is None  # 180 days after the oldest prices, 2026-07-30
     assert stale_warning(TABLE, date(2027, 1, 27)) == (
         "the price table's oldest prices are of 2026-07-30, 181 days before 2027-01-27 (more than 180): estimates "
-        "may be out of date; refresh the table with `python -m components prices refresh`")
+        "may be out of date; refresh the table with `gcp-training-jobs prices refresh`")
 
 
 def test_estimates_read_a_refreshed_table_when_one_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,28 +17,9 @@ import yaml
 from gcp_training_jobs.jobspec.catalog import credentials
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.load import judge_custom_job, load_custom_job, load_job
+from tests.helpers import CREDENTIAL_SAMPLES as SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
-DIGITS, LOWER = "1234567890123", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
-#: One made-up value per rule, in the shape its pattern describes.
-SAMPLES = {
-    "aws-access-token": "AKIA" + "ABCDEFGHIJKLMNOP",
-    "gcp-api-key": "AIza" + "Sy" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q",
-    "github-pat": "ghp_" + "aB3" * 12,
-    "github-oauth": "gho_" + "aB3" * 12,
-    "github-app-token": "ghs_" + "aB3" * 12,
-    "github-fine-grained-pat": "github_pat_" + "aB3_" * 20 + "xy",
-    "gitlab-pat": "glpat-" + "aB3-x" * 4,
-    "huggingface-access-token": "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
-    "slack-bot-token": f"xoxb-{DIGITS[:10]}-{DIGITS}-{LOWER[:24]}",
-    "slack-user-token": f"xoxp-{DIGITS[:10]}-{DIGITS[:11]}-{DIGITS[:12]}-{LOWER[:32]}",
-    "slack-app-token": f"xapp-1-A0{DIGITS[:9]}-{DIGITS}-{LOWER[:40]}",
-    "openai-api-key": "sk-" + "aB3" * 6 + "xy" + "T3BlbkFJ" + "aB3" * 6 + "xy",
-    "anthropic-api-key": "sk-ant-api03-" + "aB3" * 31 + "AA",
-    "stripe-access-token": "sk_live_" + "aB3" * 8,
-    "npm-access-token": "npm_" + "ab3" * 12,
-    "private-key": "-----BEGIN RSA PRIVATE KEY-----",
-}
 #: Label-safe (lowercase) credentials: the syntax rule alone would let them through.
 LABEL_SAFE = {"slack-bot-token", "slack-user-token", "npm-access-token", "gitlab-pat"}
 HASHES = ["0123456789abcdef0123456789abcdef01234567",  # a git SHA

@@ -483,7 +483,7 @@ def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Sc
     monkeypatch.setattr(diff_text, "MAX_COMMENT", len(full) - 1)
     short = render_markdown(scratch.document)
     assert "<details>" in full and "<details>" not in short
-    assert short.endswith("characters; `python -m components diff` prints them.)")
+    assert short.endswith("characters; `gcp-training-jobs diff` prints them.)")
     total = "\n**Total of the changed stacks"
     assert total in full and short.split(total)[0] == full.split(total)[0], "the tables stay"
 

@@ -80,9 +80,10 @@ def test_status_exits_1_naming_the_failed_job(project: Project) -> None:
     done = project.components("status", "--stack", "observe")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "  trial: FAILED (job trial_" in done.stdout and f"error: {ERROR}" in done.stdout
-    assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in done.stdout
+    assert "machines: g2-standard-8 x1 + 1 NVIDIA_L4; accelerators: 1 NVIDIA_L4" in done.stdout
     document = json.loads(project.components("status", "--stack", "observe", "--json").stdout)
     assert document["failed"] == ["trial"] and document["jobs"][0]["cost"]["runsAs"] == "SPOT, at Spot rates"
+    assert document["stateRead"] is True and document["jobs"][0]["inState"] is True  # the engine's state, read
 
 
 def test_logs_print_the_failed_jobs_lines(project: Project) -> None:

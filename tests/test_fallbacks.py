@@ -50,9 +50,7 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level in lines:
-        monkeypatch.setattr(f"gcp_training_jobs.resources.training_job.tries.pulumi.log.{level}",
-                            lambda msg, *_, level=level, **__: lines[level].append(msg))
-        monkeypatch.setattr(f"gcp_training_jobs.resources.training_job.provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"pulumi.log.{level}",
                             lambda msg, *_, level=level, **__: lines[level].append(msg))
     return lines
 

@@ -450,7 +450,7 @@ def test_plan_warns_when_the_price_table_is_older_than_180_days(tmp_path: Path) 
     result = plan(path, tmp_path, GCP_TRAINING_JOBS_TODAY="2027-02-15")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "    warning: the price table's oldest prices are of 2026-07-30, 200 days before 2027-02-15 (more than " \
-        "180): estimates may be out of date; refresh the table with `python -m components prices refresh`" \
+        "180): estimates may be out of date; refresh the table with `gcp-training-jobs prices refresh`" \
         in result.stdout.splitlines(), result.stdout
     result = plan(path, tmp_path, "--json", GCP_TRAINING_JOBS_TODAY="2027-02-15")
     assert "warning: the price table's oldest prices are of 2026-07-30" in result.stderr

@@ -30,7 +30,7 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJob
 def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"info": [], "warn": []}
     for level in found:
-        monkeypatch.setattr(f"gcp_training_jobs.resources.training_job.provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"pulumi.log.{level}",
                             lambda msg, *_, level=level, **__: found[level].append(msg))
     return found
 

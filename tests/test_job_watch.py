@@ -46,7 +46,7 @@ def said(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """What the provider logs through Pulumi, by level."""
     logged: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
     for level, kept in logged.items():
-        monkeypatch.setattr(f"gcp_training_jobs.resources.training_job.provider.pulumi.log.{level}",
+        monkeypatch.setattr(f"pulumi.log.{level}",
                             lambda msg, *_, kept=kept, **__: kept.append(msg))
     return logged
 

@@ -167,7 +167,7 @@ def test_the_cost_advisory_warns_when_the_table_is_old(project: Path, monkeypatc
     (message,) = run(pack.validate_estimated_cost, stack_args(("a", training_job("a"))))
     assert message.splitlines()[-1] == (
         "warning: the price table's oldest prices are of 2026-07-30, 306 days before 2027-06-01 (more than 180): "
-        "estimates may be out of date; refresh the table with `python -m components prices refresh`")
+        "estimates may be out of date; refresh the table with `gcp-training-jobs prices refresh`")
 
 
 def with_guardrails(project: Path, lines: str) -> None:

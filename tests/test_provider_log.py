@@ -45,3 +45,13 @@ def test_an_engine_that_cannot_be_reached_still_gets_the_line_said(monkeypatch: 
     monkeypatch.setattr("sys.argv", ["__main__.py", f"127.0.0.1:{port}"])
     provider_log.say_once("job l4: $0.61/h")
     assert said == ["job l4: $0.61/h"]
+
+
+def test_a_line_is_said_once_in_a_run_however_often_check_says_it(monkeypatch: pytest.MonkeyPatch,
+                                                                  said: list[str]) -> None:
+    """On a replacement the engine checks the new inputs twice (with the old ones, then without: step_generator's
+    "recompute the default values"): the second check's cost line is not said again; another line is."""
+    monkeypatch.setattr("sys.argv", ["pytest"])
+    for line in ("job l4: $0.61/h", "job l4: $0.61/h", "job t4: $0.82/h"):
+        provider_log.say_once(line)
+    assert said == ["job l4: $0.61/h", "job t4: $0.82/h"]

@@ -48,7 +48,7 @@ def provider(emulator: Emulator) -> TrainingJobProvider:
 def test_check_warns_of_the_master_and_vertex_takes_the_one_cloud_tpu_pool(
         shape: str, provider: TrainingJobProvider, emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> None:
     warned: list[str] = []
-    monkeypatch.setattr("gcp_training_jobs.resources.training_job.provider.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("pulumi.log.warn", warned.append)
     checked = provider.check({}, props(shape))
     assert checked.failures == []
     (warning,) = warned
@@ -68,7 +68,7 @@ def test_check_warns_of_the_master_and_vertex_takes_the_one_cloud_tpu_pool(
 def test_on_ai_platform_the_master_runs_and_nothing_is_warned(
         provider: TrainingJobProvider, monkeypatch: pytest.MonkeyPatch) -> None:
     warned: list[str] = []
-    monkeypatch.setattr("gcp_training_jobs.resources.training_job.provider.pulumi.log.warn", warned.append)
+    monkeypatch.setattr("pulumi.log.warn", warned.append)
     checked = provider.check({}, props("custom", backend="ai-platform"))
     assert checked.failures == [] and warned == []
 

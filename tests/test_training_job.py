@@ -119,6 +119,12 @@ def test_check_refuses_an_unknown_backend_and_a_missing_project(provider) -> Non
     ]
 
 
+def test_check_of_a_vertex_job_with_an_empty_project_names_the_project_and_reads_no_quota(provider) -> None:
+    """The quota read needs a project: an empty one is the check's failure on `project`, never a crash in it."""
+    failures = provider.check({}, spec_props(project="")).failures
+    assert [(f.field, f.message) for f in failures] == [("project", "required: the Google Cloud project id")]
+
+
 # -- diff --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -3,10 +3,15 @@ kept for the emulator, for history, and for anyone holding an exemption."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
 from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
+
+#: A job's page in the Google Cloud console, as gcloud links it after `gcloud ai-platform jobs describe` (Google
+#: Cloud CLI 528.0.0, https://cloud.google.com/sdk/docs/install, lib/googlecloudsdk/command_lib/ml_engine/
+#: jobs_util.py `_CONSOLE_URL`; read 2026-11-26).
+CONSOLE_URL: Final = "https://console.cloud.google.com/mlengine/jobs/{job}?project={project}"
 
 ENDPOINT = "https://ml.googleapis.com/"
 
@@ -64,7 +69,7 @@ class MlV1Backend(Backend):
             **common_times(resource),
             "errorMessage": resource.get("errorMessage"),
             "trainingOutput": resource.get("trainingOutput"),
-            "consoleUrl": f"https://console.cloud.google.com/ai-platform/jobs/{job_id}?project={target.project}",
+            "consoleUrl": CONSOLE_URL.format(job=job_id, project=target.project),
         }
 
     def is_ours(self, resource: dict[str, Any], body: dict[str, Any], job_id: str) -> bool:

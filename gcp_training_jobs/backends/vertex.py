@@ -6,11 +6,17 @@ to call the API and read what it returns.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
 from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
 from gcp_training_jobs.jobspec.core.names import JOB_LABEL, label_value
+
+#: A job's page in the Google Cloud console, custom jobs and hyperparameter tuning jobs alike, by the number that
+#: ends its resource name: as Google's Vertex AI SDK links it (google-cloud-aiplatform 2.7.0,
+#: https://pypi.org/project/google-cloud-aiplatform/2.7.0/, google/cloud/aiplatform/jobs.py `_Job._dashboard_uri`,
+#: `_job_type = "training"` on CustomJob and HyperparameterTuningJob; read 2026-11-26).
+CONSOLE_URL: Final = "https://console.cloud.google.com/agent-platform/locations/{region}/training/{job}?project={project}"
 
 STATES = {
     "JOB_STATE_QUEUED": "QUEUED",
@@ -89,6 +95,5 @@ class VertexBackend(Backend):
             **common_times(resource),
             "errorMessage": (resource.get("error") or {}).get("message"),
             "trainingOutput": None,
-            "consoleUrl": f"https://console.cloud.google.com/vertex-ai/locations/{target.region}/training/"
-                          f"{job_number}/cpu?project={target.project}",
+            "consoleUrl": CONSOLE_URL.format(region=target.region, job=job_number, project=target.project),
         }

@@ -1,4 +1,4 @@
-"""`python -m components diff --base REF`: what a change does to the stacks, job by job and stack by stack.
+"""`gcp-training-jobs diff --base REF`: what a change does to the stacks, job by job and stack by stack.
 
 Both sides are planned offline through `plan`'s one pass (cli.plan.plan_stack): the base from git's objects
 (cli.diff_sides, never checked out over the user's tree), the head from the working tree or a second ref, each
@@ -33,7 +33,9 @@ from gcp_training_jobs.cli.diff_sides import (
 )
 from gcp_training_jobs.cli.diff_text import render_markdown, render_text, render_unreadable
 from gcp_training_jobs.cli.diff_words import added_words, words
+from gcp_training_jobs.cli.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.cli.plan import Planned
+from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.resources.job_model.inputs import spec_of
@@ -55,11 +57,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if args.markdown:  # the comment says so too, rather than keep the figures of an earlier push
             print(render_unreadable(found))
         return EXIT_UNREADABLE
+    shown = masked(found).value  # each credential as <KIND, not shown>, in every form
     if args.json:
-        json.dump(found, sys.stdout, indent=2, sort_keys=True)
+        json.dump(shown, sys.stdout, indent=2, sort_keys=True)
         print()
     else:
-        print(render_markdown(found) if args.markdown else render_text(found))
+        print(masked_text(render_markdown(shown) if args.markdown else render_text(shown)))
     return exit_code(found)
 
 
@@ -134,6 +137,8 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
         "quota": _quota(before, after),
         "resources": _resources(before, after),
         "persistentResources": held,
+        "warnings": {name: warnings_document(found) for name, found in  # the head's, every one once
+                     job_warnings(after.settings.jobs if after else {}).items()},
     }
     found.update(_deltas(found["before"], found["after"]))
     if before is None or after is None:

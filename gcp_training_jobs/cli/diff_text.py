@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gcp_training_jobs.jobspec.core.names import command
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 
@@ -102,6 +103,12 @@ def _held_lines(stack: Mapping[str, Any]) -> list[str]:
             for name, item in stack.get("persistentResources", {}).items() if item["change"] != "unchanged"]
 
 
+def credential_lines(stack: Mapping[str, Any], *, markdown: bool = False) -> list[str]:
+    """The credentials a stack's jobs hold (its `warnings`), one line each by field and kind, never the value."""
+    return [f"`{w['path']}`: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
+            for warnings in (stack.get("warnings") or {}).values() for w in warnings if "credential" in w]
+
+
 def _changed(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     return [(name, stack) for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
 
@@ -123,6 +130,7 @@ def render_text(document: Mapping[str, Any]) -> str:
         out += [f"    {line}" for line in _held_lines(stack)]
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
         out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
+        out += [f"    credential (not shown): {line}" for line in credential_lines(stack)]
         out += [f"    breaks (the base kept it): {text}" for text in stack["guardrails"]["broken"]]
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         out += [f"    still broken: {text}" for text in kept]
@@ -169,6 +177,10 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
         notes += _online_lines(stack, "- ")
         out += ([""] + notes) if notes else []
+        if credential_lines(stack):  # where the job sends one to Google in plain text
+            out += ["", f"**Credentials in {name}'s jobs** (sent to Google in plain text, visible to anyone who can "
+                    "view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
+            out += [f"- {_cell(line)}" for line in credential_lines(stack, markdown=True)]
         if stack["guardrails"]["broken"]:
             out += ["", f"**Guardrails {name} breaks (the base kept them):**", ""]
             out += [f"- {_cell(text)}" for text in stack["guardrails"]["broken"]]
@@ -185,7 +197,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     text = "\n".join(out + folded)
     if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself
         text = "\n".join(out + ["", f"(The per-part lines are left out: the comment would pass GitHub's "
-                                    f"{MAX_COMMENT:,} characters; `python -m components diff` prints them.)"])
+                                    f"{MAX_COMMENT:,} characters; `{command('diff')}` prints them.)"])
     return text
 
 

@@ -17,6 +17,8 @@ from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 
 #: What a self-managed Pulumi backend (file://, gs://, s3://, azblob://) reports as the organization.
 DEFAULT_ORGANIZATION: Final = "organization"
+#: `status` shows up to this many jobs in detail, more as a table, a job a line (`--wide`: always in detail).
+TABLE_AFTER: Final = 5
 #: --since: a span back from now (`30d`, `12h`, `90m`, `2w`, `45s`) or a day or time (`2026-11-01`, RFC 3339).
 SINCE_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 SINCE_ALLOWED: Final = "allowed: a span back from now (30d, 12h, 90m, 2w, 45s) or a day or time (2026-11-01, " \
@@ -83,6 +85,9 @@ def add_parsers(sub: argparse._SubParsersAction, *, status: Command, logs: Comma
     which.add_argument("--stack", help="the stack (stacks/Pulumi.NAME.yaml)")
     which.add_argument("--all", action="store_true", help="every stack with a file in the stacks folder")
     p.add_argument("--json", action="store_true", help="print the status as JSON")
+    p.add_argument("--wide", action="store_true",
+                   help=f"every job in detail (default: in detail up to {TABLE_AFTER} jobs, a table a job a line "
+                        "beyond)")
     _stack_options(p)
     p.set_defaults(func=status)
 

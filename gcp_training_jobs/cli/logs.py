@@ -1,9 +1,10 @@
-"""`python -m components logs --stack NAME JOB`: a job's log lines, from Cloud Logging (backends.cloud_logging).
+"""`gcp-training-jobs logs --stack NAME JOB`: a job's log lines, from Cloud Logging (backends.cloud_logging).
 
 JOB is a job's name in the stack (its job now: the newest the API holds) or a job id (an older one). The lines are
 the job's entries as `gcloud ai custom-jobs stream-logs` finds them, one line each:
 `TIMESTAMP SEVERITY TASK MESSAGE`. `--since` keeps the newer ones (`1h`, `2026-11-01`), `--tail N` the last N,
-`--follow` goes on printing them as they come until the job has ended (then exits 1 when it ended FAILED).
+`--follow` goes on printing them as they come until the job has ended (then exits 1 when it ended FAILED). A
+credential a trainer printed is shown as `<KIND, not shown>` (catalog.credentials.masked_text).
 
 Exit 0; 1 when a followed job ended FAILED; 2 for an unknown stack or job, or an API that answers an error
 (named, with its status).
@@ -30,6 +31,7 @@ from gcp_training_jobs.cli.stack_jobs import (
     open_stack,
     reported,
 )
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, FINISHED_STATES
 
@@ -66,7 +68,7 @@ def run_logs(args: argparse.Namespace, *, now: Callable[[], datetime],
         else:
             shown = reader.lines(job_id, since=since, task=args.task)
         for line in shown:
-            out(line.text())
+            out(masked_text(line.text()))  # a credential a trainer printed: masked
         if not args.follow:
             return EXIT_OK
         jobs = Jobs(job.backend, job.target, sleep=sleep)
@@ -81,7 +83,7 @@ def run_logs(args: argparse.Namespace, *, now: Callable[[], datetime],
 
         for line in reader.follow(job_id, ended, since=since, task=args.task, poll_seconds=POLL_SECONDS,
                                   start=shown):
-            out(line.text())
+            out(masked_text(line.text()))  # a credential a trainer printed: masked
         return EXIT_INVALID if job.backend.state(latest) == "FAILED" else EXIT_OK
     except (TrainingJobsError, OSError) as error:
         return reported("logs", error)

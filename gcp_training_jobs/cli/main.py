@@ -138,6 +138,9 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                    help="the API whose body to print (default: the file's own vocabulary: ai-platform for "
                         "trainingInput, vertex for a CustomJobSpec)")
     r.add_argument("--job-id", help="jobId, or a CustomJob's displayName (default: the file's jobId, else its name)")
+    r.add_argument("--show-secrets", action="store_true",
+                   help="print a value that looks like a credential as written (default: masked, with its kind "
+                        "named, as every other output shows it)")
     add_gcloud_flags(r)
     r.set_defaults(func=cmd_render)
 

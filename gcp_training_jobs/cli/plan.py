@@ -1,4 +1,4 @@
-"""`python -m components plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
+"""`gcp-training-jobs plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
 
 It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
 top-level `__main__.py` under Pulumi's mocks (plan_mocks.py: no engine, CLI, network or credentials), the
@@ -17,17 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gcp_training_jobs.cli.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.cli.plan_describe import describe
 from gcp_training_jobs.cli.plan_mocks import Recording, Registration, project_root, pulumi_config, run_program
 from gcp_training_jobs.cli.plan_placement import placement_lines, placement_of
 from gcp_training_jobs.cli.plan_review import Review, review, review_document
 from gcp_training_jobs.cli.plan_text import render_text
+from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
 from gcp_training_jobs.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
+#: The TrainingJob resource type's suffix, as the program registers it.
+JOB_TYPE = "training:TrainingJob"
 #: Display order of top-level components.
 ORDER = ("ProjectServices", "TrainingBuckets", "TpuServiceAgent", "TrainerPackage", "TrainingJob")
 
@@ -89,10 +93,13 @@ def plan_document(stack: str, file: Path, recording: Recording,
         doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
         if reg.custom:
             doc["details"] = dict(describe(reg, jobs))
-            if reg.type.endswith("training:TrainingJob"):  # where it runs (cli.plan_placement)
+            judged = (jobs or {}).get(str(reg.inputs.get("name") or reg.name)) if reg.type.endswith(JOB_TYPE) else None
+            if reg.type.endswith(JOB_TYPE):  # where it runs (cli.plan_placement)
                 doc["details"].update(placement_lines(placements.get(str(reg.inputs.get("name") or reg.name)) or {}))
-            if reg.secrets:
+            if reg.secrets:  # a secret config key, or a credential TrainingJob made a secret where it stands
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
+            if judged is not None and (warnings := job_warnings({reg.name: judged}).get(reg.name)):
+                doc["warnings"] = warnings_document(warnings)  # every warning of the one pass, once each
             doc["inputs"] = _plain({k: v for k, v in reg.inputs.items() if not k.startswith("__")})
         if reg.dependencies:
             doc["dependsOn"] = names(reg.dependencies)
@@ -158,7 +165,9 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     document = plan_document(stack, path, recording, settings.jobs)
     checked = review(settings, recording.resources)
     document.update(review_document(checked))
-    return Planned(settings, recording, checked, document)
+    # what plan, plan --json and diff show: each credential as <KIND, not shown> (the recording keeps the values,
+    # which the diff compares as the provider does)
+    return Planned(settings, recording, checked, masked(document).value)
 
 
 def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:
@@ -191,8 +200,8 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         print(error, file=sys.stderr)
         return EXIT_INVALID
     settings, checked, document = planned.settings, planned.checked, planned.document
-    for job_warning in settings.warnings:  # what a job's translation changed (it does not stop the plan)
-        print(job_warning.within(file=str(path)).warning(), file=sys.stderr)
+    for job_warning in dict.fromkeys(settings.warnings) if as_json else ():  # the text form has them in a section
+        print(job_warning.within(file=str(path)).warning(), file=sys.stderr)  # (--json: each job's `warnings`)
     for warning in checked.warnings if as_json else ():  # the text form prints them with the cost
         print(f"warning: {warning}", file=sys.stderr)
     if as_json:

@@ -1,6 +1,6 @@
 """The text form of a plan, rendered from the plan as data (the document `--json` prints): every resource with
-its details, indented under its parent, the outputs, the count, then the review (what the jobs cost, whether the
-stack keeps its guardrails).
+its details, indented under its parent, the outputs, the count, the jobs' warnings, then the review (what the jobs
+cost, whether the stack keeps its guardrails).
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gcp_training_jobs.cli.job_warnings import warnings_section
 from gcp_training_jobs.cli.plan_mocks import AT_APPLY
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 
@@ -34,6 +35,7 @@ def render_text(document: dict[str, Any]) -> str:
     summary = document["summary"]
     custom, components = _count(summary["custom"], "custom resource"), _count(summary["components"], "component")
     out += ["", f"{_count(summary['resources'], 'resource')} to create ({custom}, {components})"]
+    out += warnings_section(document)  # every job's warnings, once each
     out += _review_lines(document)
     return "\n".join(out)
 

@@ -1,4 +1,4 @@
-"""`python -m components prices refresh`: the price table rebuilt from the Cloud Billing Catalog API.
+"""`gcp-training-jobs prices refresh`: the price table rebuilt from the Cloud Billing Catalog API.
 
 Reads Compute Engine's (6F81-5844-456A) and Vertex AI's (C7E2-9256-1C43) SKUs with services.skus.list, as
 Application Default Credentials allow (anonymous against a loopback endpoint: the emulator, or

@@ -1,5 +1,6 @@
 """`render PATH`: the exact request body a backend would send for a job config, on stdout; its problems (and
-any other message) go to stderr, so stdout is only ever the body."""
+any other message) go to stderr, so stdout is only ever the body. A value that looks like a credential is shown as
+`<KIND, not shown>` (catalog.credentials.masked), as in every output, unless --show-secrets asks for it as written."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any
 
 from gcp_training_jobs.cli.gcloud_flags import input_paths
 from gcp_training_jobs.cli.validate import load_file_job
+from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX
+from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX, command
 from gcp_training_jobs.jobspec.io.documents import Document, load
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 
@@ -37,7 +39,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     if doc.kind != "job":
         print(f"{path}: a stack file; render takes a job config (a Job with trainingInput, or a CustomJobSpec). "
-              f"Use `python -m components plan --stack {doc.stack_name or 'NAME'}` for stacks.",
+              f"Use `{command('plan --stack ' + (doc.stack_name or 'NAME'))}` for stacks.",
               file=sys.stderr)
         return EXIT_UNREADABLE
     data: Any = doc.data
@@ -50,12 +52,14 @@ def cmd_render(args: argparse.Namespace) -> int:
     try:
         judged = load_file_job(Document(path, "job", data),
                                argparse.Namespace(**{**vars(args), "backend": backend}), job_id=job_id, partial=False)
-        for warning in judged.warnings:  # stdout carries the body only: `render x.yaml > body.json` stays clean
-            print(warning.within(file=str(path)).warning(), file=sys.stderr)
+        for line in dict.fromkeys(w.within(file=str(path)).warning() for w in judged.warnings):  # each said once
+            print(line, file=sys.stderr)  # stdout carries the body only: `render x.yaml > body.json` stays clean
         body = judged.checked().body_for(job_id)
+        if not getattr(args, "show_secrets", False):  # a credential shown as <KIND, not shown>, as everywhere
+            body = masked(body).value
     except SpecError as error:
-        for problem in error.problems:
-            print(problem.within(file=str(path)), file=sys.stderr)
+        for problem in error.problems:  # a message that echoes a value shows its credential masked
+            print(masked_text(str(problem.within(file=str(path)))), file=sys.stderr)
         return EXIT_INVALID
     json.dump(body, sys.stdout, indent=2, sort_keys=False)
     print()

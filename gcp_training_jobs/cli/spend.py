@@ -1,4 +1,4 @@
-"""`python -m components spend --stack NAME`: what a stack's jobs have cost, per job, per label value and in all.
+"""`gcp-training-jobs spend --stack NAME`: what a stack's jobs have cost, per job, per label value and in all.
 
 Every job of the stack the API holds (its resources' jobs now and their history), each at the time it ran within
 the window (`--since`, default 30d: from then to now) times the rate it ran at: its machines and accelerators as

@@ -11,15 +11,17 @@ collection its jobs are made in):
   which every job has always carried, so jobs made before the stack label existed are found too. The Pulumi
   organization is part of it: `organization` for the self-managed backends (file://, gs://, s3://), the
   organization's name on Pulumi Cloud (`--organization`).
-A job is named after its resource: by its `pulumi-resource` label, else by its id's stem (the name before the
-random suffix). Per name, the newest job is the stack's job now; the older ones are its history.
+A job is named after its resource: by its `pulumi-resource` label, computed for each job of the stack file and
+each TrainingJob the stack's state holds (a job a program declared with `TrainingJob(...)`: stack_state), else by
+its id's stem (the resource name before the random suffix, as inputs.new_job_id draws it: lowercase, `_` for what
+an id cannot hold). Per name, the newest job is the stack's job now; the older ones are its history.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -39,6 +41,10 @@ from gcp_training_jobs.resources.job_model.inputs import preview_job_id
 from gcp_training_jobs.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
 from gcp_training_jobs.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 
+#: Where a found job's name comes from: the stack file, the stack's state (a job a program declared), its id.
+NAMED_BY_FILE: Final = "stack file"
+NAMED_BY_STATE: Final = "state"
+NAMED_BY_ID: Final = "job id"
 #: The APIs by the name the transport builds them with, as errors name them.
 API_NAMES: Final = {"aiplatform": "Vertex AI (aiplatform.googleapis.com)", "ml": "AI Platform Training "
                     "(ml.googleapis.com)"}
@@ -108,7 +114,7 @@ class FoundJob:
     """One job of a stack as the API answered it."""
 
     name: str | None
-    """Its resource's name in the stack (None: a job of the stack whose resource is not in the stack file)."""
+    """Its resource's name: the stack file's or the state's, else its id's stem (`named_by`)."""
     resource: dict[str, Any]
     backend: Backend
     target: Target
@@ -117,6 +123,8 @@ class FoundJob:
     """What status and spend read of the job (translate.facts.facts_of_body, in the region it lives in), once."""
     history: list[FoundJob] = field(default_factory=list)
     """The older jobs of the same resource, oldest first (on the stack's job now only)."""
+    named_by: str = ""
+    """Where its name comes from: NAMED_BY_FILE, NAMED_BY_STATE, NAMED_BY_ID ("": not named)."""
 
     @property
     def job_id(self) -> str:
@@ -140,8 +148,12 @@ class FoundJob:
         return self.backend.outputs(self.resource, self.target)
 
     @property
+    def in_stack_file(self) -> bool:
+        return self.named_by == NAMED_BY_FILE
+
+    @property
     def title(self) -> str:
-        return self.name or f"({self.job_id}: not in the stack file)"
+        return self.name if self.in_stack_file and self.name else f"{self.name or self.job_id} (not in the stack file)"
 
     @property
     def attempt(self) -> int:
@@ -167,12 +179,14 @@ def _facts_of(resource: dict[str, Any], listed_in: str) -> JobFacts:
 
 
 def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
-              sleep: Callable[[float], None] = time.sleep) -> list[FoundJob]:
-    """Every job of the stack the APIs hold, oldest first (StackJobsError naming the API when a lookup fails)."""
+              sleep: Callable[[float], None] = time.sleep, declared: Iterable[str] = ()) -> list[FoundJob]:
+    """Every job of the stack the APIs hold, oldest first (StackJobsError naming the API when a lookup fails);
+    `declared`: the resource names of the TrainingJobs the stack's state holds (stack_state)."""
     settings = stack.settings
+    names = {**{name: NAMED_BY_STATE for name in declared}, **{name: NAMED_BY_FILE for name in settings.jobs}}
     identities = {name: resource_label(identity_of(organization, stack.project_name, stack.name, name))[RESOURCE_LABEL]
-                  for name in settings.jobs}
-    stems = {preview_job_id(name).rsplit("_", 1)[0]: name for name in settings.jobs}
+                  for name in names}
+    stems = {_stem(name): name for name in names}
     lookups = [stack_label(stack.project_name, stack.name)] + [{RESOURCE_LABEL: v} for v in identities.values()]
     by_identity = {value: name for name, value in identities.items()}
     found: dict[str, FoundJob] = {}
@@ -187,9 +201,18 @@ def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
                     job = FoundJob(name, resource, backend, Target(settings.project, str(facts.region),
                                                                    stack.endpoint), facts)
                     if job.name is None:
-                        job.name = stems.get(job.job_id.rsplit("_", 1)[0])
+                        job.name = stems.get(_stem(job.job_id, suffixed=True))
+                    job.named_by = names.get(job.name or "", "")
+                    if job.name is None and (stem := _stem(job.job_id, suffixed=True)):
+                        job.name, job.named_by = stem, NAMED_BY_ID
                     found.setdefault(job.key, job)
     return sorted(found.values(), key=lambda j: str(j.resource.get("createTime") or ""))
+
+
+def _stem(name: str, *, suffixed: bool = False) -> str:
+    """The stem of a job id: of a resource name, the id's part before its suffix (inputs.new_job_id); of a job id
+    (`suffixed`), the part before its last `_`."""
+    return name.rsplit("_", 1)[0] if suffixed else preview_job_id(name).rsplit("_", 1)[0]
 
 
 def _listed(jobs: Jobs, labels: dict[str, str]) -> list[dict[str, Any]]:

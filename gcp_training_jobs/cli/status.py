@@ -1,10 +1,12 @@
-"""`python -m components status --stack NAME` (or `--all`): every job of a stack, read from the API.
+"""`gcp-training-jobs status --stack NAME` (or `--all`): every job of a stack, read from the API.
 
 Per job (its resource's job now; the older ones are its history): its name, id, region and state; its accelerators
 and machines (as the job holds them: after a fallback, the ones it got); when it started and how long it has run;
 which run of the same spec it is (attempt N, where there were earlier ones) and where a fallback or a retry made
 it (its `pulumi-placement` and `pulumi-retry` labels, job_model.runs); what it has cost so far (run time x
-the rate it runs at: review.run_cost); its console URL. `--json` prints the same as one document.
+the rate it runs at: review.run_cost); its console URL; whether the stack's state still holds it (stack_state: a
+job of a destroyed stack or a removed resource is marked so). Up to TABLE_AFTER jobs are shown in detail, more as
+a table, a job a line (`--wide`: always in detail). `--json` prints the same as one document.
 
 Exit 0 when no job FAILED (a PAUSED job, stopped until someone resumes it, is shown as such and fails nothing), 1
 when one did (or a stack file is invalid), 2 when a stack cannot be read (an unknown
@@ -19,8 +21,10 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from gcp_training_jobs.cli.job_args import TABLE_AFTER
 from gcp_training_jobs.cli.stack_jobs import (
     FoundJob,
     Stack,
@@ -30,7 +34,9 @@ from gcp_training_jobs.cli.stack_jobs import (
     reported,
     stacks_in,
 )
+from gcp_training_jobs.cli.stack_state import StackState, read_state
 from gcp_training_jobs.cli.status_resources import resource_lines, resources_status
+from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES, VERTEX
@@ -38,6 +44,7 @@ from gcp_training_jobs.jobspec.review.cost_text import runs_as
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 from gcp_training_jobs.jobspec.review.run_cost import RunCost, run_cost
 from gcp_training_jobs.resources.job_model.runs import placement_index, retry_number
+from gcp_training_jobs.resources.settings import find_project_root
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -54,8 +61,9 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
     for name in names:
         try:
             stack = open_stack(name, args.stacks_dir, args.endpoint)
-            jobs = current_jobs(find_jobs(stack, args.organization, sleep))
-            document = stack_status(stack, jobs, now())
+            state = read_state(stack.name, find_project_root(stack.path.resolve().parent) or Path.cwd())
+            jobs = current_jobs(find_jobs(stack, args.organization, sleep, declared=state.jobs))
+            document = stack_status(stack, jobs, now(), state)
             if stack.settings.backend == VERTEX:  # Vertex AI's persistent resources: the stack's, and its jobs'
                 document["persistentResources"] = resources_status(stack, jobs)
         except (TrainingJobsError, OSError) as error:
@@ -63,7 +71,9 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
             continue
         documents.append(document)
         if not args.json:
-            print("\n".join(status_lines(document) + resource_lines(document.get("persistentResources", []))))
+            wide = getattr(args, "wide", False) or len(document["jobs"]) <= TABLE_AFTER
+            lines = status_lines(document) if wide else table_lines(document)
+            print("\n".join(lines + resource_lines(document.get("persistentResources", []))))
         if document["failed"]:
             code = max(code, EXIT_INVALID)
     if args.json and documents:
@@ -72,8 +82,8 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
     return code
 
 
-def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
-    """One job as `status --json` shows it."""
+def job_status(job: FoundJob, when: datetime, state: StackState | None = None) -> dict[str, Any]:
+    """One job as `status --json` shows it (`state`: the stack's state, as read)."""
     outputs = job.outputs
     found: RunCost | None = None
     cost: dict[str, Any] = {"usd": None, "complete": False, "usdPerHour": None, "runsAs": None, "unknown": []}
@@ -91,22 +101,28 @@ def job_status(job: FoundJob, when: datetime) -> dict[str, Any]:
         "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
         "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
-        "accelerators": facts.accelerator_totals, "persistentResource": facts.on_persistent_resource,
-        "machines": [{"machineType": p.machine_type, "machines": p.machines, "role": p.role or f"pool {p.index}"}
-                     for p in facts.running],
+        "accelerators": facts.accelerator_totals, "holds": facts.holds_text(), "parallelRuns": facts.parallel_runs,
+        "persistentResource": facts.on_persistent_resource,
+        "machines": [{"machineType": p.machine_type, "machines": p.machines * facts.parallel_runs,
+                      "role": p.role or f"pool {p.index}"} for p in facts.running],
         "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),
         "earlier": [{"jobId": j.job_id, "state": j.state} for j in job.history],
-        "cost": cost, "errorMessage": outputs.get("errorMessage"), "consoleUrl": outputs.get("consoleUrl"),
-        "inStackFile": job.name is not None,
+        "cost": cost, "errorMessage": masked(outputs.get("errorMessage")).value,  # a credential it echoes: masked
+        "consoleUrl": outputs.get("consoleUrl"),
+        "inStackFile": job.in_stack_file, "namedBy": job.named_by or None,
+        "inState": state.holds(job.name, job.job_id) if state is not None and state.read else None,
     }
 
 
-def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime) -> dict[str, Any]:
-    """A stack's status document: its jobs now, the ones its file declares that the API does not hold, the sum."""
-    shown = [job_status(job, when) for job in jobs]
-    missing = sorted(set(stack.settings.jobs) - {job.name for job in jobs if job.name})
+def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime, state: StackState | None = None
+                 ) -> dict[str, Any]:
+    """A stack's status document: its jobs now, the ones its file or its state declares that the API does not hold,
+    the sum, and whether the state was read (`stateUnread`: why not)."""
+    state = state if state is not None else StackState(unread="not asked")
+    shown = [job_status(job, when, state) for job in jobs]
+    missing = sorted((set(stack.settings.jobs) | set(state.jobs)) - {job.name for job in jobs if job.name})
     total = sum(j["cost"]["usd"] or 0.0 for j in shown)
     return {
         "stack": stack.name, "file": str(stack.path), "backend": stack.settings.backend,
@@ -114,6 +130,8 @@ def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime) -> dict[str
         "notFound": missing, "failed": [j["name"] or j["jobId"] for j in shown if j["state"] == "FAILED"],
         "paused": [j["name"] or j["jobId"] for j in shown if j["state"] in PAUSED_STATES],
         "costUsd": round(total, 2), "costComplete": all(j["cost"]["complete"] for j in shown),
+        "stateRead": state.read, "stateUnread": state.unread,
+        "notInState": [j["name"] or j["jobId"] for j in shown if j["inState"] is False],
     }
 
 
@@ -142,20 +160,62 @@ def status_lines(document: dict[str, Any]) -> list[str]:
     failed += f", {len(document['paused'])} PAUSED" if document["paused"] else ""
     total = usd_total(document["costUsd"]) + ("" if document["costComplete"] else " known (some prices unknown)")
     lines = [f"{head}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}{failed}; cost so far {total}, as of "
-             f"{document['asOf']}"]
+             f"{document['asOf']}"] + _state_lines(document)
     for job in jobs:
         api_id = f"id {job['apiId']}, " if job["apiId"] != job["jobId"] else ""
-        lines += [f"  {job['name'] or '(not in the stack file)'}: {job['state']} (job {job['jobId']}, {api_id}"
-                  f"{job['region']})"] + [f"      {line}" for line in _job_lines(job)]
-    lines += [f"  {name}: not found in the API (not created yet, or its job was deleted)"
-              for name in document["notFound"]]
-    return lines
+        lines += [f"  {_title(job)}: {job['state']}{_gone(job)} (job {job['jobId']}, {api_id}{job['region']})"]
+        lines += [f"      {line}" for line in _job_lines(job)]
+    return lines + _missing_lines(document)
+
+
+def table_lines(document: dict[str, Any]) -> list[str]:
+    """The status document as a table, a job a line: name, state, region, machines and accelerators, $/h, started
+    (`--wide`: status_lines)."""
+    jobs = document["jobs"]
+    failed = f", {len(document['failed'])} FAILED" if document["failed"] else ""
+    total = usd_total(document["costUsd"]) + ("" if document["costComplete"] else " known (some prices unknown)")
+    lines = [f"stack {document['stack']} ({document['backend']}, project {document['project']}): {len(jobs)} jobs"
+             f"{failed}; cost so far {total}, as of {document['asOf']} (--wide: each job in detail)"]
+    rows = [("NAME", "STATE", "REGION", "MACHINES AND ACCELERATORS", "$/H", "STARTED")] + [
+        (_title(job), job["state"] + _gone(job), str(job["region"]), _holds(job),
+         usd(job["cost"]["usdPerHour"]) if job["cost"]["usdPerHour"] is not None else "unknown",
+         job["startTime"] or "not started") for job in jobs]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+              for row in rows]
+    return lines + _state_lines(document) + _missing_lines(document)
+
+
+def _title(job: dict[str, Any]) -> str:
+    return job["name"] if job["inStackFile"] else f"{job['name'] or job['jobId']} (not in the stack file)"
+
+
+def _gone(job: dict[str, Any]) -> str:
+    """The mark of a job the stack's state no longer holds (destroyed, or its resource removed)."""
+    return ", no longer in the stack's state" if job["inState"] is False else ""
+
+
+def _holds(job: dict[str, Any]) -> str:
+    """`machines: g2-standard-8 x1 + 1 NVIDIA_L4`, a tuning job's times its trials at once (JobFacts.holds_text),
+    and the accelerators in all, as plan says them."""
+    accelerators = ", ".join(f"{n} {kind}" for kind, n in job["accelerators"].items())
+    return job["holds"] + (f" ({accelerators} in all)" if accelerators and job["parallelRuns"] > 1 else "")
+
+
+def _state_lines(document: dict[str, Any]) -> list[str]:
+    if not document["stateRead"]:
+        return [f"  the stack's state was not read ({document['stateUnread']}): no job is marked as in it or not"]
+    return []
+
+
+def _missing_lines(document: dict[str, Any]) -> list[str]:
+    return [f"  {name}: not found in the API (not created yet, or its job was deleted)"
+            for name in document["notFound"]]
 
 
 def _job_lines(job: dict[str, Any]) -> list[str]:
-    accelerators = ", ".join(f"{n} x {kind}" for kind, n in job["accelerators"].items()) or "none"
-    machines = ", ".join(f"{m['machines']} x {m['machineType'] or 'chosen by the service'}" for m in job["machines"])
-    lines = [f"accelerators: {accelerators}; machines: {machines or 'unknown'}"]
+    accelerators = ", ".join(f"{n} {kind}" for kind, n in job["accelerators"].items()) or "none"
+    lines = [f"machines: {job['holds']}; accelerators: {accelerators}"]
     cost = job["cost"]
     if cost["usdPerHour"] is None:
         money = f"cost so far unknown ({'; '.join(cost['unknown'])})"

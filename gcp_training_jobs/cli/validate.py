@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gcp_training_jobs.cli.gcloud_flags import flag_labels, input_paths, with_flags
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from gcp_training_jobs.jobspec.core.problems import Problem, printable
@@ -81,9 +82,9 @@ def unreadable(error: UnreadableError) -> FileReport:
 
 def judge_document(doc: Document, args: argparse.Namespace) -> FileReport:
     problems, warnings = _stack_problems(doc) if doc.kind == "stack" else _job_problems(doc, args)
-    err = tuple(w.warning() for w in warnings)  # on stderr: stdout keeps one problem (or ok) a line
-    if problems:
-        return FileReport(tuple(str(p) for p in problems), err, invalid=True)
+    err = tuple(dict.fromkeys(w.warning() for w in warnings))  # on stderr, each once: stdout keeps one problem a line
+    if problems:  # a message that echoes a value shows its credential masked
+        return FileReport(tuple(masked_text(str(p)) for p in problems), err, invalid=True)
     return FileReport(() if args.quiet else (printable(f"{doc.path}: ok ({doc.kind})"),), err)
 
 

@@ -218,7 +218,8 @@ def judge(
                                       today=today, judge=rules)
         except SpecError as error:
             raise SpecError(within_spec(error.problems, region_at, TUNING_JOB)) from None
-        return replace(judged, problems=tuple(within_spec(judged.problems, region_at, TUNING_JOB)))
+        return replace(judged, problems=tuple(within_spec(judged.problems, region_at, TUNING_JOB)),
+                       warnings=tuple(within_spec(judged.warnings, region_at, TUNING_JOB)))
     if vocabulary == "tuning":
         return judge_tuning_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
                                 judge=rules)
@@ -230,7 +231,8 @@ def judge(
                                       today=today, judge=rules)
         except SpecError as error:
             raise SpecError(within_spec(error.problems, region_at)) from None
-        return replace(judged, problems=tuple(within_spec(judged.problems, region_at)))
+        return replace(judged, problems=tuple(within_spec(judged.problems, region_at)),
+                       warnings=tuple(within_spec(judged.warnings, region_at)))
     if vocabulary == "customJobSpec":
         return judge_custom_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
                                 judge=rules)
@@ -249,7 +251,7 @@ def enclosed_problem(data: Any) -> Problem | None:
         return Problem("", f"has {both}{', '.join(given[:-1])} and {given[-1]}; allowed: exactly one of "
                        f"{', '.join(FORMS)}")
     if not given:
-        return Problem("", f"required: {TRAINING_INPUT} (the seeds' vocabulary, a gcloud config.yaml job), "
+        return Problem("", f"required: {TRAINING_INPUT} (AI Platform Training's vocabulary, a gcloud config.yaml job), "
                        f"{JOB_SPEC} (a Vertex AI CustomJobSpec) or {TUNING_JOB} (a Vertex AI tuning config, as "
                        "`gcloud ai hp-tuning-jobs create --config` reads it); allowed: exactly one of them")
     return None
@@ -275,8 +277,8 @@ def within_spec(problems: Sequence[Problem], region_at: str = "region", key: str
     """An enclosed CustomJobSpec's (tuning config's) problems at their path in the enclosing job
     (`jobSpec.workerPoolSpecs[0]...`, `tuningJob.trialJobSpec...`); its region's and labels' stay where they are."""
     outside = ("region", "labels", region_at)
-    return [p if p.path.startswith(outside) else Problem(f"{key}.{p.path}" if p.path else key,
-                                                           p.message, p.file) for p in problems]
+    return [p if p.path.startswith(outside) else replace(p, path=f"{key}.{p.path}" if p.path else key)
+            for p in problems]  # a Notice, a CredentialWarning stay what they are
 
 
 def load_job(data: Any, **options: Any) -> Job:

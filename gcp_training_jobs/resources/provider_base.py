@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, NAMESPACE
 
@@ -48,7 +49,8 @@ class EndpointProvider(ResourceProvider):
 
     def _refused(self, kind: str, name: str, failures: Iterable[CheckFailure]) -> list[CheckFailure]:
         """The failures as the engine shows them: the project's own line each (`refused`), named by the stack key
-        when `name` is one of the stack's jobs, else by the resource's argument."""
+        when `name` is one of the stack's jobs, else by the resource's argument; a credential a line echoes (a URI,
+        an API's answer) masked."""
         return refused(kind, name, failures, from_stack=name in getattr(self, "stack_jobs", frozenset()))
 
     def _endpoint(self) -> str | None:
@@ -76,9 +78,10 @@ def refused(kind: str, name: str, failures: Iterable[CheckFailure], *, from_stac
     `property P value {V} has a problem: R`, V being the whole input's value (a job's every field) or `<nil>` for a
     nested path; without one, as `resource 'NAME' has a problem: R`. So R is the project's own line: where (the
     stack's config key, `jobs.NAME.FIELD`, for a stack's job; `KIND NAME, FIELD` for a resource a program
-    declares; the variable for the environment), what is wrong and what is allowed."""
-    return [Refusal(where(kind, name, f.property, from_stack=from_stack), f.property, f.reason) if f.property
-            else f for f in failures]
+    declares; the variable for the environment), what is wrong and what is allowed. A credential a reason echoes (a
+    URI, an API's answer) is masked."""
+    return [Refusal(where(kind, name, f.property, from_stack=from_stack), f.property, masked_text(f.reason))
+            if f.property else CheckFailure("", masked_text(f.reason)) for f in failures]
 
 
 class Refusal(CheckFailure):

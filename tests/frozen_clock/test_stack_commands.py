@@ -7,101 +7,16 @@ time), and `logs --follow` sleeps by moving the emulator's clock, never the real
 
 from __future__ import annotations
 
-import argparse
 import json
-from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from gcp_training_jobs.cli import logs, spend, status
-from gcp_training_jobs.cli.main import main, parser
-from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.cli.main import main
 from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
 from gcp_training_jobs.resources.job_model import identity
-from gcp_training_jobs.resources.job_model.inputs import wire_of
-from gcp_training_jobs.resources.settings import load_stack_file
-from gcp_training_jobs.resources.training_job import TrainingJobProvider
-
-PHASE = 1800.0
-IMAGE = "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"
-#: g2-standard-8 (its L4 included) at Spot rates, and n1-standard-8 with 2 T4 on demand, in us-central1 (bundled
-#: price table).
-L4_SPOT_USD_PER_HOUR = 0.607915641
-
-
-def pool(machine: str, gpu: str | None = None, count: int = 0) -> dict[str, Any]:
-    spec: dict[str, Any] = {"machineType": machine}
-    if gpu:
-        spec.update(acceleratorType=gpu, acceleratorCount=count)
-    return {"machineSpec": spec, "replicaCount": 1, "containerSpec": {"imageUri": IMAGE, "args": ["--epochs=5"]}}
-
-
-def vertex_stack(endpoint: str) -> dict[str, Any]:
-    return {"config": {
-        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
-        "gcp-training-jobs:apiEndpoint": endpoint, "gcp-training-jobs:enableApis": False,
-        "gcp-training-jobs:labels": {"env": "test"},
-        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
-        "gcp-training-jobs:jobs": {
-            "l4": {"labels": {"team": "vision"},
-                   "jobSpec": {"workerPoolSpecs": [pool("g2-standard-8", "NVIDIA_L4", 1)],
-                               "scheduling": {"strategy": "SPOT"}}},
-            "cpu": {"labels": {"team": "data"}, "jobSpec": {"workerPoolSpecs": [pool("n1-standard-8")]}},
-            "t4": {"jobSpec": {"workerPoolSpecs": [pool("n1-standard-8", "NVIDIA_TESLA_T4", 2)]}},
-        }}}
-
-
-@pytest.fixture
-def project(tmp_path: Path, emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A Pulumi project with stacks `team` (Vertex AI, three jobs) and `empty` (no job), the working folder."""
-    (tmp_path / "Pulumi.yaml").write_text("name: gcp-training-jobs\nruntime: python\nstackConfigDir: stacks\n")
-    (tmp_path / "stacks").mkdir()
-    (tmp_path / "stacks" / "Pulumi.team.yaml").write_text(yaml.safe_dump(vertex_stack(emulator.url)))
-    empty = vertex_stack(emulator.url)
-    empty["config"]["gcp-training-jobs:jobs"] = {}
-    (tmp_path / "stacks" / "Pulumi.empty.yaml").write_text(yaml.safe_dump(empty))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    emulator.state.set_phase_seconds(PHASE)
-    return tmp_path
-
-
-def deploy(project: Path, emulator: Emulator, name: str, stack: str = "team") -> dict[str, Any]:
-    """The job `name` of the stack, created as `pulumi up` creates it (the provider's check, then create)."""
-    settings = load_stack_file(project / "stacks" / f"Pulumi.{stack}.yaml")
-    provider = TrainingJobProvider()
-    provider.endpoint = emulator.url
-    inputs = {"name": name, "project": settings.project, "backend": settings.backend,
-              "job": wire_of(settings.jobs[name].job), "identity": f"organization/gcp-training-jobs/{stack}/{name}"}
-    checked = provider.check({}, inputs)
-    assert checked.failures == [], [(f.property, f.reason) for f in checked.failures]
-    return dict(provider.create(checked.inputs).outs)
-
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> Run:
-    """Run a command line (parsed by the real parser) on the emulator's clock; (exit code, stdout, stderr)."""
-    commands = {"status": status.run_status, "logs": logs.run_logs, "spend": spend.run_spend}
-
-    def now() -> datetime:
-        return datetime.fromtimestamp(emulator.state.now(), UTC)
-
-    def go(*argv: str) -> tuple[int, str, str]:
-        args: argparse.Namespace = parser().parse_args(list(argv))
-        capsys.readouterr()  # what the provider said while deploying is not the command's
-        code = commands[argv[0]](args, now=now, sleep=emulator.state.advance)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return go
+from tests.frozen_clock.stack_project import IMAGE, L4_SPOT_USD_PER_HOUR, PHASE, deploy, pool
 
 
 def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(project, emulator, run) -> None:
@@ -114,7 +29,9 @@ def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(pro
     block = out.split("  l4: ")[1]
     api_id = l4["resourceName"].rsplit("/", 1)[1]  # the number Vertex AI, gcloud and the emulator's controls take
     assert api_id.isdigit() and block.startswith(f"RUNNING (job {l4['jobId']}, id {api_id}, us-central1)")
-    assert "accelerators: 1 x NVIDIA_L4; machines: 1 x g2-standard-8" in block
+    assert "machines: g2-standard-8 x1 + 1 NVIDIA_L4; accelerators: 1 NVIDIA_L4" in block
+    assert out.splitlines()[1] == "  the stack's state was not read (no pulumi CLI on PATH): no job is marked as in " \
+                                  "it or not"
     assert f"running for 15 min; cost so far ${L4_SPOT_USD_PER_HOUR / 4:.2f} ($0.61/h, SPOT, at Spot rates)" in block
     assert f"console: {l4['consoleUrl']}" in block
     assert "  t4: not found in the API (not created yet, or its job was deleted)" in out
@@ -179,8 +96,8 @@ def test_a_replaced_job_is_history_and_a_job_gone_from_the_file_still_shows(proj
     assert code == EXIT_OK  # the FAILED job is the history of cpu, whose job now is queued
     assert jobs[second["jobId"]]["attempt"] == 2
     assert jobs[second["jobId"]]["earlier"] == [{"jobId": first["jobId"], "state": "FAILED"}]
-    (gone,) = [job for job in jobs.values() if not job["inStackFile"]]
-    assert gone["name"] is None and gone["state"] == "QUEUED"
+    (gone,) = [job for job in jobs.values() if not job["inStackFile"]]  # named by its id's stem, the resource's
+    assert gone["name"] == "l4" and gone["namedBy"] == "job id" and gone["state"] == "QUEUED"
 
 
 def test_every_stack_unknown_stacks_and_a_stack_without_jobs(project, emulator, run) -> None:

@@ -9,7 +9,7 @@ prices, "unknown" with the reason. Two tables exist:
 - the bundled snapshot, ``prices_table.json`` beside this module, written by ``scripts/generate_prices.py``
   from two public snapshots of Google's price list (its ``sources`` name the repository, file, commit and
   generation date of each);
-- a refreshed table, written by ``python -m components prices refresh`` from the Cloud Billing Catalog API.
+- a refreshed table, written by ``gcp-training-jobs prices refresh`` from the Cloud Billing Catalog API.
 
 Estimates prefer the refreshed one (``active_table``): the file named by $GCP_TRAINING_JOBS_PRICES_FILE, else
 ``$XDG_CACHE_HOME/gcp-training-jobs/prices.json`` (``~/.cache/...`` without XDG_CACHE_HOME), when it exists;

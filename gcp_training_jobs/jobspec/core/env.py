@@ -1,7 +1,8 @@
 """Every `GCP_TRAINING_JOBS_*` environment variable, with its type, default and bounds: the fields of one pydantic
 model validated from the environment at each use (`env_settings()`). Nothing is read at import or kept: tests change
 variables between calls, and the engine calls providers from several threads. A bad value is an `EnvError`, one
-Problem per variable, named by it, saying what it allows; a blank value is unset. The README says what each means."""
+Problem per variable, named by it, saying what it allows; a blank value is unset. docs/reference/environment.md says
+what each means."""
 
 from __future__ import annotations
 

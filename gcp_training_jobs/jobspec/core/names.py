@@ -12,6 +12,16 @@ from typing import Final, Literal
 
 #: The project's config namespace (the `name:` of Pulumi.yaml).
 NAMESPACE: Final = "gcp-training-jobs"
+#: The console command (pyproject.toml's [project.scripts]), as every message names a command a user runs:
+#: `command("status --stack dev")`. `python -m components` is the same command run from a checkout.
+COMMAND: Final = "gcp-training-jobs"
+
+
+def command(args: str) -> str:
+    """A command line of this project as a message names it: `gcp-training-jobs ARGS`."""
+    return f"{COMMAND} {args}"
+
+
 #: The training APIs a stack can use, by their setting name.
 AI_PLATFORM: Final = "ai-platform"
 VERTEX: Final = "vertex"

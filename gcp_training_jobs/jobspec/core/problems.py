@@ -51,6 +51,15 @@ class Notice(Problem):
     pass (load.Judged) keeps the Notices as its `warnings`."""
 
 
+@dataclass(frozen=True)
+class CredentialWarning(Problem):
+    """A text of a job that holds what looks like a credential (rules.identity.credential_warnings): its field and the
+    kind named, never the value. A warning, which stops nothing; the review shows these where the job is judged.
+    `kind`: what the credential is (`a Hugging Face access token`)."""
+
+    kind: str = ""
+
+
 def notices(problems: Iterable[Problem]) -> tuple[list[Problem], list[Problem]]:
     """(the problems that stop the job, the Notices), each in order."""
     found = list(problems)

@@ -12,13 +12,14 @@ from typing import Final
 
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.catalog.prices import Price, PriceTable
+from gcp_training_jobs.jobspec.core.names import command
 from gcp_training_jobs.jobspec.review.cost import Estimate, Part, ResourceEstimate, StackEstimate
 from gcp_training_jobs.jobspec.review.money import hours_text, missing_text, usd
 
 #: A price table whose oldest prices are older than this (in days) makes `plan` warn.
 MAX_PRICE_AGE_DAYS: Final = 180
 #: The command that writes a current table (gcp_training_jobs.cli.prices).
-REFRESH_COMMAND: Final = "python -m components prices refresh"
+REFRESH_COMMAND: Final = command("prices refresh")
 #: The rates of the table (PriceTable.strategy_rate), as the text says them.
 RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
 

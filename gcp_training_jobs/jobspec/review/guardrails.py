@@ -1,6 +1,6 @@
 """Guardrails: a stack's own rules on what its jobs may use, and the fixed rules every stack keeps. Pure.
 
-One implementation, enforced in three places: `python -m components plan` (offline, exit 1), the policy pack
+One implementation, enforced in three places: `gcp-training-jobs plan` (offline, exit 1), the policy pack
 in policies/ (`pulumi preview --policy-pack`, mandatory) and the TrainingJob provider's `check`. Each rule
 reads a job's facts (translate.facts.JobFacts, load.Judged.facts: its pools in the one form, region, labels,
 strategy, timeout, parallel runs), so it holds for every job vocabulary and backend, and returns Problems whose

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD, credential_in, may_hold_credential
+from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD, credential_in, found_in
 from gcp_training_jobs.jobspec.core.names import (
     DURATION,
     JOB_ID,
@@ -18,7 +18,7 @@ from gcp_training_jobs.jobspec.core.names import (
     SYSTEM_LABELS,
     gcs_uri_problem,
 )
-from gcp_training_jobs.jobspec.core.problems import Problem
+from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem
 from gcp_training_jobs.jobspec.rules.tasks import TI, Options, tasks
 from gcp_training_jobs.jobspec.vocab.training_input import Job
 
@@ -61,44 +61,15 @@ def rule_labels(job: Job, opts: Options) -> Iterator[Problem]:
             )
 
 
-#: The most values credential_warnings looks at (a job's data is bounded by its readers already).
-MOST_VALUES = 200_000
-
-
 def credential_warnings(data: Any) -> list[Problem]:
-    """A warning per text value of a job (args, container env, commands, ...; labels are refused by rule_labels)
-    that holds what looks like a credential (catalog.credentials): the field named, never the value. Such a value
-    reaches Google in plain text, visible to anyone who can view the job."""
-    found: list[Problem] = []
-    if not may_hold_credential(repr(data)):  # nearly every job: one search over its text, no walk
-        return found
-    # (parent's index, key or index) per value seen: a value's path is spelled only when it holds a credential.
-    steps: list[tuple[int, Any]] = [(-1, "")]
-    stack: list[tuple[int, Any]] = [(0, data)]
-    while stack and len(steps) < MOST_VALUES:
-        at, value = stack.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if key != "labels":
-                    steps.append((at, key))
-                    stack.append((len(steps) - 1, item))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                steps.append((at, index))
-                stack.append((len(steps) - 1, item))
-        elif isinstance(value, str) and (kind := credential_in(value)) is not None:
-            found.append(Problem(_path(steps, at), f"holds what looks like {kind.named()} (not shown): it is sent to "
-                                 f"Google in plain text, visible to anyone who can view the job; {INSTEAD}"))
-    return sorted(found, key=lambda p: p.path)
-
-
-def _path(steps: list[tuple[int, Any]], at: int) -> str:
-    """The field path of value `at` (`a.b[0].c`), from the steps credential_warnings kept."""
-    parts: list[str] = []
-    while at > 0:
-        at, key = steps[at]
-        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
-    return "".join(reversed(parts)).lstrip(".")
+    """A warning per text value of a job (args, container env, commands, a tuning trial's spec, at any depth; labels
+    are refused by rule_labels) that holds what looks like a credential: the field and the kind named, never the
+    value, found by the one walk (catalog.credentials.found_in, masked's). Such a value reaches Google in plain text,
+    visible to anyone who can view the job."""
+    return [CredentialWarning(found.path, f"holds what looks like {found.kind.named()} (not shown): it is sent to "
+                              f"Google in plain text, visible to anyone who can view the job; {INSTEAD}",
+                              kind=found.kind.what)
+            for found in found_in(data) if "labels" not in found.keys]
 
 
 def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:

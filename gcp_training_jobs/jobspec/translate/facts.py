@@ -176,6 +176,12 @@ class JobFacts:
         kind, count, _ = pool.held
         return machine_text(pool.machine_type, kind if count else None, count, replicas=pool.replica_count)
 
+    def holds_text(self) -> str:
+        """What the job holds at once, in the one wording: its running pools' held_text, `; ` between them, and a
+        tuning job's trials at once: `4 trials at once, each g2-standard-12 x1 + 1 NVIDIA_L4`."""
+        pools = "; ".join(self.held_text(pool) for pool in self.running) or "no machines read"
+        return pools if self.parallel_runs == 1 else f"{self.parallel_runs} trials at once, each {pools}"
+
 
 # --- Reading a body --------------------------------------------------------------------------------------
 

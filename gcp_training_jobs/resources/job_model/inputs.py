@@ -3,7 +3,7 @@ provider reads and the policy pack judges), what every other input may be, and `
 them all.
 
 Two forms of `job`, one vocabulary each:
-- the seeds' ml v1 Job: `{"trainingInput": {...}, "labels": {...}}` (the region is trainingInput.region; the
+- AI Platform Training's ml v1 Job: `{"trainingInput": {...}, "labels": {...}}` (the region is trainingInput.region; the
   job id is drawn at create);
 - a Vertex AI CustomJobSpec: `{"jobSpec": {...}, "region": "us-central1", "labels": {...}}`: the spec as
   `gcloud ai custom-jobs create --config` reads it (int64 fields as decimal strings, as the API writes them),
@@ -56,8 +56,8 @@ from gcp_training_jobs.resources.job_model.protection import guardrails_of, prot
 
 
 def is_custom(job: Any) -> bool:
-    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: the seeds' trainingInput), as the one
-    detector (io.vocabulary.vocabulary_of) tells."""
+    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: AI Platform Training's trainingInput), as
+    the one detector (io.vocabulary.vocabulary_of) tells."""
     return vocabulary_of(job) == "customJobSpec"
 
 

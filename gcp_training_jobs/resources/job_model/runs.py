@@ -161,7 +161,7 @@ class Changes:
 def changes_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> Changes:
     """The provider's diff from the inputs alone (no API call): a changed spec, project, backend or rerun makes a
     new job; a label change too where the API cannot patch labels (Vertex). `diff`, the quota check of a job about
-    to be made, and `python -m components diff` (offline) decide with it."""
+    to be made, and `gcp-training-jobs diff` (offline) decide with it."""
     old, new = Inputs.of(dict(olds)), Inputs.of(dict(news))
     replaces = [key for key in REPLACING if canonical(olds.get(key)) != canonical(news.get(key))]
     if spec_of(old.job) != spec_of(new.job):

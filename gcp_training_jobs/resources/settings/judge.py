@@ -25,7 +25,7 @@ from gcp_training_jobs.jobspec.core.names import (
     TUNING_JOB,
     VERTEX,
 )
-from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
+from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
 from gcp_training_jobs.jobspec.io.vocabulary import pool_path
 from gcp_training_jobs.jobspec.load import FORMS, Judged, enclosed_problem
 from gcp_training_jobs.jobspec.rules import Options, rule_labels
@@ -231,8 +231,17 @@ def _judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, re
         problems += fallback_problems
     if settings is None or judged is None or problems:
         return None, problems
-    named = replace(judged, warnings=tuple(w.within(prefix=prefix) for w in judged.warnings))
+    named = replace(judged, warnings=tuple(_in_stack(w.within(prefix=prefix)) for w in judged.warnings))
     return settings.judged_as(named, alternatives), problems
+
+
+def _in_stack(warning: Problem) -> Problem:
+    """A job's warning as the stack file's: a credential's names the stack key to encrypt it at, at the least."""
+    if not isinstance(warning, CredentialWarning):
+        return warning
+    return replace(warning, message=f"{warning.message}; or, at the least, encrypted in the stack: `pulumi config "
+                   f"set --secret --path '{warning.path}' -- VALUE` (a value written in the stack file is plain text "
+                   "in the repository and in the state's copy of the stack's config)")
 
 
 def _job_region(raw: dict[str, Any], form: str, prefix: str, backend: str, region: str,
@@ -320,8 +329,7 @@ def _judge_spec(
         assert isinstance(judged.job, VertexJob)
         parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
                           else (judged.job.spec, judged.job.single_pool))
-        return replace(judged, job=VertexJob(parsed, region=region, labels=labels or None, single_pool=single),
-                       warnings=()), []
+        return replace(judged, job=VertexJob(parsed, region=region, labels=labels or None, single_pool=single)), []
     job: Job | None = None
     if judged is not None and judged.ok and isinstance(judged.job, Job):
         job = judged.job

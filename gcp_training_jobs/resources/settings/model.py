@@ -36,7 +36,7 @@ from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 from gcp_training_jobs.resources.settings.secrets import OPAQUE
 from gcp_training_jobs.resources.trainer_source import TrainerSource
 
-#: Where a job's args may name its job dir (the seed's `--model_dir=$OUTPUT_PATH`).
+#: Where a job's args may name its job dir (the TPU guide's `--model_dir=$OUTPUT_PATH`).
 JOB_DIR_PLACEHOLDER = "${jobDir}"
 
 
@@ -138,7 +138,8 @@ class BucketSettings(SettingsModel):
 
 
 class TpuAccessSettings(SettingsModel):
-    """`gcp-training-jobs:tpuAccess`: granting the Cloud TPU service account roles/ml.serviceAgent (seed 000)."""
+    """`gcp-training-jobs:tpuAccess`: granting the Cloud TPU service account roles/ml.serviceAgent (the AI Platform
+    Training TPU guide)."""
 
     grant: Grant = "auto"
     """auto: when the backend is ai-platform and a job uses a TPU; true: always; false: never."""
@@ -179,7 +180,8 @@ class JobSettings(SettingsModel):
     tuningJob), where it runs, plus where its code comes from and how the stack treats it."""
 
     training_input: dict[str, Any] | None = None
-    """The seeds' trainingInput, a gcloud config.yaml job (judged by gcp_training_jobs.jobspec.load.load_job)."""
+    """AI Platform Training's trainingInput, a gcloud config.yaml job (judged by
+    gcp_training_jobs.jobspec.load.load_job)."""
     job_spec: dict[str, Any] | None = None
     """A Vertex AI CustomJobSpec, as `gcloud ai custom-jobs create --config` reads it (judged by
     gcp_training_jobs.jobspec.load.load_custom_job in the stack's region); backend vertex only."""

@@ -1,4 +1,4 @@
-"""Settings source: a stack file read offline (`python -m components validate`, the plan)."""
+"""Settings source: a stack file read offline (`gcp-training-jobs validate`, the plan)."""
 
 from __future__ import annotations
 

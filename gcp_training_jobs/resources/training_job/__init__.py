@@ -1,11 +1,12 @@
 """TrainingJob: a training job as a Pulumi resource, driven by a Python dynamic provider (`provider`).
 
-The package's modules are the provider's jobs: `inputs` (the inputs read once, and what each may be), `identity`
-(the labels a job is found by, which the CLI reads too), `runs` and `tries` (fallbacks, retries, re-runs), `quota`
-(the quota check), `review` (what a reviewer is told: rules, cost, a running job's fate, a waited job's reports)
-and `provider` (check, diff, create, read, update, delete).
+The package's modules are the provider's jobs: `tries` (fallbacks, retries, re-runs), `quota` (the quota check),
+`review` (what a reviewer is told: rules, cost, a running job's fate, a waited job's reports) and `provider` (check,
+diff, create, read, update, delete); what a job is without Pulumi (its inputs read once, the labels it is found by,
+its runs, its protection) is `resources/job_model/`, which the command line and the policy pack read too.
 
-The job is given in either vocabulary (`inputs`): the seeds' `trainingInput`, or a Vertex AI CustomJobSpec
+The job is given in either vocabulary (`job_model.inputs`): AI Platform Training's `trainingInput`, or a Vertex AI
+CustomJobSpec
 (`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from the Pulumi
 organization, project, stack and resource name, since a dynamic provider is never given the URN at create; its
 job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
@@ -21,8 +22,9 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import Resource
 
+from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND
+from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, command
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.identity import identity_labels, identity_of
 from gcp_training_jobs.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
@@ -50,8 +52,8 @@ class TrainingJobArgs:
     project: pulumi.Input[str]
     """The Google Cloud project the job runs in."""
     job: pulumi.Input[dict[str, Any]]
-    """The job, in either vocabulary: the seeds' (a gcloud config.yaml Job: `{"trainingInput": {...}, "labels":
-    ...}`), or Vertex AI's (`{"jobSpec": CustomJobSpec, "region": R, "labels": ...}`, vertex only); leaves may
+    """The job, in either vocabulary: AI Platform Training's (a gcloud config.yaml Job: `{"trainingInput": {...},
+    "labels": ...}`), or Vertex AI's (`{"jobSpec": CustomJobSpec, "region": R, "labels": ...}`, vertex only); leaves may
     be Outputs (a package URI, a job dir)."""
     backend: pulumi.Input[str] = DEFAULT_BACKEND
     """vertex (Vertex AI custom jobs) or ai-platform (AI Platform Training v1)."""
@@ -86,7 +88,8 @@ class TrainingJobArgs:
 
 
 class TrainingJob(Resource, module="training", name="TrainingJob"):
-    """A training job on AI Platform Training (ml v1) or Vertex AI, in the seeds' or Vertex AI's vocabulary."""
+    """A training job on AI Platform Training (ml v1) or Vertex AI, in AI Platform Training's or Vertex AI's
+    vocabulary."""
 
     # Outputs are attributes named as the properties (camelCase), as for every dynamic resource.
     jobId: pulumi.Output[str]
@@ -142,6 +145,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "identity": resource_identity(resource_name),
         }
         _check_args(resource_name, props)
+        opts = _conceal_credentials(props, opts)
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
@@ -165,11 +169,45 @@ def _check_args(name: str, props: dict[str, Any]) -> None:
         raise InvalidArgs(f"TrainingJob {name}: " + "; ".join(problems))
 
 
+#: The inputs that may carry a job's text (args, env, commands): a credential in them is made a secret.
+CONCEALED_INPUTS = ("job", "fallbacks")
+
+
+def _conceal_credentials(props: dict[str, Any], opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
+    """Each text of the job (or its fallbacks) that holds a credential (catalog.credentials.masked, the one walk)
+    made a Pulumi secret where it stands, so `pulumi preview --diff`, `pulumi up` and the state show `[secret]` in its
+    place while the rest of the job stays readable and known at preview; the provider is given the plain value. The
+    outputs that echo the input are named secret too (additional_secret_outputs). A value still unknown (an Output)
+    is made secret once it resolves, if it is one. A job without one is passed on as it is: nothing changes."""
+    hidden: list[str] = []
+    for key in CONCEALED_INPUTS:
+        walked = masked(props[key], conceal=pulumi.Output.secret)
+        if walked.found:
+            props[key], hidden = walked.value, [*hidden, key]
+        props[key] = _conceal_unknown(props[key])
+    named = (opts.additional_secret_outputs or []) if opts else []
+    hidden = [key for key in hidden if key not in named]
+    if not hidden:
+        return opts
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=hidden))  # appended
+
+
+def _conceal_unknown(value: Any) -> Any:
+    """`value` with each Output in it (at any depth) made secret when it resolves to a text holding a credential."""
+    if isinstance(value, pulumi.Output):
+        return value.apply(lambda known: masked(known, conceal=pulumi.Output.secret).value)
+    if isinstance(value, dict):
+        return {key: _conceal_unknown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_conceal_unknown(item) for item in value]
+    return value
+
+
 def _fail_update(name: str, failure: str | None) -> None:
     if failure:
         raise pulumi.RunError(
-            f"job {name}: {failure}. The job is recorded in the state as FAILED (`python -m components status` "
-            "shows it); the next `pulumi up` does not run it again: fix it and change the job, or set "
+            f"job {name}: {failure}. The job is recorded in the state as FAILED (`{command('status')}` shows it)"
+            "; the next `pulumi up` does not run it again: fix it and change the job, or set "
             f"jobs.{name}.rerun, to run it again")
 
 

@@ -22,19 +22,20 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pulumi
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pulumi.dynamic.dynamic import PROVIDER_KEY
 
 from gcp_training_jobs.backends.cloud_logging import Reader
 from gcp_training_jobs.backends.lifecycle import Jobs
 from gcp_training_jobs.backends.transport import ApiError, TransportError
+from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import BACKENDS, PAUSED_STATES
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.rules import today
 from gcp_training_jobs.jobspec.translate.facts import facts_of_body
+from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import placement_of
 from gcp_training_jobs.resources.job_model import runs
 from gcp_training_jobs.resources.job_model.identity import labels_of
@@ -141,7 +142,7 @@ class TrainingJobProvider(EndpointProvider):
                                     job_id=preview_job_id(new.name))
                 failures.extend(_failures(judged.problems, unknown_paths))
                 for warning in judged.warnings:  # what the translation changed (a TPU job's unused master)
-                    pulumi.log.warn(f"job {new.name or 'job'}: {warning}")
+                    log.warn(f"job {new.name or 'job'}: {warning}")
         except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown_paths))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
@@ -182,14 +183,14 @@ class TrainingJobProvider(EndpointProvider):
                 jobs = self._reach(old).of_name(id_)
                 resource = jobs.get(id_)
             except (ApiError, TransportError, ValueError) as error:
-                pulumi.log.debug(f"could not read job {id_} again ({error}); judging its last known state")
+                log.debug(f"could not read job {id_} again ({error}); judging its last known state")
             else:
                 standing = Standing.of(self._outputs(jobs, resource, old.job_id)) if resource else Standing(None, None)
         warning, failure = replacing_active_job(old.name or id_, standing, protection, replacing=replacing)
         if failure is not None:
             raise ProtectedJobError(failure)
         if warning is not None:
-            pulumi.log.warn(warning)
+            log.warn(warning)
 
     # -- create, read, update, delete ------------------------------------------------------------
 
@@ -206,7 +207,8 @@ class TrainingJobProvider(EndpointProvider):
             lambda jobs, job_id, resource, again: self._maybe_wait(jobs, inputs, job_id, resource, again=again))
         outs = {**props, **self._outputs(jobs, resource, job_id)}
         if inputs.wait and outs["state"] == "FAILED":  # recorded with the job; TrainingJob fails the update on it
-            outs[WAIT_FAILURE] = f"training job {outs['jobId']} FAILED: {outs.get('errorMessage') or 'no message'}"
+            outs[WAIT_FAILURE] = masked_text(f"training job {outs['jobId']} FAILED: "
+                                             f"{outs.get('errorMessage') or 'no message'}")
         return CreateResult(outs["resourceName"], outs)
 
     def _maybe_wait(self, jobs: Jobs, inputs: Inputs, job_id: str, resource: dict[str, Any], *,
@@ -216,20 +218,20 @@ class TrainingJobProvider(EndpointProvider):
             return resource
         name = jobs.backend.name_of(jobs.target, job_id, resource)
         report = WaitReport(Reader(jobs.target.project, self._endpoint(), sleep=self.sleep), job_id,
-                            jobs.backend.state, self.clock, pulumi.log.info, pulumi.log.warn)
+                            jobs.backend.state, self.clock, log.info, log.warn)
         finished = jobs.wait(name, inputs.wait_timeout, on_poll=report.poll) or resource
         state = jobs.backend.state(finished)
         if state == "FAILED":
             message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
             # Recorded, not raised: a raised create would leave the job out of state (orphaned). The create's
             # `waitFailure` output fails the update instead, once the job is recorded (TrainingJob).
-            (pulumi.log.warn if again is not None and again(finished) else pulumi.log.error)(
+            (log.warn if again is not None and again(finished) else log.error)(
                 report.failure(finished, message))
         elif state in PAUSED_STATES:  # it waits for someone to resume it: waiting on would only run out the timeout
-            pulumi.log.warn(f"training job {job_id} is PAUSED: stopped waiting; resume it in Vertex AI, or cancel it "
+            log.warn(f"training job {job_id} is PAUSED: stopped waiting; resume it in Vertex AI, or cancel it "
                             "(`pulumi destroy`, or replace it); recorded as it is")
         elif state not in ("SUCCEEDED", "CANCELLED"):
-            pulumi.log.warn(f"training job {job_id} still {state} after {inputs.wait_timeout:.0f}s; "
+            log.warn(f"training job {job_id} still {state} after {inputs.wait_timeout:.0f}s; "
                             "recorded as it is (run `pulumi refresh` later)")
         return finished
 

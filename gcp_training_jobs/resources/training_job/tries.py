@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pulumi
 from pulumi.dynamic import CheckFailure
 
 from gcp_training_jobs import backends
@@ -29,6 +28,7 @@ from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.rules import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.job_model import runs
 from gcp_training_jobs.resources.job_model.identity import labels_of, region_of_name, resource_label, stack_label_of
@@ -67,7 +67,7 @@ class JobsAt:
     def at(self, region: str, job: Renderable | None = None) -> Jobs:
         """The lifecycle in `region`, in the collection of `job` (the parsed model; else the job as written)."""
         chosen = backends.backend_for(self.backend, job if job is not None else dict(self.job))
-        return Jobs(chosen, Target(self.project, region, self.endpoint), log=lambda msg: pulumi.log.info(msg),
+        return Jobs(chosen, Target(self.project, region, self.endpoint), log=log.info,
                     clock=self.clock, sleep=self.sleep)
 
     def of_name(self, name: str | None) -> Jobs:
@@ -118,18 +118,19 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
                      for p in job_rule_problems(other.facts, name, rails, today())]
         say_once(cost_line(other.facts, f"{name} {where}"))
         tries[index + 1] = other.facts
-    # only for a job about to be made: a create, or a replace
-    if failures or backend != VERTEX or not region or (olds and not runs.changes_of(olds, new.props).replaces):
+    # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
+    if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
+            or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
     outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
                           stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
     for line in outcome.warnings:
-        pulumi.log.warn(line)
+        log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with
-        pulumi.log.info(line)
+        log.info(line)
     for line in (*outcome.notes, *outcome.debug):  # what was not checked (`pulumi preview --debug` shows it)
-        pulumi.log.debug(line)
+        log.debug(line)
     return failures + [CheckFailure("job", line) for line in outcome.failures]
 
 
@@ -147,12 +148,12 @@ def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> b
         jobs = reach.of_name(id_)
         resource = jobs.get(id_)
     except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
-        pulumi.log.debug(f"could not read job {id_} ({error}); kept as last known")
+        log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
     found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
                                      retries)
     if found.line:
-        (pulumi.log.warn if found.level == "warn" else pulumi.log.info)(found.line)
+        (log.warn if found.level == "warn" else log.info)(found.line)
     return found.run_again
 
 
@@ -185,7 +186,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
     step = runs.next_try(previous, failure, len(tries), retries)
     if step.why:
-        pulumi.log.info(f"job {inputs.name}: {step.why}")
+        log.info(f"job {inputs.name}: {step.why}")
     refused: list[str] = []
     looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
     while True:
@@ -203,7 +204,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
             if len(refused) >= len(tries):
                 raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
                                    f"{'; '.join(refused)}") from None
-            pulumi.log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
+            log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
                             f"{_placement_words(tries[(step.index + 1) % len(tries)])}")
             step = runs.NextTry((step.index + 1) % len(tries), step.retry)
             continue
@@ -212,7 +213,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
         resource = wait(jobs, job_id, resource, again)
         if inputs.wait and again(resource):
             step = runs.next_try(resource, failure_of_job(resource), len(tries), retries)
-            pulumi.log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
+            log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
             refused, looked_up = [], False
             continue
         return jobs, resource, job_id
