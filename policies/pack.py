@@ -16,6 +16,7 @@ This module builds no server: policies/__main__.py serves it; tests call the `va
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,13 @@ from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.documents import read_yaml
-from gcp_training_jobs.jobspec.review.cost_text import estimate_text, source_lines, stack_text, stale_warning
+from gcp_training_jobs.jobspec.review.cost_text import (
+    estimate_text,
+    resource_text,
+    source_lines,
+    stack_text,
+    stale_warning,
+)
 from gcp_training_jobs.jobspec.review.guardrails import (
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
@@ -49,6 +56,7 @@ from gcp_training_jobs.jobspec.review.guardrails import (
 )
 from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE, ResourceFacts, registered_facts
 from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
@@ -169,8 +177,19 @@ def validate_additive_iam(args: ResourceValidationArgs, report: Report) -> None:
              if p.path == RULE_ADDITIVE_IAM], report)
 
 
-def _jobs(args: StackValidationArgs) -> tuple[str | None, dict[str, JobFacts]]:
+@dataclass(frozen=True)
+class Registered:
+    """What a stack registered that the stack's guardrails and cost count: its training jobs and its persistent
+    resources (pulumi-gcp's AiPersistentResource, whose machines are billed while it exists), each by name."""
+
+    stack: str | None
+    jobs: dict[str, JobFacts]
+    resources: dict[str, ResourceFacts]
+
+
+def registered(args: StackValidationArgs) -> Registered:
     jobs: list[tuple[str, JobFacts]] = []
+    resources: dict[str, ResourceFacts] = {}
     stack = None
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
@@ -178,29 +197,35 @@ def _jobs(args: StackValidationArgs) -> tuple[str | None, dict[str, JobFacts]]:
             job = judged_job(resource.name, plain(resource.props))
             if job is not None:
                 jobs.append(job)
-    return stack, dict(sorted(jobs, key=lambda job: job[0]))
+        elif resource.resource_type == RESOURCE_TYPE:
+            held = registered_facts(resource.name, known_only(plain(resource.props), is_unknown))
+            if held is not None:
+                resources[held.name] = held
+    return Registered(stack, dict(sorted(jobs, key=lambda job: job[0])), dict(sorted(resources.items())))
 
 
 def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None:
-    stack, jobs = _jobs(args)
-    if stack is None:
+    found = registered(args)
+    if found.stack is None:
         return
-    rails, _ = stack_guardrails(stack)  # reading problems are reported once, per job
-    _report(stack_guardrail_problems(jobs, rails), report)
+    rails, _ = stack_guardrails(found.stack)  # reading problems are reported once, per job
+    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources), report)
 
 
 def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
-    """Advisory: the cost of every job and of the stack (per hour, on demand and Spot, at the rate each runs at,
-    and at worst), the price table with its sources, and a warning when the table is old."""
-    _, jobs = _jobs(args)
-    if not jobs:
+    """Advisory: the cost of every job and persistent resource and of the stack (per hour, on demand and Spot, at
+    the rate each runs at, and at worst), the price table with its sources, and a warning when the table is old."""
+    found = registered(args)
+    if not found.jobs and not found.resources:
         return
     try:
-        cost = stack_estimate(jobs)
+        cost = stack_estimate(found.jobs, resources=found.resources)
     except PriceTableError as error:
         report(f"no cost estimate: {error}")
         return
-    lines = [f"{e.name}: {estimate_text(e)}" for e in cost.jobs] + [f"stack: {stack_text(cost)}"]
+    lines = [f"{e.name}: {estimate_text(e)}" for e in cost.jobs]
+    lines += [f"persistent resource {r.name}: {resource_text(r)}" for r in cost.resources]
+    lines += [f"stack: {stack_text(cost)}"]
     lines += [f"prices: {line}" for line in source_lines(cost.table)]
     warning = stale_warning(cost.table, today())
     lines += [f"warning: {warning}"] if warning else []
@@ -214,8 +239,9 @@ def policies() -> list[Policy]:
                                  description=f"Training jobs keep the stack's guardrails ({GUARDRAILS_KEY}).",
                                  validate=validate_job_guardrails),
         StackValidationPolicy(name="stack-guardrails", enforcement_level=mandatory,
-                              description="The stack's jobs together keep maxAcceleratorsPerStack and "
-                                          "maxHourlyUsd.",
+                              description="The stack's jobs and persistent resources together keep "
+                                          "maxAcceleratorsPerStack and maxHourlyUsd, and a persistent "
+                                          "resource's accelerators are allowed.",
                               validate=validate_stack_guardrails),
         ResourceValidationPolicy(name=RULE_END_OF_LIFE, enforcement_level=mandatory,
                                  description="No training job uses an accelerator past its end of support.",

@@ -263,3 +263,61 @@ def test_the_pack_reaches_the_jobs_judge_without_loading_the_provider() -> None:
     assert "gcp_training_jobs.resources.training_job" not in loaded
     assert "gcp_training_jobs.resources.job_provider" not in loaded
     assert "pulumi_gcp" not in loaded
+
+
+# --- Persistent resources -------------------------------------------------------------------------------------
+
+L4_MACHINE = {"machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 2}
+A100_MACHINE = {"machineType": "a2-highgpu-1g", "acceleratorType": "NVIDIA_TESLA_A100", "acceleratorCount": 1}
+
+
+def registered_stack(project: Path, max_replicas: int, machine: dict[str, Any] = L4_MACHINE) -> StackValidationArgs:
+    """The repository's program run under mocks on a stack that declares a persistent resource (1..max_replicas of
+    `machine`, 2 L4 each by default) and a job on it (3 of them: a primary and 2 workers): every resource it
+    registers, as the engine hands them to the pack."""
+    from gcp_training_jobs.cli.plan_mocks import pulumi_config, run_program
+
+    container = {"imageUri": "us-docker.pkg.dev/my-ml-test/trainers/trainer:1"}
+    on_pool = {"persistentResourceId": "team-pool", "scheduling": {"timeout": "7200s"}, "workerPoolSpecs": [
+        {"machineSpec": machine, "replicaCount": 1, "containerSpec": container},
+        {"machineSpec": machine, "replicaCount": 2, "containerSpec": container}]}
+    config = {"gcp:project": "my-ml-test", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+              "gcp-training-jobs:enableApis": False,
+              "gcp-training-jobs:buckets": {"staging": "qa-staging", "jobDir": "qa-job-dir"},
+              "gcp-training-jobs:labels": {"env": "qa", "team": "ml"},
+              "gcp-training-jobs:persistentResources": {"team-pool": {"resourcePools": [
+                  {"machineSpec": machine,
+                   "autoscalingSpec": {"minReplicaCount": 1, "maxReplicaCount": max_replicas}}]}},
+              "gcp-training-jobs:jobs": {"on-pool": {"jobSpec": on_pool}}}
+    text, secrets = pulumi_config({"config": config})
+    recording = run_program("qa", text, secrets, main=Path(__file__).resolve().parents[1] / "__main__.py")
+    assert {r.type for r in recording.resources} >= {pack.RESOURCE_TYPE, JOB_TYPE}, [
+        r.type for r in recording.resources]
+    return StackValidationArgs([  # each in the qa stack's URN, as the engine names it
+        PolicyResource(r.type, props(r.inputs), urn(r.name, r.type), r.name, None, None, None, [], {})
+        for r in recording.resources if r.custom])
+
+
+def test_a_persistent_resource_counts_at_its_most_and_the_job_on_it_counts_nothing(project: Path) -> None:
+    """The stack's cap of 20 accelerators (the project's qa stack): 8 machines of 2 L4 hold 16, within it, and the
+    job on the resource (3 machines of 2 L4) adds none; 12 machines hold 24, over it, named as the resource's."""
+    assert run(pack.validate_stack_guardrails, registered_stack(project, 8)) == []
+    assert run(pack.validate_stack_guardrails, registered_stack(project, 12)) == [
+        "gcp-training-jobs:guardrails.maxAcceleratorsPerStack: the stack's jobs and persistent resources hold 24 "
+        "accelerators at once (persistent resource team-pool 24); allowed: at most 20"]
+
+
+def test_a_persistent_resources_accelerators_are_held_to_the_allowed_list(project: Path) -> None:
+    """The qa stack allows T4 and L4: a resource of A100s is named, as registered (its Pulumi name)."""
+    found = run(pack.validate_stack_guardrails, registered_stack(project, 2, A100_MACHINE))
+    assert found == ["gcp-training-jobs:guardrails.allowedAccelerators: persistent resource team-pool uses "
+                     "NVIDIA_TESLA_A100 (team-pool.resourcePools[0]); allowed: NVIDIA_TESLA_T4, NVIDIA_L4"]
+
+
+def test_the_cost_advisory_prices_the_resource_while_it_exists_and_the_job_on_it_at_nothing(project: Path) -> None:
+    (message,) = run(pack.validate_estimated_cost, registered_stack(project, 4))
+    lines = message.splitlines()
+    assert lines[0].startswith("on-pool: us-central1, runs on persistent resource team-pool: $0.00/h"), lines
+    assert lines[1].startswith("persistent resource team-pool: us-central1, on demand while it exists: "), lines
+    assert " at the least, " in lines[1] and " at the most" in lines[1], lines
+    assert "persistent resources team-pool counted at the most" in lines[2], lines

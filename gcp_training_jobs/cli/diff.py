@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.cli.diff_persistent import RESOURCE_TYPE, compare_resources
+from gcp_training_jobs.cli.diff_persistent import compare_resources
 from gcp_training_jobs.cli.diff_sides import (
     WORKTREE,
     Plans,
@@ -38,6 +38,7 @@ from gcp_training_jobs.cli.plan import Planned
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
+from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE
 from gcp_training_jobs.resources.job_model.inputs import spec_of
 from gcp_training_jobs.resources.job_model.protection import Protection
 from gcp_training_jobs.resources.job_model.runs import changes_of

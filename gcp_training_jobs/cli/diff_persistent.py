@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: pulumi-gcp's resource type of a persistent resource (left out of the diff's other resources: listed here).
-RESOURCE_TYPE = "gcp:vertex/aiPersistentResource:AiPersistentResource"
 #: Where a resource pool's replicas are: what a resize changes.
 REPLICA_KEYS = ("replicaCount", "autoscalingSpec")
 

@@ -12,11 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import ValidationError
 
 from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.jobspec.translate.facts import PERSISTENT_RESOURCE, JobFacts, Timeout
 from gcp_training_jobs.jobspec.translate.pools import Pool
 from gcp_training_jobs.jobspec.vocab.persistent import PersistentResourceSpec, ResourcePool
+
+#: pulumi-gcp's type of a persistent resource, as the engine, the diff and the policy pack see it.
+RESOURCE_TYPE = "gcp:vertex/aiPersistentResource:AiPersistentResource"
+#: The AiPersistentResource inputs that say what it holds, by the PersistentResourceSpec key they are read as (the
+#: others, its project, name, network and encryption, hold no machines).
+REGISTERED_KEYS = {"location": "region", "labels": "labels", "displayName": "displayName",
+                   "resourcePools": "resourcePools"}
 
 
 @dataclass(frozen=True)
@@ -78,3 +88,15 @@ def resource_facts(name: str, spec: PersistentResourceSpec, *, region: str | Non
     read = [_pool(i, pool, at) for i, pool in enumerate(spec.resource_pools)]
     return ResourceFacts(name, spec.region or region, {**labels, **(spec.labels or {})},
                          tuple(p for p, _ in read), tuple(low for _, low in read), spec)
+
+
+def registered_facts(name: str, inputs: Mapping[str, Any]) -> ResourceFacts | None:
+    """A registered AiPersistentResource's facts, from its inputs as the engine receives them (camelCase, int64 as
+    text): what the policy pack counts. None when they cannot be read as a PersistentResource (a value unknown at
+    preview, or a resource this project did not write: it is judged where it is declared, not here)."""
+    written = {key: inputs[field] for field, key in REGISTERED_KEYS.items() if inputs.get(field) is not None}
+    try:
+        spec = PersistentResourceSpec.model_validate(written)
+    except ValidationError:
+        return None
+    return resource_facts(str(inputs.get("name") or name), spec, region=None, labels={}, at=name)
