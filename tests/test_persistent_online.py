@@ -1,5 +1,5 @@
 """A job on a persistent resource against the emulator over real HTTP: the resource created through the REST API (as
-gcloud does), `plan --online`'s check that a resource the stack does not declare exists and is RUNNING (through
+gcloud does), `plan --online`'s check that a resource the stack does not declare exists, is RUNNING and has pools the job fits (through
 backends.persistent_resources, the one transport), and the provider's create of a job on it; a job that does not
 fit a declared resource is refused offline, and the emulator refuses the same job on the same resource."""
 
@@ -182,3 +182,28 @@ def test_the_providers_check_refuses_an_existing_resource_that_is_missing_or_not
         "allowed: a RUNNING one (Vertex AI refuses a job on a resource that is not RUNNING)"]
     settle(emulator)
     assert provider.check({}, spec_props(job)).failures == []
+
+
+def test_an_existing_resource_a_job_does_not_fit_is_refused_by_plan_online_and_the_providers_check(
+        emulator: Emulator, provider: Any) -> None:
+    """The resource's pools as persistentResources.get answers them (2 machines of n1-standard-8 + 2 T4): a job
+    asking 3 of them is refused before anything is sent, named at its pool; 2 fit."""
+    make_resource(emulator, "team-pool", replicas=2)
+    settle(emulator)
+    too_many = online_review(judge(stack_config(emulator, "team-pool", replicas=3), ROOT))
+    (problem,) = too_many.problems
+    assert problem.startswith("job on-pool: gcp-training-jobs:jobs.on-pool.jobSpec.workerPoolSpecs[1]: "
+                              "n1-standard-8 x3 + 2 NVIDIA_TESLA_T4, disk pd-ssd 100 GB does not fit persistent "
+                              "resource team-pool (its replicaCount is more than the matching pool's): its pools are "
+                              "resourcePools[0] n1-standard-8 x2 + 2 NVIDIA_TESLA_T4, disk pd-ssd 100 GB;"), problem
+    assert online_review(judge(stack_config(emulator, "team-pool", replicas=2), ROOT)).problems == []
+    refused = provider.check({}, spec_props({"jobSpec": job_spec("team-pool", 3), "region": REGION}))
+    (failure,) = refused.failures
+    assert failure.reason.startswith("TrainingJob l4, job: job.jobSpec.workerPoolSpecs[1]: n1-standard-8 x3 + 2 "
+                                     "NVIDIA_TESLA_T4, disk pd-ssd 100 GB does not fit persistent resource "
+                                     "team-pool"), failure.reason
+    other_machine = job_spec("team-pool", 1)
+    other_machine["workerPoolSpecs"][1]["machineSpec"] = {"machineType": "n1-standard-16"}
+    (failure,) = provider.check({}, spec_props({"jobSpec": other_machine, "region": REGION})).failures
+    assert "(its machineSpec and diskSpec match none of its pools)" in failure.reason, failure.reason
+    assert provider.check({}, spec_props({"jobSpec": job_spec("team-pool", 2), "region": REGION})).failures == []

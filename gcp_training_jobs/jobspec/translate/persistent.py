@@ -90,6 +90,37 @@ def resource_facts(name: str, spec: PersistentResourceSpec, *, region: str | Non
                          tuple(p for p, _ in read), tuple(low for _, low in read), spec)
 
 
+#: What a resource pool's fit is read from, in a PersistentResource as the API answers it (the rest of a pool, its
+#: id and usedReplicaCount, says nothing of what a job may ask).
+POOL_FIELDS = {"machineSpec": ("machineType", "acceleratorType", "acceleratorCount"), "replicaCount": None,
+               "autoscalingSpec": ("minReplicaCount", "maxReplicaCount"),
+               "diskSpec": ("bootDiskType", "bootDiskSizeGb")}
+
+
+def _pool_as_written(pool: Any) -> Any:
+    if not isinstance(pool, Mapping):
+        return pool
+    out: dict[str, Any] = {}
+    for key, fields in POOL_FIELDS.items():
+        value = pool.get(key)
+        if value is not None:
+            out[key] = ({k: value[k] for k in fields if value.get(k) is not None}
+                        if fields and isinstance(value, Mapping) else value)
+    return out
+
+
+def api_facts(name: str, resource: Mapping[str, Any], region: str) -> ResourceFacts | None:
+    """An existing resource's facts from persistentResources.get's answer (its pools' machines, replicas and disks;
+    None when they cannot be read): what the check of a job on it holds the job's pools to."""
+    pools = resource.get("resourcePools")
+    written = {"resourcePools": [_pool_as_written(p) for p in pools] if isinstance(pools, list) else pools}
+    try:
+        spec = PersistentResourceSpec.model_validate(written)
+    except ValidationError:
+        return None
+    return resource_facts(name, spec, region=region, labels={}, at=name)
+
+
 def registered_facts(name: str, inputs: Mapping[str, Any]) -> ResourceFacts | None:
     """A registered AiPersistentResource's facts, from its inputs as the engine receives them (camelCase, int64 as
     text): what the policy pack counts. None when they cannot be read as a PersistentResource (a value unknown at

@@ -1,8 +1,8 @@
 """The check's part for a job on a persistent resource (`persistentResourceId`): one the stack declares is its own
 (made in the same `up`, held to Vertex's fit rule offline by the settings); any other names an existing resource,
 which the check of a job about to be made asks Vertex about (backends.persistent_resources: it exists in the job's
-project and region, and is RUNNING). A read that fails (no credentials, no answer) is a warning: the create's own
-answer says the rest."""
+project and region, is RUNNING, and has a pool each of the job's pools fits). A read that fails (no credentials, no
+answer) is a warning: the create's own answer says the rest."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ def resource_failures(new: Inputs, facts: JobFacts, region: str, endpoint: str |
         return []
     name = new.name or "job"
     try:
-        why = persistent_resources.unusable(new.project, region, resource_id, endpoint)
+        looked = persistent_resources.look_up(new.project, region, resource_id, endpoint)
     except TrainingJobsError as error:
         pulumi.log.warn(f"job {name}: persistent resource {resource_id} not checked: {error}")
         return []
+    why = persistent_resources.why_not(facts, looked, "job")
     return [why] if why else []
