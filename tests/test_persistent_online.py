@@ -1,7 +1,8 @@
 """A job on a persistent resource against the emulator over real HTTP: the resource created through the REST API (as
-gcloud does), `plan --online`'s check that a resource the stack does not declare exists, is RUNNING and has pools the job fits (through
-backends.persistent_resources, the one transport), and the provider's create of a job on it; a job that does not
-fit a declared resource is refused offline, and the emulator refuses the same job on the same resource."""
+gcloud does), `plan --online`'s check that a resource the stack does not declare exists, is RUNNING and has pools
+the job fits (through backends.persistent_resources, the one transport), and the provider's create of a job on it;
+a job that does not fit a declared resource is refused offline, and the emulator refuses the same job on the same
+resource."""
 
 from __future__ import annotations
 
