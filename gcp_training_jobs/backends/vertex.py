@@ -34,15 +34,21 @@ STATES = {
 
 
 
-def _collection(svc: Any) -> Any:
-    """The jobs collection of the cached client (transport.collection: built once)."""
-    return transport.collection(svc, "projects", "locations", "customJobs")
 
 class VertexBackend(Backend):
+    """Vertex AI custom jobs. A HyperparameterTuningJob lives in the same API with the same states, labels, list
+    filter and delete-after-finish: its backend (vertex_tuning.py) is this one on another `collection`."""
+
     name: ClassVar[str] = "vertex"
     api: ClassVar[str] = "aiplatform"
     supports_label_update: ClassVar[bool] = False
     deletes_finished_jobs: ClassVar[bool] = True
+    #: The API's collection of these jobs, which is also the list answer's field (ListCustomJobsResponse).
+    collection: ClassVar[str] = "customJobs"
+
+    def _jobs(self, svc: Any) -> Any:
+        """The jobs collection of the cached client (transport.collection: built once)."""
+        return transport.collection(svc, "projects", "locations", self.collection)
 
     def endpoint(self, target: Target) -> str:
         return target.endpoint or f"https://{target.region}-aiplatform.googleapis.com/"
@@ -51,35 +57,32 @@ class VertexBackend(Backend):
         return f"projects/{target.project}/locations/{target.region}"
 
     def create_request(self, svc: Any, target: Target, body: dict[str, Any]) -> Any:
-        return _collection(svc).create(parent=self._parent(target), body=body)
+        return self._jobs(svc).create(parent=self._parent(target), body=body)
 
     def get_request(self, svc: Any, name: str) -> Any:
-        return _collection(svc).get(name=name)
+        return self._jobs(svc).get(name=name)
 
     def cancel_request(self, svc: Any, name: str) -> Any:
-        return _collection(svc).cancel(name=name, body={})
+        return self._jobs(svc).cancel(name=name, body={})
 
     def delete_request(self, svc: Any, name: str) -> Any:
-        return _collection(svc).delete(name=name)
+        return self._jobs(svc).delete(name=name)
 
     def patch_labels_request(self, svc: Any, name: str, labels: dict[str, str], current: dict[str, Any]) -> Any:
         raise NotImplementedError("Vertex AI custom jobs cannot be patched; a label change replaces the job")
 
     def find_request(self, svc: Any, target: Target, job_id: str) -> Any:
-        flt = f'labels.{JOB_LABEL}="{label_value(job_id)}"'
-        return _collection(svc).list(parent=self._parent(target), filter=flt)
+        return self._jobs(svc).list(parent=self._parent(target), filter=label_filter({JOB_LABEL: label_value(job_id)}))
 
     def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
-        return _collection(svc).list(parent=self._parent(target), filter=label_filter(labels),
-                                                            pageToken=page_token)
+        return self._jobs(svc).list(parent=self._parent(target), filter=label_filter(labels), pageToken=page_token)
 
     def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-        return list(answer.get("customJobs") or []), answer.get("nextPageToken") or None
+        return list(answer.get(self.collection) or []), answer.get("nextPageToken") or None
 
     def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
-        jobs = [j for j in answer.get("customJobs", []) if (j.get("labels") or {}).get(JOB_LABEL)
-                == label_value(job_id)]
-        return jobs[0] if jobs else None
+        wanted = label_value(job_id)
+        return next((j for j in self.listed(answer)[0] if (j.get("labels") or {}).get(JOB_LABEL) == wanted), None)
 
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         if resource is None or "name" not in resource:
