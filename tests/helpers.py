@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from gcp_training_jobs.emulator.discovery import validate_body
 
@@ -347,3 +350,36 @@ def git(repo: Path, *args: str) -> str:
     done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
                            "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
     return done.stdout.strip()
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Everything in the scratch repository committed; the commit's id."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def scratch_project(tmp: Path) -> Path:
+    """`tmp/repo`: a git repository (branch main, nothing committed) holding the project's Pulumi.yaml and
+    __main__.py and an empty stacks folder, for a test to write its stacks in and `plan` or `diff` them."""
+    repo = tmp / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy2(ROOT / name, repo / name)
+    git(repo, "init", "-q", "-b", "main")
+    return repo
+
+
+def offline_review(env: pytest.MonkeyPatch, tmp: Path) -> None:
+    """The environment a plan or diff of a scratch repository runs in: none of the caller's PULUMI_ settings, the
+    bundled price table (as conftest sets), a build folder of its own, and proxies that fail any call that would
+    leave the machine."""
+    from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
+    from gcp_training_jobs.jobspec.core.env import VARIABLES
+
+    for key in [k for k in os.environ if k.startswith("PULUMI_")]:
+        env.delenv(key)
+    env.setenv(PRICES_FILE_ENV, str(tmp / "no-refreshed-prices.json"))
+    env.setenv(VARIABLES["build_dir"], str(tmp / "build"))
+    for proxy in ("HTTPS_PROXY", "HTTP_PROXY"):
+        env.setenv(proxy, "http://127.0.0.1:9")

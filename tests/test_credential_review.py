@@ -8,9 +8,6 @@ stack, offline."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +18,8 @@ import yaml
 from gcp_training_jobs.cli.diff import cmd_diff
 from gcp_training_jobs.cli.main import parser
 from gcp_training_jobs.cli.plan import run_plan
-from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
-from tests.helpers import CREDENTIAL_SAMPLES
+from tests.helpers import CREDENTIAL_SAMPLES, commit_all, offline_review, scratch_project
 
-ROOT = Path(__file__).resolve().parents[1]
 HF, GITHUB, SLACK, NPM = (CREDENTIAL_SAMPLES[r] for r in ("huggingface-access-token", "github-pat",
                                                           "slack-bot-token", "npm-access-token"))
 RAW = (HF, GITHUB, SLACK, NPM, HF[3:], GITHUB[4:], SLACK[5:], NPM[4:])
@@ -67,12 +62,6 @@ def stack(credentials: bool) -> str:
                                             "tune": tune}}})
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
-                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @dataclass
 class Scratch:
     repo: Path
@@ -82,21 +71,11 @@ class Scratch:
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
     tmp = tmp_path_factory.mktemp("credentials")
-    repo = tmp / "repo"
-    (repo / "stacks").mkdir(parents=True)
-    for name in ("Pulumi.yaml", "__main__.py"):
-        shutil.copy2(ROOT / name, repo / name)
+    repo = scratch_project(tmp)
     with pytest.MonkeyPatch.context() as env:
-        for key in [k for k in os.environ if k.startswith("PULUMI_")]:
-            env.delenv(key)
-        env.setenv(PRICES_FILE_ENV, str(tmp / "no-refreshed-prices.json"))  # the bundled table, as conftest sets
-        for proxy in ("HTTPS_PROXY", "HTTP_PROXY"):  # offline
-            env.setenv(proxy, "http://127.0.0.1:9")
-        git(repo, "init", "-q", "-b", "main")
+        offline_review(env, tmp)
         (repo / "stacks/Pulumi.creds.yaml").write_text(stack(credentials=False))
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "base")
-        base = git(repo, "rev-parse", "HEAD")
+        base = commit_all(repo, "base")
         (repo / "stacks/Pulumi.creds.yaml").write_text(stack(credentials=True))  # the head: the working tree
         env.chdir(repo)
         yield Scratch(repo, base)

@@ -23,8 +23,7 @@ from gcp_training_jobs.cli.diff import cmd_diff, diff, exit_code
 from gcp_training_jobs.cli.diff_text import MARKER, render_markdown, render_text
 from gcp_training_jobs.cli.main import parser
 from gcp_training_jobs.cli.plan import run_plan
-from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
-from tests.helpers import git
+from tests.helpers import commit_all, git, offline_review
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What plan reads of the project: the program, its declarations, the stacks, the trainer one stack builds.
@@ -121,21 +120,12 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
     repo = tmp / "repo"
     repo.mkdir()
     with pytest.MonkeyPatch.context() as env:
-        for key in [k for k in os.environ if k.startswith("PULUMI_")]:
-            env.delenv(key)
-        env.setenv(PRICES_FILE_ENV, str(tmp / "no-refreshed-prices.json"))  # the bundled table, as conftest sets
-        env.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp / "build"))
-        for proxy in ("HTTPS_PROXY", "HTTP_PROXY"):  # offline: a client that tried to reach Google would fail
-            env.setenv(proxy, "http://127.0.0.1:9")
+        offline_review(env, tmp)  # offline: a client that tried to reach Google would fail
         git(repo, "init", "-q", "-b", "main")
         _base(repo)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "base")
-        base = git(repo, "rev-parse", "HEAD")
+        base = commit_all(repo, "base")
         _head(repo)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "head")
-        head = git(repo, "rev-parse", "HEAD")
+        head = commit_all(repo, "head")
         broken = _side_branch(repo, "broken", "stacks/Pulumi.dev.yaml", "config:\n  gcp:project: [unclosed\n")
         invalid = _side_branch(repo, "invalid", "stacks/Pulumi.qa.yaml",
                                QA.replace("acceleratorCount: 1}", "acceleratorCount: 3}"))

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -21,9 +19,8 @@ from gcp_training_jobs.cli.diff_text import render_markdown, render_text
 from gcp_training_jobs.cli.diff_words import words
 from gcp_training_jobs.cli.plan import run_plan
 from gcp_training_jobs.cli.plan_placement import placement_of
-from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
-from tests.helpers import git
+from tests.helpers import commit_all, offline_review, scratch_project
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "us-central1-docker.pkg.dev/my-proj/trainers/llm"
@@ -166,22 +163,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """prod (an H100 job on a reservation and an L4 job), staging and dev (an L4 job each); the head doubles prod's
     H100 job and gives it a new image tag and timeout."""
     tmp = tmp_path_factory.mktemp("words")
-    repo = tmp / "repo"
-    (repo / "stacks").mkdir(parents=True)
-    for name in ("Pulumi.yaml", "__main__.py"):
-        shutil.copy2(ROOT / name, repo / name)
+    repo = scratch_project(tmp)
     with pytest.MonkeyPatch.context() as env:
-        for key in [k for k in os.environ if k.startswith("PULUMI_")]:
-            env.delenv(key)
-        env.setenv(PRICES_FILE_ENV, str(tmp / "no-refreshed-prices.json"))
-        env.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp / "build"))
+        offline_review(env, tmp)
         for name in ("staging", "dev"):
             (repo / f"stacks/Pulumi.{name}.yaml").write_text(stack({"eval": L4}))
         prod = repo / "stacks/Pulumi.prod.yaml"
         prod.write_text(stack({"llm": LLM, "eval": L4}))
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "base")
+        commit_all(repo, "base")
         head = job(workers=1, tag="1.1", timeout="7200s", disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
                    fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
         added = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},

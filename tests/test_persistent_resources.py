@@ -14,6 +14,7 @@ import pytest
 
 from gcp_training_jobs.emulator import vertex_limits
 from gcp_training_jobs.jobspec.catalog import vertex_jobspec
+from tests.helpers import commit_all, offline_review, scratch_project
 
 ROOT = Path(__file__).resolve().parents[1]
 T4 = "{machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4, acceleratorCount: 2}"
@@ -225,34 +226,17 @@ def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it()
 # --- diff ---------------------------------------------------------------------------------------------------
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com",
-                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from gcp_training_jobs.cli.diff import diff
     from gcp_training_jobs.cli.diff_text import render_text
-    from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for key in [k for k in __import__("os").environ if k.startswith("PULUMI_")]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv(PRICES_FILE_ENV, str(tmp_path / "no-refreshed-prices.json"))
-    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
-    (repo / "stacks").mkdir()
-    for name in ("Pulumi.yaml", "__main__.py"):
-        (repo / name).write_bytes((ROOT / name).read_bytes())
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
     old_pool = TEAM_POOL.replace("maxReplicaCount: 4", "maxReplicaCount: 2")
     gone = "old-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 1\n"
     (repo / "stacks/Pulumi.pr.yaml").write_text(stack(old_pool + gone, job_on("team-pool", 2)))
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    base = _git(repo, "rev-parse", "HEAD")
+    base = commit_all(repo, "base")
     added = "eval-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 2\n"
     (repo / "stacks/Pulumi.pr.yaml").write_text(stack(TEAM_POOL + added, job_on("team-pool", 2)))
     monkeypatch.chdir(repo)
