@@ -81,7 +81,7 @@ def assert_vertex_body_valid(body: dict[str, Any]) -> None:
     assert problems == [], problems
 
 
-def container_pool(machine_spec: dict[str, Any], replicaCount: int = 1, image: str = "us-docker.pkg.dev/p/r/t:1",  # noqa: N803
+def container_pool(machine_spec: dict[str, Any], replicaCount: int | str = 1, image: str = "us-docker.pkg.dev/p/r/t:1",  # noqa: N803
                    **extra: Any) -> dict[str, Any]:
     """One CustomJobSpec worker pool running a custom container."""
     return {"machineSpec": machine_spec, "replicaCount": replicaCount, "containerSpec": {"imageUri": image}, **extra}
