@@ -93,6 +93,21 @@ def test_a_different_disk_does_not_fit_while_the_default_disk_written_out_does(t
     assert validate(tmp_path, stack(TEAM_POOL, job_on("team-pool", 2, disk=same))).returncode == 0
 
 
+def test_a_tuning_jobs_trials_on_a_declared_resource_are_held_to_the_fit_rule_under_its_key(tmp_path: Path) -> None:
+    """A tuning job runs its trials on the resource its trialJobSpec names: the same rule, its pool named under
+    `tuningJob`, where the stack file holds it."""
+    trial = textwrap.indent(job_on("team-pool", 5).split("jobSpec:\n", 1)[1], "  ")
+    sweep = ("sweep:\n  tuningJob:\n    maxTrialCount: 4\n    parallelTrialCount: 2\n    studySpec:\n"
+             "      metrics: [{metricId: accuracy, goal: MAXIMIZE}]\n"
+             "      parameters: [{parameterId: lr, doubleValueSpec: {minValue: 0.0001, maxValue: 0.1}}]\n"
+             "    trialJobSpec:\n" + trial)
+    done = validate(tmp_path, stack(TEAM_POOL, sweep))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "gcp-training-jobs:jobs.sweep.tuningJob.trialJobSpec.workerPoolSpecs[1]: n1-standard-8 x5 + 2 " \
+           "NVIDIA_TESLA_T4, disk pd-ssd 100 GB does not fit persistent resource team-pool" in done.stdout
+    assert validate(tmp_path, stack(TEAM_POOL, sweep.replace("replicaCount: 5", "replicaCount: 4"))).returncode == 0
+
+
 def test_another_machine_does_not_fit(tmp_path: Path) -> None:
     l4 = "{machineType: g2-standard-8, acceleratorType: NVIDIA_L4, acceleratorCount: 1}"
     done = validate(tmp_path, stack(TEAM_POOL, job_on("team-pool", 1, machine=l4)))

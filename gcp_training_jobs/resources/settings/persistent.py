@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, PERSISTENT_RESOURCE_ID
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, PERSISTENT_RESOURCE_ID, TUNING, TUNING_JOB
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
 from gcp_training_jobs.jobspec.rules.persistent import fit_problems, resource_problems
 from gcp_training_jobs.jobspec.rules.tasks import today
@@ -69,7 +69,7 @@ def fit_problems_of(name: str, job: JobFacts, resources: Mapping[str, ResourceFa
     resource = resources.get(resource_id)
     if resource is None:
         return []
-    prefix = f"{NAMESPACE}:jobs.{name}"
+    prefix = f"{NAMESPACE}:jobs.{name}" + (f".{TUNING_JOB}" if job.kind == TUNING else "")  # its form's key
     if job.region != resource.region:
         return [Problem(f"{prefix}.{job.spec_key}.persistentResourceId", f"{resource_id!r} is in "
                         f"{resource.region}, and the job runs in {job.region}; allowed: a job in the resource's "
