@@ -6,6 +6,7 @@ The config lives in `stacks/Pulumi.NAME.yaml` under namespaced keys (`gcp-traini
 - stack_file.py: `load_stack_file`, the source read offline (`validate`, `plan`);
 - pulumi_config.py: `from_pulumi_config`, the source inside a Pulumi program;
 - judge.py: what both sources end in, so a stack file that validates is one `pulumi up` accepts;
+- jobs.py, trainers.py: one job of the stack judged, and its trainer folder checked;
 - secrets.py, decimals.py: encrypted values, and numbers Pulumi would change.
 
 Importing this package imports neither pulumi nor googleapiclient (`validate` stays fast).

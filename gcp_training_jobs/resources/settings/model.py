@@ -1,7 +1,8 @@
 """The stack's settings as one validated tree of models (the keys of `gcp-training-jobs:*`).
 
 Only shapes and syntax are judged here; the reading of a stack file or of `pulumi.Config` lives in the
-source modules beside this one, and judging the jobs against the spec rules in judge.py.
+source modules beside this one, and judging the jobs against the spec rules in jobs.py (judge.py judges the
+stack).
 """
 
 from __future__ import annotations
