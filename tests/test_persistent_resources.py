@@ -143,6 +143,26 @@ Bad_Name:
     assert "'Bad_Name' is not a persistent resource id" in out
 
 
+def test_a_tpu_machine_in_a_resource_is_refused_naming_the_overview(tmp_path: Path) -> None:
+    """A persistent resource holds the VMs and GPUs custom training takes: a TPU VM pool is refused at its machine
+    type, once (not with a job's TPU rules: a resource may hold several pools)."""
+    tpu = """\
+team-pool:
+  resourcePools:
+    - machineSpec: {machineType: ct5lp-hightpu-4t}
+      replicaCount: 1
+    - machineSpec: {machineType: n1-standard-8}
+      replicaCount: 1
+"""
+    done = validate(tmp_path, stack(tpu, job_on("made-elsewhere", 1)))
+    assert done.returncode == 1
+    lines = [line for line in done.stdout.splitlines() if "persistentResources.team-pool" in line]
+    assert lines == [f"{tmp_path / 'Pulumi.pr.yaml'}: gcp-training-jobs:persistentResources.team-pool.resourcePools[0]."
+                     "machineSpec.machineType: ct5lp-hightpu-4t is a TPU machine; allowed: the VMs and GPUs custom "
+                     "training jobs take (a persistent resource holds no TPU: https://cloud.google.com/vertex-ai/docs/"
+                     "training/persistent-resource-overview); run a TPU job on its own machines"], done.stdout
+
+
 def test_a_job_in_another_region_than_its_declared_resource_is_refused(tmp_path: Path) -> None:
     elsewhere = TEAM_POOL.replace("  labels: {team: ml}\n", "  region: europe-west4\n")
     done = validate(tmp_path, stack(elsewhere, job_on("team-pool", 1)))

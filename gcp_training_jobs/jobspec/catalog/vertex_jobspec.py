@@ -168,6 +168,15 @@ SOURCE_PERSISTENT_RESOURCE: Final = Source(
          "at most the pool's replicaCount (or its autoscaling maxReplicaCount).",
 )
 
+SOURCE_PERSISTENT_RESOURCE_OVERVIEW: Final = Source(
+    title="Overview of persistent resource",
+    url="https://cloud.google.com/vertex-ai/docs/training/persistent-resource-overview",
+    read=date(2026, 11, 26),
+    note="Persistent resources support all VMs and GPUs that are supported by custom training jobs (no TPU named); "
+         "billed for every instance while the resource is running, at least minReplicaCount under autoscaling, "
+         "and the jobs on it are not charged separately.",
+)
+
 
 def boot_disk_of(machine_type: str | None, disk_type: str | None, size_gb: int | None) -> tuple[str, int]:
     """A pool's boot disk (type, GB) with Vertex's defaults filled in where its diskSpec leaves them unset."""

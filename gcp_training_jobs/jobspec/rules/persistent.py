@@ -1,25 +1,41 @@
 """Rules on persistent resources: a declared resource's pools judged by the same pool rules as a job's (machine and
-accelerator pairs, what its region offers, TPUs, disks), and Vertex's rule for a job on one
-(catalog.SOURCE_PERSISTENT_RESOURCE): each of the job's worker pools matches one resource pool exactly (machineSpec,
+accelerator pairs, what its region offers, disks) and held to VMs and GPUs (no TPU), and Vertex's rule for a job on
+one (catalog.SOURCE_PERSISTENT_RESOURCE): each of the job's worker pools matches one resource pool exactly (machineSpec,
 and diskSpec with Vertex's defaults filled in), with a replicaCount at most that pool's replicaCount or
 maxReplicaCount."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date
 
-from gcp_training_jobs.jobspec.catalog.vertex_jobspec import SOURCE_PERSISTENT_RESOURCE, boot_disk_of
+from gcp_training_jobs.jobspec.catalog.vertex_jobspec import (
+    SOURCE_PERSISTENT_RESOURCE,
+    SOURCE_PERSISTENT_RESOURCE_OVERVIEW,
+    boot_disk_of,
+)
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.rules.vertex_hardware import Setting, rule_machines
 from gcp_training_jobs.jobspec.rules.vertex_hardware import rule_region as rule_vertex_region
-from gcp_training_jobs.jobspec.rules.vertex_pools import rule_disks, rule_tpus
+from gcp_training_jobs.jobspec.rules.vertex_pools import rule_disks
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
-#: The pool rules that apply to a resource's pools (a job's structure, code, images and strategy do not).
-RESOURCE_POOL_RULES = (rule_machines, rule_vertex_region, rule_tpus, rule_disks)
+
+def rule_no_tpus(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
+    """A persistent resource holds VMs and GPUs only (catalog.SOURCE_PERSISTENT_RESOURCE_OVERVIEW): no TPU machine
+    (pulumi-gcp's resource pool has no tpuTopology to describe one either)."""
+    for pool in pools:
+        if pool.is_tpu:
+            yield Problem(pool.at("machineType"), f"{pool.machine_type} is a TPU machine; allowed: the VMs and GPUs "
+                          "custom training jobs take (a persistent resource holds no TPU: "
+                          f"{SOURCE_PERSISTENT_RESOURCE_OVERVIEW.url}); run a TPU job on its own machines")
+
+
+#: The pool rules that apply to a resource's pools (a job's structure, code, images and strategy do not; a job's
+#: TPU rules neither: a resource holds no TPU).
+RESOURCE_POOL_RULES = (rule_machines, rule_vertex_region, rule_no_tpus, rule_disks)
 
 
 def resource_problems(resource: ResourceFacts, *, region_at: str, today: date) -> list[Problem]:
@@ -73,4 +89,5 @@ def fit_problems(job: JobFacts, resource: ResourceFacts, prefix: str) -> Iterato
                       f"that pool's replicaCount or maxReplicaCount ({SOURCE_PERSISTENT_RESOURCE.url})")
 
 
-__all__ = ["RESOURCE_POOL_RULES", "fit_problems", "pool_text", "resource_pools_text", "resource_problems"]
+__all__ = ["RESOURCE_POOL_RULES", "fit_problems", "pool_text", "resource_pools_text", "resource_problems",
+           "rule_no_tpus"]
