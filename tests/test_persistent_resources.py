@@ -242,6 +242,33 @@ def test_guardrails_count_the_resource_not_the_jobs_on_it(tmp_path: Path) -> Non
     assert not any("job on-pool" in p for p in problems), problems
 
 
+def test_plan_shows_the_quotas_the_stack_asks_by_region_the_resource_counting_for_the_job_on_it(
+        tmp_path: Path) -> None:
+    """plan --json's `quota` (offline): the resource's 4 machines of n1-standard-8 + 2 T4 at the most in its region,
+    the job on it nothing, a job of its own in another region its own machines; the text says the same per line."""
+    own = f"""\
+own:
+  region: us-east1
+  jobSpec:
+    scheduling: {{timeout: 7200s}}
+    workerPoolSpecs:
+      - machineSpec: {T4}
+        replicaCount: 1
+        containerSpec: {{imageUri: us-docker.pkg.dev/p/r/t:1}}
+"""
+    code, document = plan_document(tmp_path, stack(TEAM_POOL, job_on("team-pool", 3) + own))
+    assert code == 0, document
+    quota = document["quota"]
+    assert quota["us-central1"]["custom_model_training_nvidia_t4_gpus"] == {
+        "units": 8, "by": {"persistent resource team-pool": 8}}
+    assert quota["us-central1"]["custom_model_training_cpus"] == {"units": 32,
+                                                                  "by": {"persistent resource team-pool": 32}}
+    assert quota["us-east1"]["custom_model_training_nvidia_t4_gpus"] == {"units": 2, "by": {"own": 2}}
+    text = run("plan", "--stack", "pr", "--stacks-dir", str(tmp_path)).stdout
+    assert "    us-central1: custom_model_training_nvidia_t4_gpus 8 (persistent resource team-pool 8)" in text
+    assert "    us-east1: custom_model_training_nvidia_t4_gpus 2 (own 2)" in text
+
+
 def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it() -> None:
     from gcp_training_jobs.cli.plan_quota import candidates_of
     from gcp_training_jobs.resources.settings.judge import judge

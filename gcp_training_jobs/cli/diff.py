@@ -36,7 +36,7 @@ from gcp_training_jobs.cli.diff_words import added_words, words
 from gcp_training_jobs.cli.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.cli.plan import Planned
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
-from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE, VERTEX
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE
 from gcp_training_jobs.resources.job_model.inputs import spec_of
@@ -326,17 +326,14 @@ def _rail_key(text: str) -> tuple[str, str]:
 
 
 def _quota(before: Planned | None, after: Planned | None) -> dict[str, dict[str, dict[str, int]]]:
-    """What each side's jobs ask of Vertex AI's quotas, per region and metric (plan --online's needs)."""
-    from gcp_training_jobs.cli.plan_quota import candidates_of
+    """What each side asks of Vertex AI's quotas, per region and metric (plan's `quota`, plan_quota.quota_asked)."""
+    from gcp_training_jobs.cli.plan_quota import quota_asked
 
     found: dict[str, dict[str, dict[str, int]]] = {}
     for side, planned in (("before", before), ("after", after)):
-        if planned is None or planned.settings.backend != VERTEX:
-            continue
-        for candidate in candidates_of(planned.settings):
-            for metric, units in candidate.needs.units.items():
-                counts = found.setdefault(candidate.region, {}).setdefault(metric, {"before": 0, "after": 0})
-                counts[side] += units
+        for region, metrics in (quota_asked(planned.settings) if planned else {}).items():
+            for metric, asked in metrics.items():
+                found.setdefault(region, {}).setdefault(metric, {"before": 0, "after": 0})[side] = asked["units"]
     return {region: dict(sorted(metrics.items())) for region, metrics in sorted(found.items())}
 
 

@@ -12,6 +12,7 @@ plan goes on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.jobspec.core.env import env_settings
@@ -36,6 +37,22 @@ def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
               for name, job in settings.jobs.items()),
             *(quotas.Candidate(f"persistent resource {name}", held.region or settings.region, needs_of(held.as_job()))
               for name, held in settings.resources.items())]
+
+
+def quota_asked(settings: StackSettings) -> dict[str, dict[str, dict[str, Any]]]:
+    """What the stack asks of Vertex AI's custom training quotas once `up` is done, offline: region -> metric ->
+    `units` in all and `by` job (or `persistent resource NAME`), from candidates_of: a job on a persistent resource
+    asks none, the resource its machines at the most. What `plan` shows, `plan --online` checks against the
+    project's limits and `diff` compares side by side. Empty on ai-platform (no such quotas are read)."""
+    if settings.backend != VERTEX:
+        return {}
+    by: dict[str, dict[str, dict[str, int]]] = {}
+    for candidate in candidates_of(settings):
+        for metric, units in candidate.needs.units.items():
+            who = by.setdefault(candidate.region, {}).setdefault(metric, {})
+            who[candidate.name] = who.get(candidate.name, 0) + units
+    return {region: {metric: {"units": sum(who.values()), "by": who} for metric, who in sorted(metrics.items())}
+            for region, metrics in sorted(by.items())}
 
 
 def _resource_lines(settings: StackSettings, endpoint: str | None, found: OnlineReview) -> None:

@@ -1,5 +1,6 @@
 """The review part of `plan`, as data: what the stack's jobs cost (per hour, on demand and Spot, at the rate each
-runs at, and at worst), and whether the stack keeps its guardrails (plan_text.py shows it).
+runs at, and at worst), whether the stack keeps its guardrails, and what it asks of Vertex AI's quotas per region
+(plan_text.py shows it).
 
 Cost and guardrails are judged on the bodies the backends would send (gcp_training_jobs.jobspec.review.cost and
 .guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
@@ -46,6 +47,8 @@ class Review:
     declared: dict[str, Any]
     problems: list[Problem]
     warnings: list[str]
+    quota: dict[str, dict[str, dict[str, Any]]]
+    """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan_quota.quota_asked)."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -55,6 +58,8 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     the day the table's age is judged on (default: the rules' day). A broken price table file raises
     prices.PriceTableError (an UnreadableError naming the file).
     """
+    from gcp_training_jobs.cli.plan_quota import quota_asked  # the quota client, loaded when a plan is judged
+
     today = today or today_of_rules()
     table = prices.active_table()
     jobs = stack_facts(settings)
@@ -65,11 +70,11 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     cost = stack_estimate(jobs, table, settings.resources)
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
-    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [])
+    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings))
 
 
 def review_document(checked: Review) -> dict[str, Any]:
-    """The review as data (keys `cost` and `guardrails` of the plan document)."""
+    """The review as data (keys `cost`, `guardrails` and `quota` of the plan document)."""
     cost = checked.cost
     table = cost.table
     return {
@@ -86,6 +91,7 @@ def review_document(checked: Review) -> dict[str, Any]:
         },
         "guardrails": {"declared": checked.declared, "fixedRules": list(FIXED_RULES),
                        "problems": [str(p) for p in checked.problems]},
+        "quota": checked.quota,
     }
 
 

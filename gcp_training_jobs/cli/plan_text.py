@@ -75,6 +75,19 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
     problems = rails["problems"]
     out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
+    return out + _quota_lines(document.get("quota") or {})
+
+
+def _quota_lines(quota: dict[str, Any]) -> list[str]:
+    """`us-east5: custom_model_training_nvidia_h100_gpus 16 (persistent resource h100-pool 16)`, a metric a line."""
+    if not quota:
+        return []
+    out = ["", "Quotas asked (Vertex AI custom training, once `up` is done; `plan --online` checks the project's "
+               "limits):"]
+    for region, metrics in quota.items():
+        for metric, asked in metrics.items():
+            who = ", ".join(f"{name} {units}" for name, units in asked["by"].items())
+            out.append(f"    {region}: {metric} {asked['units']} ({who})")
     return out
 
 
