@@ -18,7 +18,7 @@ from gcp_training_jobs.cli.diff import diff
 from gcp_training_jobs.cli.diff_text import render_markdown, render_text
 from gcp_training_jobs.cli.diff_words import words
 from gcp_training_jobs.cli.plan import run_plan
-from gcp_training_jobs.cli.plan_placement import placement_of
+from gcp_training_jobs.cli.plan_placement import placement_lines, placement_of
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
 from tests.helpers import commit_all, offline_review, scratch_project
 
@@ -257,3 +257,16 @@ def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project
     assert ft["change"] == "added" and ft["changes"] == [
         "needs 1 a3-highgpu-8g from reservation h100s", "pool 0 disk pd-standard 500 GB", f"fallback 1: {spot['text']}"]
     assert "- `ft` added: the next `up` starts it\n  - needs 1 a3-highgpu-8g from reservation h100s\n" in markdown
+
+
+def test_the_plan_says_each_reservation_a_job_takes_from() -> None:
+    """Pools on two reservations: two lines, each its own key (the plan's details are one mapping)."""
+    r = "projects/p/zones/us-central1-a/reservations/"
+    placement = {"reservations": [
+        {"type": "SPECIFIC_RESERVATION", "name": f"{r}r2", "machines": 1, "machineType": "a3-highgpu-8g"},
+        {"type": "SPECIFIC_RESERVATION", "name": f"{r}r1", "machines": 2, "machineType": "a3-highgpu-8g"}]}
+    assert dict(placement_lines(placement)) == {
+        "reservation 1": f"SPECIFIC_RESERVATION {r}r2: needs 1 a3-highgpu-8g",
+        "reservation 2": f"SPECIFIC_RESERVATION {r}r1: needs 2 a3-highgpu-8g"}
+    one = {"reservations": placement["reservations"][:1]}
+    assert dict(placement_lines(one)) == {"reservation": f"SPECIFIC_RESERVATION {r}r2: needs 1 a3-highgpu-8g"}

@@ -7,12 +7,14 @@ never; CANCELLED is reported; `rerun` replaces; and never two live jobs for one 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
@@ -102,6 +104,31 @@ def test_each_fallback_is_judged_at_its_path(provider) -> None:
     assert not any(p.startswith("fallbacks[0]") for p, _ in found)
     nowhere = failures(provider, props(fallbacks=[{"region": "mars-central1"}]))
     assert [p for p, _ in nowhere] == ["fallbacks[0].job.region"]
+
+
+def test_a_job_on_a_persistent_resource_takes_no_fallbacks(provider) -> None:
+    """Its machines are the resource's: no stockout or quota refusal to fall back from, and an alternative would
+    keep running on the same resource, elsewhere. Refused at each fallback, by the provider and in a stack."""
+    on_pool = l4_job()
+    on_pool["jobSpec"]["persistentResourceId"] = "team-pool"
+    found = failures(provider, props(on_pool, fallbacks=[{"region": "us-east1"}], persistentResourceDeclared=True))
+    assert found == [(
+        "fallbacks[0]", "the job runs on persistent resource team-pool (jobSpec.persistentResourceId), whose "
+        "machines are there while it exists: no stockout or quota refusal to fall back from; allowed: no fallbacks "
+        "on a job on a persistent resource")], found
+
+
+def test_a_problem_of_the_job_itself_is_said_once_not_again_per_fallback(tmp_path: Path) -> None:
+    from gcp_training_jobs.resources.settings.judge import judge
+
+    job = l4_job()
+    job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] = 3  # g2-standard-8 comes with 1
+    job["fallbacks"] = [{"region": "us-east1"}, {"region": "us-west1"}]
+    with pytest.raises(SpecError) as refused:
+        judge({"gcp:project": "my-proj", "gcp-training-jobs:backend": "vertex",
+               "gcp-training-jobs:jobs": {"trial": job}}, tmp_path)
+    assert [p.path for p in refused.value.problems] == [
+        "gcp-training-jobs:jobs.trial.jobSpec.workerPoolSpecs[0].machineSpec.acceleratorCount"]
 
 
 def test_a_fallback_breaking_a_guardrail_fails_the_check_and_each_is_priced(provider, logged) -> None:

@@ -51,7 +51,9 @@ def test_a_training_input_on_vertex() -> None:
     judged = judge(TRAINING_INPUT, backend="vertex").checked()
     facts = judged.facts
     assert (facts.backend, facts.kind, facts.region, facts.strategy) == ("vertex", "training", "us-central1", None)
-    assert (facts.timeout.seconds, facts.timeout.field) == (7200, "jobSpec.scheduling.timeout")
+    # sent as jobSpec.scheduling.timeout, named as the user wrote it (cost lines, guardrails)
+    assert (facts.timeout.seconds, facts.timeout.field) == (7200, "trainingInput.scheduling.maxRunningTime")
+    assert judged.body is not None and judged.body["jobSpec"]["scheduling"]["timeout"] == "7200s"
     assert (facts.parallel_runs, facts.trials) == (1, 1)
     assert facts.labels == {"team": "ml"}
     assert facts.pools == judged.pools
@@ -94,9 +96,15 @@ def test_a_body_as_the_api_holds_it_reads_as_the_judged_job() -> None:
                           (CUSTOM_JOB_SPEC, {"region": "us-central1"}), (TUNING, {"region": "us-central1"})):
         judged = judge(data, **options).checked()
         held = facts_of_body(judged.body_for("job-1"), region=judged.facts.region)
-        for name in ("backend", "kind", "region", "strategy", "timeout", "parallel_runs", "trials", "runs_on",
+        for name in ("backend", "kind", "region", "strategy", "parallel_runs", "trials", "runs_on",
                      "spec_key", "accelerator_totals", "unread"):
             assert getattr(held, name) == getattr(judged.facts, name), (data, name)
+        # the same timeout; the judged job names the field its user wrote (a trainingInput's maxRunningTime,
+        # which Vertex AI holds as jobSpec.scheduling.timeout), the body the field it holds
+        written = judged.facts.timeout.field
+        assert held.timeout == dataclasses.replace(judged.facts.timeout, field=held.timeout.field), data
+        assert written == held.timeout.field or (written, held.timeout.field) == (
+            "trainingInput.scheduling.maxRunningTime", "jobSpec.scheduling.timeout"), data
         assert [p.machine for p in held.running] == [p.machine for p in judged.facts.running]
 
 

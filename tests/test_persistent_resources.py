@@ -143,6 +143,34 @@ Bad_Name:
     assert "'Bad_Name' is not a persistent resource id" in out
 
 
+def test_a_resources_labels_and_replicas_are_held_to_what_vertex_takes(tmp_path: Path) -> None:
+    """Its labels by the rule a job's and the stack's are judged by; a replicaCount beside an autoscalingSpec within
+    its bounds; a pool with neither is refused (its machine count is nowhere)."""
+    bad = """\
+team-pool:
+  labels: {Team: ml}
+  resourcePools:
+    - machineSpec: {machineType: n1-standard-8}
+      replicaCount: 5
+      autoscalingSpec: {minReplicaCount: 1, maxReplicaCount: 2}
+    - machineSpec: {machineType: n1-standard-4}
+"""
+    done = validate(tmp_path, stack(bad, job_on("made-elsewhere", 1)))
+    assert done.returncode == 1
+    at = f"{tmp_path / 'Pulumi.pr.yaml'}: gcp-training-jobs:persistentResources.team-pool"
+    lines = [line for line in done.stdout.splitlines() if line.startswith(at)]
+    assert lines == [
+        f"{at}.labels.Team: 'Team' is not a valid label key; allowed: lowercase letters, digits, _ and -, starting "
+        "with a letter, at most 63 characters",
+        f"{at}.resourcePools[0].replicaCount: 5 is outside its autoscalingSpec 1..2; allowed: from minReplicaCount "
+        "to maxReplicaCount, or unset (it starts at minReplicaCount)",
+        f"{at}.resourcePools[1]: no replicaCount; allowed: a replicaCount (its machines), or an autoscalingSpec "
+        "(minReplicaCount, maxReplicaCount)"], done.stdout
+    fixed = bad.replace("Team: ml", "team: ml").replace("replicaCount: 5", "replicaCount: 2").replace(
+        "n1-standard-4}\n", "n1-standard-4}\n      replicaCount: 1\n")
+    assert validate(tmp_path, stack(fixed, job_on("made-elsewhere", 1))).returncode == 0
+
+
 def test_a_tpu_machine_in_a_resource_is_refused_naming_the_overview(tmp_path: Path) -> None:
     """A persistent resource holds the VMs and GPUs custom training takes: a TPU VM pool is refused at its machine
     type, once (not with a job's TPU rules: a resource may hold several pools)."""

@@ -118,9 +118,11 @@ def placement_of(job: Any, name: str, table: PriceTable | None = None) -> dict[s
 def placement_lines(placement: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The plan's lines of where a job runs: `reservation`, `persistentResource`, `pool N disk`, `fallback N`."""
     lines: list[tuple[str, str]] = []
-    for need in placement.get("reservations", ()):
+    needs = placement.get("reservations", ())
+    for index, need in enumerate(needs):
         named = f" {need['name']}" if need["name"] else ""
-        lines.append(("reservation", f"{need['type']}{named}: needs {need['machines']} {need['machineType']}"))
+        key = f"reservation {index + 1}" if len(needs) > 1 else "reservation"  # keys of one mapping: each its own
+        lines.append((key, f"{need['type']}{named}: needs {need['machines']} {need['machineType']}"))
     if placement.get("persistentResource"):
         lines.append(("persistentResource", f"{placement['persistentResource']} (its machines, none of the job's own)"))
     lines += [(f"pool {d['pool']} disk", f"{d['bootDiskType']}, {d['bootDiskSizeGb']} GB")

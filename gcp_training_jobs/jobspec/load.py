@@ -25,7 +25,7 @@ from gcp_training_jobs.jobspec.core.problems import Problem, collapse_repeated, 
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.render.bodies import Renderable, job_kind, job_labels, render_judged
 from gcp_training_jobs.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
-from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of
+from gcp_training_jobs.jobspec.translate.facts import MAX_RUNNING_TIME, JobFacts, facts_of
 from gcp_training_jobs.jobspec.translate.pools import Pool, ml_pools, spec_pools
 from gcp_training_jobs.jobspec.translate.training_input import training_input_pools
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
@@ -94,6 +94,9 @@ def _finish(job: Renderable, backend: str, pools: Sequence[Pool], problems: Sequ
             problems = collapse_repeated(list(error.problems))
     facts = facts_of(body, pools, backend=backend, kind=job_kind(job, backend), region=_region(job),
                      labels=job.labels)
+    if isinstance(job, Job) and facts.timeout.field is not None and facts.timeout.field != MAX_RUNNING_TIME:
+        # a trainingInput sent to Vertex AI: its timeout is the maxRunningTime the user wrote, named so
+        facts = replace(facts, timeout=replace(facts.timeout, field=MAX_RUNNING_TIME))
     return Judged(job, backend, tuple(pools), tuple(problems), body, tuple(warnings), facts)
 
 

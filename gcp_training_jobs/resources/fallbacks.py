@@ -44,6 +44,13 @@ def alternative_job(job: Mapping[str, Any], alternative: Mapping[str, Any], *,
         else:
             config = out[TUNING_JOB] = dict(out[TUNING_JOB] or {})
             spec = config["trialJobSpec"] = dict(config.get("trialJobSpec") or {})
+        held = spec.get("persistentResourceId")
+        if held:  # the job's machines are the resource's: nothing to fall back from
+            where = f"{JOB_SPEC if JOB_SPEC in out else f'{TUNING_JOB}.trialJobSpec'}.persistentResourceId"
+            problems.append(Problem("", f"the job runs on persistent resource {held} ({where}), whose machines "
+                                    "are there while it exists: no stockout or quota refusal to fall back from; "
+                                    "allowed: no fallbacks on a job on a persistent resource"))
+            return out, problems
         if alternative.get("region"):
             out[region_key] = alternative["region"]
         if isinstance(machine, Mapping):

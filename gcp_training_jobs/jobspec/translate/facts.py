@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.errors import SpecError
@@ -54,13 +54,18 @@ def as_int(value: Any, default: int = 0) -> int:
         return default
 
 
+#: Where a trainingInput says how long it may run (on either backend: the field the user wrote).
+MAX_RUNNING_TIME: Final = f"{TRAINING_INPUT}.scheduling.maxRunningTime"
+
+
 @dataclass(frozen=True)
 class Timeout:
     """The longest a job may run: the body's timeout, or the API's default when it sets none."""
 
     seconds: float
     field: str | None
-    """The body field that sets it (`jobSpec.scheduling.timeout`), None for the default."""
+    """The field that sets it (`jobSpec.scheduling.timeout`; a trainingInput's maxRunningTime, whichever body it is
+    sent as), None for the default."""
     default_of: str = ""
     """Whose default applies when the body sets none ("Vertex AI", "AI Platform Training")."""
     per_trial: bool = False
@@ -216,7 +221,7 @@ def _timeout(body: Mapping[str, Any], spec_key: str | None, backend: str) -> Tim
         value, at = scheduling.get("timeout"), f"{spec_key}.scheduling.timeout"
     else:
         scheduling = _mapping(_mapping(body.get(TRAINING_INPUT)).get("scheduling"))
-        value, at = scheduling.get("maxRunningTime"), f"{TRAINING_INPUT}.scheduling.maxRunningTime"
+        value, at = scheduling.get("maxRunningTime"), MAX_RUNNING_TIME
     if isinstance(value, str) and DURATION.fullmatch(value) and float(value[:-1]) > 0:
         return Timeout(float(value[:-1]), at, per_trial=per_trial)
     # unset (a malformed or zero value is refused by the rules before a body is made)

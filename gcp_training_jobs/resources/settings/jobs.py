@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,10 @@ from gcp_training_jobs.jobspec.core.names import (
 )
 from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
 from gcp_training_jobs.jobspec.load import FORMS, Judged, enclosed_problem
+from gcp_training_jobs.jobspec.rules import Options, rule_labels
 from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
-from gcp_training_jobs.jobspec.vocab.training_input import Job
+from gcp_training_jobs.jobspec.vocab.training_input import Job, TrainingInput
 from gcp_training_jobs.resources.fallbacks import KEYS as FALLBACK_KEYS
 from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.settings.model import JobSettings
@@ -81,11 +83,19 @@ def judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, reg
     if isinstance(raw.get("fallbacks"), list):  # judged even when another key is wrong, like the rest
         alternatives, fallback_problems = _judge_fallbacks(raw, name=name, backend=backend, region=region,
                                                            labels=merged, prefix=prefix)
-        problems += fallback_problems
+        said = {(p.path.removeprefix(prefix), p.message) for p in problems}  # the job's own, said once, there
+        problems += [p for p in fallback_problems if (_within_fallback(p.path), p.message) not in said]
     if settings is None or judged is None or problems:
         return None, problems
     named = replace(judged, warnings=tuple(_in_stack(w.within(prefix=prefix)) for w in judged.warnings))
     return settings.judged_as(named, alternatives), problems
+
+
+def _within_fallback(path: str) -> str:
+    """`...jobs.NAME.fallbacks[1].jobSpec.x` -> `.jobSpec.x`: where in the job an alternative's problem is (a
+    problem of the job itself, repeated by each alternative built from it, is said once, at the job's path)."""
+    head, _, rest = path.partition("].")
+    return f".{rest}" if head.rsplit(".", 1)[-1].startswith("fallbacks[") and rest else path
 
 
 def _in_stack(warning: Problem) -> Problem:
@@ -272,3 +282,11 @@ SECRET_LABEL_STAND_IN = "secret"
 def judgeable(labels: dict[str, Any]) -> dict[str, Any]:
     """Labels with encrypted values (OPAQUE offline) standing in as a valid value, so the rest is judged."""
     return {k: SECRET_LABEL_STAND_IN if v == OPAQUE else v for k, v in labels.items()}
+
+
+def label_problems(labels: Mapping[str, Any]) -> list[Problem]:
+    """Label syntax (the stack's, a persistent resource's), judged by the same rule as a job's labels, at
+    `labels...`."""
+    if not labels or not all(isinstance(v, str) for v in labels.values()):
+        return []
+    return list(rule_labels(Job(labels=judgeable(dict(labels)), training_input=TrainingInput()), Options()))

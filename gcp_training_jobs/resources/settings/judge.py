@@ -12,10 +12,8 @@ from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, DEFAULT_REGION, NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
-from gcp_training_jobs.jobspec.rules import Options, rule_labels
-from gcp_training_jobs.jobspec.vocab.training_input import Job, TrainingInput
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
-from gcp_training_jobs.resources.settings.jobs import judge_job, judgeable, plain, regions
+from gcp_training_jobs.resources.settings.jobs import judge_job, label_problems, plain, regions
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
 from gcp_training_jobs.resources.settings.persistent import fit_problems_of, judge_resources
 from gcp_training_jobs.resources.settings.secrets import (
@@ -94,8 +92,8 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
                                 f"{allowed(regions(str(backend)))}"))
     labels_given = ours.get("labels")
     stack_labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
-    label_problems = _label_problems(stack_labels)
-    problems += [Problem(f"{NAMESPACE}:{p.path}", p.message) for p in label_problems]
+    bad_labels = label_problems(stack_labels)
+    problems += [Problem(f"{NAMESPACE}:{p.path}", p.message) for p in bad_labels]
 
     jobs: dict[str, JobSettings] = {}
     if jobs_raw is not None and not isinstance(jobs_raw, dict):
@@ -105,13 +103,13 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     for name, raw in (jobs_raw or {}).items():
         judged, job_problems = judge_job(str(name), raw, root=root, backend=str(backend), region=region,
                                          region_key=region_key,
-                                         stack_labels={} if label_problems else stack_labels)
+                                         stack_labels={} if bad_labels else stack_labels)
         problems += job_problems
         if judged is not None:
             jobs[str(name)] = judged
 
     resources, resource_problems = judge_resources(resources_raw, region=region, backend=str(backend),
-                                                   stack_labels={} if label_problems else stack_labels)
+                                                   stack_labels={} if bad_labels else stack_labels)
     problems += resource_problems
     for name, job in jobs.items():
         problems += fit_problems_of(name, job.facts, resources)
@@ -139,13 +137,6 @@ def _opaque_labels(config: dict[str, Any]) -> set[str]:
 
 def _unique(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
-
-
-def _label_problems(labels: dict[str, Any]) -> list[Problem]:
-    """Label syntax, judged by the same rule as a job's labels."""
-    if not labels or not all(isinstance(v, str) for v in labels.values()):
-        return []
-    return list(rule_labels(Job(labels=judgeable(labels), training_input=TrainingInput()), Options()))
 
 
 def _tpu_access_problems(base: StackSettings) -> list[Problem]:

@@ -18,6 +18,7 @@ from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import PERSISTENT_RESOURCE, JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts, resource_facts
 from gcp_training_jobs.jobspec.vocab.persistent import PersistentResourceSpec
+from gcp_training_jobs.resources.settings.jobs import label_problems
 
 KEY = f"{NAMESPACE}:persistentResources"
 
@@ -51,12 +52,31 @@ def judge_resources(raw: Any, *, region: str, stack_labels: Mapping[str, str],
                                     f"{allowed(catalog.VERTEX_TRAINING_REGIONS)}"))
             continue
         facts = resource_facts(str(name), spec, region=region, labels=stack_labels, at=at)
-        own = resource_problems(facts, region_at=f"{at}.region" if spec.region else f"{NAMESPACE}:region",
-                                today=today())
+        own = [p.within(prefix=at) for p in label_problems(spec.labels or {})]
+        own += replica_problems(spec, at)
+        own += resource_problems(facts, region_at=f"{at}.region" if spec.region else f"{NAMESPACE}:region",
+                                 today=today())
         problems += own
         if not own:
             found[str(name)] = facts
     return found, problems
+
+
+def replica_problems(spec: PersistentResourceSpec, at: str) -> list[Problem]:
+    """Each pool's replicas as Vertex takes them: a replicaCount, or an autoscalingSpec (with a replicaCount, if
+    given, from its minReplicaCount to its maxReplicaCount: the count it starts with)."""
+    problems: list[Problem] = []
+    for index, pool in enumerate(spec.resource_pools):
+        base, scaling, count = f"{at}.resourcePools[{index}]", pool.autoscaling_spec, pool.replica_count
+        if scaling is None and count is None:
+            problems.append(Problem(base, "no replicaCount; allowed: a replicaCount (its machines), or an "
+                                    "autoscalingSpec (minReplicaCount, maxReplicaCount)"))
+        elif scaling is not None and count is not None and not (
+                scaling.min_replica_count <= count <= scaling.max_replica_count):
+            problems.append(Problem(f"{base}.replicaCount", f"{count} is outside its autoscalingSpec "
+                                    f"{scaling.min_replica_count}..{scaling.max_replica_count}; allowed: from "
+                                    "minReplicaCount to maxReplicaCount, or unset (it starts at minReplicaCount)"))
+    return problems
 
 
 def fit_problems_of(name: str, job: JobFacts, resources: Mapping[str, ResourceFacts],

@@ -103,7 +103,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
                                          "scheduling"))
             continue
         data, bad = alternative_job(job, alternative)
-        failures += [CheckFailure(f"{where}.{p.path}", p.message) for p in bad]
+        failures += [CheckFailure(f"{where}.{p.path}" if p.path else where, p.message) for p in bad]
         if bad:
             continue
         try:
