@@ -321,5 +321,51 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
     quota = pr["quota"]["us-central1"]["custom_model_training_nvidia_t4_gpus"]
     assert quota == {"before": 4, "after": 8}  # the resource's GPUs at the most; the job on it counts none
     text = render_text(document)
-    assert "persistent resource team-pool: resized: its replicas change; $/h at the most" in text
+    least = f"${team['before']['usdPerHourAtLeast']:,.2f}/h"
+    assert (f"persistent resource team-pool: resized: its replicas change; $/h at the least {least} → {least} "
+            f"(±$0/h), at the most ${team['before']['usdPerHour']:,.2f}/h → ") in text
+    assert team["changes"] == ["pool 0 replicas 1 to 2 -> 1 to 4"]
     assert "persistent resource eval-pool: added" in text and "persistent resource old-pool: removed" in text
+
+
+def test_diff_says_what_changed_in_a_resource_and_that_a_new_region_replaces_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gcp_training_jobs.cli.diff import diff
+    from gcp_training_jobs.cli.diff_text import render_markdown, render_text
+
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
+    small = "n1-standard-4"
+    disk_pool = "disk-pool:\n  resourcePools:\n    - machineSpec: {machineType: %s}\n      replicaCount: 1\n%s"
+    label_pool = "label-pool:\n  labels: {owner: %s}\n  resourcePools:\n" \
+        "    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 1\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(
+        TEAM_POOL + disk_pool % (small, "") + label_pool % "a", job_on("team-pool", 2)))
+    base = commit_all(repo, "base")
+    moved = TEAM_POOL.replace("labels:", "region: us-east4\n  labels:")
+    disk = "      diskSpec: {bootDiskType: pd-standard, bootDiskSizeGb: 200}\n"
+    plain = "plain:\n  jobSpec:\n    workerPoolSpecs:\n      - machineSpec: {machineType: n1-standard-4}\n" \
+        "        replicaCount: 1\n        containerSpec: {imageUri: us-docker.pkg.dev/p/r/t:1}\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(
+        moved + disk_pool % ("n1-standard-8", disk) + label_pool % "b", plain))
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    held = document["stacks"]["pr"]["persistentResources"]
+    team, pools, labels = held["team-pool"], held["disk-pool"], held["label-pool"]
+    assert team["change"] == "replaced" and team["changes"] == ["region us-central1 -> us-east4"]
+    assert team["note"] == ("its region changes: the next `up` deletes it and makes it again in us-east4; the jobs on "
+                            "it fail")
+    assert pools["change"] == "changed" and pools["note"] == "its machines, disks change"
+    assert pools["changes"] == ["pool 0 machine n1-standard-4 -> n1-standard-8",
+                                "pool 0 disk the default -> pd-standard 200 GB"]
+    assert labels["change"] == "changed" and labels["changes"] == ["labels owner=a -> owner=b"]
+    text, markdown = render_text(document), render_markdown(document)
+    least = [f"${team[side]['usdPerHourAtLeast']:,.2f}/h" for side in ("before", "after")]
+    most = [f"${team[side]['usdPerHour']:,.2f}/h" for side in ("before", "after")]
+    line = (f"persistent resource team-pool: replaced: {team['note']}; $/h at the least {least[0]} → {least[1]} "
+            f"(")
+    assert f"\n    {line}" in text and f"\n- {line}" in markdown
+    assert f", at the most {most[0]} → {most[1]} (" in text
+    assert "\n        region us-central1 -> us-east4\n" in text and "\n  - region us-central1 -> us-east4\n" in markdown
+    assert "\n        pool 0 disk the default -> pd-standard 200 GB\n" in text
