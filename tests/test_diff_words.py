@@ -27,6 +27,13 @@ IMAGE = "us-central1-docker.pkg.dev/my-proj/trainers/llm"
 RESERVATION = "projects/my-proj/zones/us-central1-a/reservations/h100s"
 
 
+def reserved(machines: int, was: int | None = None, name: str = RESERVATION) -> str:
+    """The words for a reservation need, with what it was, then its affinity as plan says it (type and name)."""
+    short = name.rsplit("/", 1)[-1]
+    return f"needs {machines} a3-highgpu-8g from reservation {short}" + (f", was {was}" if was is not None else "") + (
+        f" (SPECIFIC_RESERVATION {name})")
+
+
 def job(workers: int = 0, tag: str = "1.0", timeout: str = "3600s", strategy: str | None = None,
         machine: str = "a3-highgpu-8g", accelerator: str = "NVIDIA_H100_80GB", reservation: str | None = RESERVATION,
         disk: dict[str, Any] | None = None, resource: str | None = None, args: list[str] | None = None,
@@ -84,10 +91,9 @@ def said(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], paths: list[s
 
 def test_accelerators_replicas_and_the_reservation_need_in_words(tmp_path: Path) -> None:
     assert said(tmp_path, job(workers=1), job(workers=2)) == [
-        "16 -> 24 NVIDIA_H100_80GB", "pool 1 replicas 1 -> 2", "needs 3 a3-highgpu-8g from reservation h100s, was 2"]
+        "16 -> 24 NVIDIA_H100_80GB", "pool 1 replicas 1 -> 2", reserved(3, 2)]
     assert said(tmp_path, job(), job(workers=1)) == [
-        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB",
-        "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB", reserved(2, 1)]
 
 
 def test_a_new_accelerator_type_and_machine_type(tmp_path: Path) -> None:
@@ -109,23 +115,22 @@ def test_region(tmp_path: Path) -> None:
 
 def test_leaving_the_reservation_for_a_persistent_resource(tmp_path: Path) -> None:
     assert said(tmp_path, job(), job(reservation=None, resource="my-pool")) == [
-        f"reservation SPECIFIC_RESERVATION {RESERVATION} -> none",
-        "persistent resource none (its own machines) -> my-pool",
-        "needs 0 a3-highgpu-8g from reservation h100s, was 1"]
+        "persistent resource none (its own machines) -> my-pool", reserved(0, 1)]
 
 
 def test_a_few_lines_at_most_and_the_reservation_need_always(tmp_path: Path) -> None:
     assert said(tmp_path, job(), job(workers=1, tag="1.1", timeout="7200s", strategy="SPOT",
                                      fallbacks=[{"scheduling": {"strategy": "STANDARD"}}])) == [
         "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB", "strategy STANDARD -> SPOT",
-        "timeout 1 h -> 2 h", "and 2 more", "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+        "timeout 1 h -> 2 h", "and 2 more", reserved(2, 1)]
 
 
 def test_the_rest_as_the_paths_that_changed_and_the_fallbacks(tmp_path: Path) -> None:
     paths = ["jobSpec.workerPoolSpecs[0].containerSpec.args", "jobSpec.workerPoolSpecs[0].machineSpec.machineType"]
-    assert said(tmp_path, job(), job(args=["--steps=10"], fallbacks=[{"scheduling": {"strategy": "SPOT"}}]),
-                paths) == [
-        "fallbacks none -> 1. us-central1 a3-highgpu-8g SPOT",
+    head = job(args=["--steps=10"], fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
+    (spot,) = placement_of(facts_pair(tmp_path, job(), head)[1], "j")["fallbacks"]
+    assert said(tmp_path, job(), head, paths) == [
+        f"fallback 1 added: us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, ${spot['usdPerHour']:,.2f}/h",
         "also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"], "a path the words say is not repeated"
 
 
@@ -240,9 +245,12 @@ def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project
     document = diff("main", None)
     assert isinstance(document, dict)
     llm = document["stacks"]["prod"]["jobs"]["llm"]
+    (spot_before,), (spot_after,) = (llm["placement"][side]["fallbacks"] for side in ("before", "after"))
+    assert spot_after["usdPerHour"] == pytest.approx(2 * spot_before["usdPerHour"]), "twice the machines"
     expected = ["8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB",
                 "timeout 1 h -> 2 h", "image llm 1.0 -> 1.1",
-                "needs 2 a3-highgpu-8g from reservation h100s, was 1"]
+                f"fallback 1: {spot_before['text']} -> {spot_after['text']}", reserved(2, 1)]
+    assert spot_before["text"].endswith(f", SPOT, ${spot_before['usdPerHour']:,.2f}/h"), "its price, as plan says it"
     assert llm["change"] == "replaced" and llm["changes"] == expected
     assert llm["placement"]["before"]["reservations"][0]["machines"] == 1
     assert llm["placement"]["after"]["reservations"][0]["machines"] == 2
@@ -255,8 +263,35 @@ def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project
     ft = document["stacks"]["prod"]["jobs"]["ft"]
     (spot,) = ft["placement"]["after"]["fallbacks"]
     assert ft["change"] == "added" and ft["changes"] == [
-        "needs 1 a3-highgpu-8g from reservation h100s", "pool 0 disk pd-standard 500 GB", f"fallback 1: {spot['text']}"]
-    assert "- `ft` added: the next `up` starts it\n  - needs 1 a3-highgpu-8g from reservation h100s\n" in markdown
+        reserved(1), "pool 0 disk pd-standard 500 GB", f"fallback 1: {spot['text']}"]
+    assert f"- `ft` added: the next `up` starts it\n  - {reserved(1)}\n" in markdown
+
+
+def test_each_fallback_that_changes_in_order_with_its_region_machine_strategy_and_price(tmp_path: Path) -> None:
+    a2 = {"machineSpec": {"machineType": "a2-ultragpu-8g", "acceleratorType": "NVIDIA_A100_80GB",
+                          "acceleratorCount": 8}, "scheduling": {"strategy": "SPOT"}}
+    old = job(reservation=None, fallbacks=[{"scheduling": {"strategy": "SPOT"}}, a2])
+    new = job(reservation=None, workers=1, fallbacks=[{"scheduling": {"strategy": "SPOT"}}, a2])
+    before, after = (placement_of(side, "j")["fallbacks"] for side in facts_pair(tmp_path, old, new))
+    assert [f["usdPerHour"] for f in after] == pytest.approx([2 * f["usdPerHour"] for f in before])
+    assert before[1]["text"] == (f"us-central1, a2-ultragpu-8g x1 + 8 NVIDIA_A100_80GB, SPOT, "
+                                 f"${before[1]['usdPerHour']:,.2f}/h"), "plan's words for a fallback"
+    assert said(tmp_path, old, new) == [
+        "8 -> 16 NVIDIA_H100_80GB", "pool 1 added: a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB",
+        f"fallback 1: {before[0]['text']} -> {after[0]['text']}",
+        f"fallback 2: {before[1]['text']} -> {after[1]['text']}"], "each fallback's price that moved, in order"
+    assert said(tmp_path, old, job(reservation=None, fallbacks=[{"scheduling": {"strategy": "SPOT"}}])) == [
+        f"fallback 2 removed (was {before[1]['text']})"]
+
+
+def test_a_job_on_two_reservations_is_said_as_on_both(tmp_path: Path) -> None:
+    other = "projects/my-proj/zones/us-central1-a/reservations/r2"
+    new = job(workers=1)
+    first = new["jobSpec"]["workerPoolSpecs"][0] = json.loads(json.dumps(new["jobSpec"]["workerPoolSpecs"][0]))
+    first["machineSpec"]["reservationAffinity"]["values"] = [other]
+    assert said(tmp_path, job(workers=1), new) == [reserved(1, 0, other), reserved(1, 2)], \
+        "pool 0 on r2 and pool 1 on h100s: both, each with its affinity type and the machines it needs"
+    assert said(tmp_path, new, new) == []
 
 
 def test_the_plan_says_each_reservation_a_job_takes_from() -> None:

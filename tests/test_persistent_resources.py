@@ -323,12 +323,13 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
 
     repo = scratch_project(tmp_path)
     offline_review(monkeypatch, tmp_path)
-    old_pool = TEAM_POOL.replace("maxReplicaCount: 4", "maxReplicaCount: 2")
+    fixed = TEAM_POOL.replace("autoscalingSpec: {minReplicaCount: 1, maxReplicaCount: 4}", "replicaCount: 4")
+    old_pool = fixed.replace("replicaCount: 4", "replicaCount: 2")  # a replicaCount is resized in place
     gone = "old-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 1\n"
     (repo / "stacks/Pulumi.pr.yaml").write_text(stack(old_pool + gone, job_on("team-pool", 2)))
     base = commit_all(repo, "base")
     added = "eval-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 2\n"
-    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(TEAM_POOL + added, job_on("team-pool", 2)))
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(fixed + added, job_on("team-pool", 2)))
     monkeypatch.chdir(repo)
     document = diff(base, None, ["pr"])
     assert isinstance(document, dict), document
@@ -337,7 +338,7 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
         "team-pool": "resized", "eval-pool": "added", "old-pool": "removed"}
     team = held["team-pool"]
     assert team["after"]["usdPerHour"] == pytest.approx(2 * team["before"]["usdPerHour"], rel=1e-6)
-    assert team["after"]["usdPerHourAtLeast"] == pytest.approx(team["before"]["usdPerHourAtLeast"], rel=1e-6)
+    assert team["after"]["usdPerHourAtLeast"] == pytest.approx(team["after"]["usdPerHour"], rel=1e-6)  # no scaling
     assert team["deltaUsdPerHour"] == pytest.approx(team["after"]["usdPerHour"] - team["before"]["usdPerHour"],
                                                     abs=1e-6)
     assert held["old-pool"]["after"] is None and held["eval-pool"]["before"] is None
@@ -349,5 +350,59 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
     quota = pr["quota"]["us-central1"]["custom_model_training_nvidia_t4_gpus"]
     assert quota == {"before": 4, "after": 8}  # the resource's GPUs at the most; the job on it counts none
     text = render_text(document)
-    assert "persistent resource team-pool: resized: its replicas change; $/h at the most" in text
+    least = [f"${team[side]['usdPerHourAtLeast']:,.2f}/h" for side in ("before", "after")]
+    assert (f"persistent resource team-pool: resized: its replicas change; $/h at the least {least[0]} → {least[1]} "
+            "(+") in text
+    assert team["changes"] == ["pool 0 replicas 2 -> 4"]
     assert "persistent resource eval-pool: added" in text and "persistent resource old-pool: removed" in text
+
+
+def test_diff_says_what_changed_in_a_resource_and_that_a_new_region_replaces_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gcp_training_jobs.cli.diff import diff
+    from gcp_training_jobs.cli.diff_text import render_markdown, render_text
+
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
+    small = "n1-standard-4"
+    disk_pool = "disk-pool:\n  resourcePools:\n    - machineSpec: {machineType: %s}\n      replicaCount: 1\n%s"
+    label_pool = "label-pool:\n  labels: {owner: %s}\n  resourcePools:\n" \
+        "    - machineSpec: {machineType: n1-standard-4}\n      replicaCount: 1\n"
+    scale_pool = "scale-pool:\n  resourcePools:\n    - machineSpec: {machineType: n1-standard-4}\n" \
+        "      autoscalingSpec: {minReplicaCount: 1, maxReplicaCount: %d}\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(
+        TEAM_POOL + disk_pool % (small, "") + label_pool % "a" + scale_pool % 2, job_on("team-pool", 2)))
+    base = commit_all(repo, "base")
+    moved = TEAM_POOL.replace("labels:", "region: us-east4\n  labels:")
+    disk = "      diskSpec: {bootDiskType: pd-standard, bootDiskSizeGb: 200}\n"
+    plain = "plain:\n  jobSpec:\n    workerPoolSpecs:\n      - machineSpec: {machineType: n1-standard-4}\n" \
+        "        replicaCount: 1\n        containerSpec: {imageUri: us-docker.pkg.dev/p/r/t:1}\n"
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(
+        moved + disk_pool % ("n1-standard-8", disk) + label_pool % "b" + scale_pool % 3, plain))
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    held = document["stacks"]["pr"]["persistentResources"]
+    team, pools, labels = held["team-pool"], held["disk-pool"], held["label-pool"]
+    assert team["change"] == "replaced" and team["changes"] == ["region us-central1 -> us-east4"]
+    assert team["note"] == ("its region changes, which it cannot change in place: the next `up` deletes it and makes "
+                            "it again in us-east4; the jobs on it fail")
+    # a pool's machineSpec and diskSpec, and the labels, are immutable in Google's definition of the resource
+    assert pools["change"] == "replaced" and pools["note"] == (
+        "its machines, disks change, which it cannot change in place: the next `up` deletes it and makes it again; "
+        "the jobs on it fail")
+    assert pools["changes"] == ["pool 0 machine n1-standard-4 -> n1-standard-8",
+                                "pool 0 disk the default -> pd-standard 200 GB"]
+    assert labels["change"] == "replaced" and labels["changes"] == ["labels owner=a -> owner=b"]
+    scaled = held["scale-pool"]  # an autoscaling pool's bounds are its immutable autoscalingSpec
+    assert (scaled["change"], scaled["changes"]) == ("replaced", ["pool 0 replicas 1 to 2 -> 1 to 3"])
+    assert scaled["note"].startswith("its autoscaling changes, which it cannot change in place")
+    text, markdown = render_text(document), render_markdown(document)
+    least = [f"${team[side]['usdPerHourAtLeast']:,.2f}/h" for side in ("before", "after")]
+    most = [f"${team[side]['usdPerHour']:,.2f}/h" for side in ("before", "after")]
+    line = (f"persistent resource team-pool: replaced: {team['note']}; $/h at the least {least[0]} → {least[1]} "
+            f"(")
+    assert f"\n    {line}" in text and f"\n- {line}" in markdown
+    assert f", at the most {most[0]} → {most[1]} (" in text
+    assert "\n        region us-central1 -> us-east4\n" in text and "\n  - region us-central1 -> us-east4\n" in markdown
+    assert "\n        pool 0 disk the default -> pd-standard 200 GB\n" in text

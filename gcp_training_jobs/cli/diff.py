@@ -4,9 +4,10 @@ Both sides are planned offline through `plan`'s one pass (cli.plan.plan_stack): 
 (cli.diff_sides, never checked out over the user's tree), the head from the working tree or a second ref, each
 with the price table of the code running (the head's), so a price refresh never shows as a change of the jobs.
 A job's figures are its plan's (`cost.jobs.NAME.atItsRate.knownUsdPerHour`, null when incomplete, and
-`worstCaseUsd`); whether it is replaced or updated is what the provider's diff decides on the inputs the program
-registers (resources.job_model.runs.changes_of). The guardrails each side breaks are the plan's problems; one the
-head breaks and the base kept is the headline, and exit 1. A side that cannot be read is exit 2, named.
+`worstCaseUsd`), a stack's its plan's stack totals (`cost.stack`); whether a job is replaced or updated is what the
+provider's diff decides on the inputs the program registers (resources.job_model.runs.changes_of). The guardrails
+each side breaks are the plan's problems; one the head breaks and the base kept is the headline, and exit 1. A side
+that cannot be read is exit 2, named.
 """
 
 from __future__ import annotations
@@ -131,8 +132,8 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
     kept = {_rail_key(text) for text in rails_before}
     found: dict[str, Any] = {
         "jobs": jobs,
-        "before": _stack_totals([*jobs.values(), *held.values()], "before") if before else None,
-        "after": _stack_totals([*jobs.values(), *held.values()], "after") if after else None,
+        "before": _stack_figures(before),
+        "after": _stack_figures(after),
         "guardrails": {"before": rails_before, "after": rails_after,
                        "broken": [text for text in rails_after if _rail_key(text) not in kept]},
         "quota": _quota(before, after),
@@ -270,10 +271,15 @@ def _sum(values: Iterable[float | None], digits: int) -> float | None:
     return round(total, digits)
 
 
-def _stack_totals(jobs: Iterable[Mapping[str, Any]], side: str) -> dict[str, float | None]:
-    present = [job[side] for job in jobs if job[side] is not None]
-    return {"usdPerHour": _sum((f["usdPerHour"] for f in present), HOURLY_DIGITS),
-            "worstCaseUsd": _sum((f["worstCaseUsd"] for f in present), TOTAL_DIGITS)}
+def _stack_figures(side: Planned | None) -> dict[str, float | None] | None:
+    """A stack's figures as plan --json gives them (`cost.stack`: its jobs at their rates and its persistent resources
+    at the most, and the worst case), never a sum of the rounded figures of its jobs."""
+    if side is None:
+        return None
+    stack = side.document["cost"]["stack"]
+    rate = stack["atJobRates"]
+    return {"usdPerHour": rate["knownUsdPerHour"] if rate["complete"] else None,
+            "worstCaseUsd": stack["worstCaseUsd"]}
 
 
 def _deltas(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, float | None]:

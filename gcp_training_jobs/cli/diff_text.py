@@ -97,9 +97,12 @@ def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _held_lines(stack: Mapping[str, Any]) -> list[str]:
-    """`persistent resource R: resized: its replicas change; $/h at the most $1.24/h → $4.97/h (+$3.73/h)`."""
-    return [f"persistent resource {name}: {item['change']}: {item['note']}; $/h at the most {_hourly(item)}"
+def _held(stack: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """Each persistent resource that changes: `persistent resource R: resized: its replicas change; $/h at the least
+    $1.24/h → $1.24/h (±$0/h), at the most $2.48/h → $4.97/h (+$2.49/h)`, and what changed in words."""
+    return [(f"persistent resource {name}: {item['change']}: {item['note']}; $/h at the least "
+             f"{_pair(item, 'usdPerHourAtLeast', 'deltaUsdPerHourAtLeast', True)}, at the most {_hourly(item)}",
+             list(item.get("changes", [])))
             for name, item in stack.get("persistentResources", {}).items() if item["change"] != "unchanged"]
 
 
@@ -127,7 +130,8 @@ def render_text(document: Mapping[str, Any]) -> str:
             out.append(f"    {job_name}: {job['change']}: {job['note']}")
             out += [f"        {line}" for line in job.get("changes", [])]
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
-        out += [f"    {line}" for line in _held_lines(stack)]
+        for line, words in _held(stack):
+            out += [f"    {line}", *(f"        {w}" for w in words)]
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
         out += [f"    quota asked, {line}" for line in _quota_lines(stack)]
         out += [f"    credential (not shown): {line}" for line in credential_lines(stack)]
@@ -171,7 +175,8 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                  for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
                               *(f"  - {_cell(words)}" for words in job.get("changes", []))]]
-        notes += [f"- {_cell(line)}" for line in _held_lines(stack)]
+        notes += [item for line, words in _held(stack)
+                  for item in [f"- {_cell(line)}", *(f"  - {_cell(w)}" for w in words)]]
         notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
                   if names]
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]

@@ -1,8 +1,9 @@
 """What changed in a job, in a reviewer's words, one line per field (`diff`): the accelerators ("8 -> 16
 NVIDIA_H100_80GB"), each pool's machine type and replica count, the strategy, the region, the timeout, the image
-(its tag), the reservation (and how many machines the job needs from it: "needs 2 a3-highgpu-8g from reservation R,
-was 1"), the persistent resource, the boot disks, the fallbacks; the fields those lines do not cover, as the paths
-that changed.
+(its tag), the reservations (how many machines the job needs from each, and its affinity type and name as plan
+says it: "needs 2 a3-highgpu-8g from reservation R, was 1 (SPECIFIC_RESERVATION projects/P/zones/Z/reservations/R)"),
+the persistent resource, the boot disks, the fallbacks (each with its region, machine, strategy and $/h); the fields
+those lines do not cover, as the paths that changed.
 
 The words are read from the two sides' facts as judged (`JobSettings.facts`, its pools, and `cli.plan_placement`),
 never from the bodies again; the paths are `cli.diff.changed_paths` of the inputs the program registered.
@@ -106,30 +107,19 @@ def _images(old: JobFacts, new: JobFacts) -> list[str]:
     return list(changed)
 
 
-def _reservation(old: JobFacts, new: JobFacts) -> list[str]:
-    """The reservation the job takes from: its type and name (how many machines it needs: needs_lines)."""
-    was, now = old.runs_on, new.runs_on
-    if (was.reservation_type, was.reservation_name) == (now.reservation_type, now.reservation_name):
-        return []
-    before = _affinity(was.reservation_type, was.reservation_name)
-    return [f"reservation {_arrow(before, _affinity(now.reservation_type, now.reservation_name))}"]
-
-
-def _affinity(kind: str | None, name: str | None) -> str:
-    return " ".join(v for v in (kind, name) if v) or "none"
-
-
 def needs_lines(old: Sequence[ReservationNeed], new: Sequence[ReservationNeed]) -> list[str]:
-    """`needs 2 a3-highgpu-8g from reservation R, was 1` for each reservation and machine type whose need moved;
-    `..., was 0` where the job took none from it, `needs 0 ..., was N` where it takes none any more."""
+    """The reservations the job takes machines from, each with what it needed before and its reservationAffinity as
+    plan says it (type and name): `needs 2 a3-highgpu-8g from reservation R, was 1 (SPECIFIC_RESERVATION
+    projects/P/zones/Z/reservations/R)` (`was 0` where the job took none from it, `needs 0` where it takes none any
+    more). When any of them moved, every one the job takes from is said, so a job on two reservations reads as on
+    both."""
     before = {need.key: need for need in old}
     after = {need.key: need for need in new}
-    lines = []
-    for key, need in after.items():
-        was = before.get(key)
-        if was is None or was.machines != need.machines:
-            lines.append(f"needs {need.text()}, was {was.machines if was else 0}")
-    lines += [f"needs 0 {need.machine_type} from {need.source()}, was {need.machines}"
+    if {k: n.machines for k, n in before.items()} == {k: n.machines for k, n in after.items()}:
+        return []
+    lines = [f"needs {need.text()}, was {before[key].machines if key in before else 0} ({need.affinity()})"
+             for key, need in after.items()]
+    lines += [f"needs 0 {need.machine_type} from {need.source()}, was {need.machines} ({need.affinity()})"
               for key, need in before.items() if key not in after]
     return lines
 
@@ -142,15 +132,20 @@ def _persistent(old: JobFacts, new: JobFacts) -> list[str]:
 
 
 def _fallbacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """`fallbacks none -> 1. us-central1 a3-highgpu-8g SPOT` when where, on what or how they run changed (their
-    machines' counts follow the job's, said above)."""
-
-    def said(placement: Mapping[str, Any]) -> str:
-        return "; ".join(f"{i + 1}. {f['region']} {'+'.join(f['machineTypes'])} {f['strategy']}"
-                         for i, f in enumerate(placement.get("fallbacks", ()))) or "none"
-
-    was, now = said(old), said(new)
-    return [] if was == now else [f"fallbacks {_arrow(was, now)}"]
+    """Each fallback that changed, in order, as plan says it (cli.plan_placement: region, machine, strategy, $/h):
+    `fallback 1: us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, $40.10/h -> ..., $80.20/h`; one added
+    or removed said so. A fallback's price that moved shows."""
+    before = [f["text"] for f in old.get("fallbacks", ())]
+    after = [f["text"] for f in new.get("fallbacks", ())]
+    lines = []
+    for i in range(max(len(before), len(after))):
+        if i >= len(before):
+            lines.append(f"fallback {i + 1} added: {after[i]}")
+        elif i >= len(after):
+            lines.append(f"fallback {i + 1} removed (was {before[i]})")
+        elif before[i] != after[i]:
+            lines.append(f"fallback {i + 1}: {_arrow(before[i], after[i])}")
+    return lines
 
 
 def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[Mapping[str, Any], Mapping[str, Any]]
@@ -163,7 +158,7 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
         lines.append(f"region {_arrow(old.region, new.region)}")
     if (old.timeout.seconds, old.timeout.set) != (new.timeout.seconds, new.timeout.set):
         lines.append(f"timeout {_arrow(_timeout(old), _timeout(new))}")
-    lines += _images(old, new) + _reservation(old, new) + _persistent(old, new) \
+    lines += _images(old, new) + _persistent(old, new) \
         + _disks(*placements, set(_by_index(old)) & set(_by_index(new))) \
         + _fallbacks(*placements)
     needs = needs_lines(reservation_needs(old), reservation_needs(new))  # always said, whatever else is cut
@@ -184,7 +179,7 @@ def added_words(new: JobFacts, placement: Mapping[str, Any] | None = None) -> li
     """What an added job takes that a reviewer weighs: the reservation machines, the persistent resource, its
     non-default disks and its fallbacks (`placement`: cli.plan_placement's, as plan --json gives it)."""
     placement = placement or {}
-    lines = [f"needs {need.text()}" for need in reservation_needs(new)]
+    lines = [f"needs {need.text()} ({need.affinity()})" for need in reservation_needs(new)]
     if new.runs_on.persistent_resource_id:
         lines.append(f"runs on persistent resource {new.runs_on.persistent_resource_id}")
     lines += [f"pool {d['pool']} disk {_disk(d)}" for d in placement.get("disks", ())]

@@ -45,8 +45,17 @@ class ReservationNeed:
         """`2 a3-highgpu-8g from reservation R`."""
         return f"{self.machines} {self.machine_type} from {self.source()}"
 
+    def affinity(self) -> str:
+        """`SPECIFIC_RESERVATION projects/P/zones/Z/reservations/R`, `ANY_RESERVATION`: its reservationAffinity."""
+        return affinity_text(self.type, self.name)
+
     def as_dict(self) -> dict[str, Any]:
         return {"type": self.type, "name": self.name, "machineType": self.machine_type, "machines": self.machines}
+
+
+def affinity_text(kind: str, name: str | None) -> str:
+    """A reservationAffinity as plan and diff say it: its type, and the reservation it names."""
+    return f"{kind} {name}" if name else kind
 
 
 def reservation_needs(facts: JobFacts) -> list[ReservationNeed]:
@@ -120,9 +129,9 @@ def placement_lines(placement: Mapping[str, Any]) -> list[tuple[str, str]]:
     lines: list[tuple[str, str]] = []
     needs = placement.get("reservations", ())
     for index, need in enumerate(needs):
-        named = f" {need['name']}" if need["name"] else ""
         key = f"reservation {index + 1}" if len(needs) > 1 else "reservation"  # keys of one mapping: each its own
-        lines.append((key, f"{need['type']}{named}: needs {need['machines']} {need['machineType']}"))
+        lines.append((key, f"{affinity_text(need['type'], need['name'])}: needs {need['machines']} "
+                           f"{need['machineType']}"))
     if placement.get("persistentResource"):
         lines.append(("persistentResource", f"{placement['persistentResource']} (its machines, none of the job's own)"))
     lines += [(f"pool {d['pool']} disk", f"{d['bootDiskType']}, {d['bootDiskSizeGb']} GB")
