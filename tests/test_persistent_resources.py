@@ -166,6 +166,10 @@ team-pool:
         "to maxReplicaCount, or unset (it starts at minReplicaCount)",
         f"{at}.resourcePools[1]: no replicaCount; allowed: a replicaCount (its machines), or an autoscalingSpec "
         "(minReplicaCount, maxReplicaCount)"], done.stdout
+    equal = bad.replace("      replicaCount: 5\n", "").replace("maxReplicaCount: 2", "maxReplicaCount: 1")
+    assert f"{at}.resourcePools[0].autoscalingSpec.maxReplicaCount: 1 equals minReplicaCount; allowed: more than " \
+           "minReplicaCount (Vertex refuses an equal pair), or a replicaCount without autoscalingSpec" in \
+           validate(tmp_path, stack(equal, job_on("made-elsewhere", 1))).stdout
     fixed = bad.replace("Team: ml", "team: ml").replace("replicaCount: 5", "replicaCount: 2").replace(
         "n1-standard-4}\n", "n1-standard-4}\n      replicaCount: 1\n")
     assert validate(tmp_path, stack(fixed, job_on("made-elsewhere", 1))).returncode == 0
