@@ -508,3 +508,31 @@ def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Pat
                                  "deltaUsdPerHour": 0.0, "deltaWorstCaseUsd": 0.0, "stacks": []}
     every = document["allStacks"]
     assert every["before"] == every["after"] and every["before"]["usdPerHour"] > 0, "labelled all stacks, unchanged"
+
+
+def test_a_bucket_that_must_move_is_said_replaced_with_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stack's region moves its buckets' location, which a bucket cannot change in place: the diff says which
+    are replaced and why (and that a bucket holding objects cannot be deleted), not merely "changed"."""
+    from tests.helpers import scratch_project
+
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
+    text = ("config:\n  gcp:project: my-proj\n  gcp-training-jobs:backend: vertex\n  gcp-training-jobs:region: {r}\n"
+            "  gcp-training-jobs:labels: {{team: {t}}}\n  gcp-training-jobs:jobs: {{}}\n")
+    (repo / "stacks/Pulumi.pr.yaml").write_text(text.format(r="us-central1", t="a"))
+    base = commit_all(repo, "base")
+    (repo / "stacks/Pulumi.pr.yaml").write_text(text.format(r="us-east4", t="a"))
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    resources = document["stacks"]["pr"]["resources"]
+    assert resources["replaced"] and all(
+        "its location US-CENTRAL1 -> US-EAST4: the next `up` deletes it and makes it again (with forceDestroy false, "
+        "that fails while it holds objects)" in line for line in resources["replaced"]), resources
+    assert not any(line.startswith("Bucket") for line in resources["changed"]), resources
+    assert f"replaced {resources['replaced'][0]}" in render_text(document)
+    (repo / "stacks/Pulumi.pr.yaml").write_text(text.format(r="us-central1", t="b"))  # a label: in place
+    labels = diff(base, None, ["pr"])
+    assert isinstance(labels, dict)
+    assert labels["stacks"]["pr"]["resources"]["replaced"] == []
+    assert any(line.startswith("Bucket") for line in labels["stacks"]["pr"]["resources"]["changed"])

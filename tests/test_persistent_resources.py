@@ -350,7 +350,7 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
     assert pr["change"] == "changed" and pr["jobs"]["on-pool"]["change"] == "unchanged"
     assert pr["after"]["usdPerHour"] == pytest.approx(
         team["after"]["usdPerHour"] + held["eval-pool"]["after"]["usdPerHour"], rel=1e-6)
-    assert pr["resources"] == {"added": [], "removed": [], "changed": []}  # listed as persistent resources instead
+    assert pr["resources"] == {"added": [], "removed": [], "changed": [], "replaced": []}  # persistent: listed apart
     quota = pr["quota"]["us-central1"]["custom_model_training_nvidia_t4_gpus"]
     assert quota == {"before": 4, "after": 8}  # the resource's GPUs at the most; the job on it counts none
     text = render_text(document)

@@ -343,18 +343,43 @@ def _quota(before: Planned | None, after: Planned | None) -> dict[str, dict[str,
     return {region: dict(sorted(metrics.items())) for region, metrics in sorted(found.items())}
 
 
+#: Inputs that replace a resource when they change, by pulumi-gcp type (pulumi-gcp is bridged from Google's Terraform
+#: provider): a bucket's name, location, project and enable_object_retention are ForceNew
+#: (hashicorp/terraform-provider-google, google/services/storage/resource_storage_bucket.go at commit
+#: 0262be693c00e5902e2190d2ae307d6112467e31, read 2026-11-26).
+REPLACED_BY: dict[str, tuple[str, ...]] = {
+    "gcp:storage/bucket:Bucket": ("name", "location", "project", "enableObjectRetention"),
+}
+
+
 def _resources(before: Planned | None, after: Planned | None) -> dict[str, list[str]]:
-    """The other resources the program registers (buckets, APIs, grants, packages): added, removed, changed."""
+    """The other resources the program registers (buckets, APIs, grants, packages): added, removed, changed in
+    place, and replaced (an input its provider cannot change in place: REPLACED_BY), each replaced one with why."""
     if before is None or after is None:
-        return {"added": [], "removed": [], "changed": []}
+        return {"added": [], "removed": [], "changed": [], "replaced": []}
     old, new = _others(before), _others(after)
+    changed = sorted(k for k in set(old) & set(new) if old[k] != new[k])
+    replaced = {key: why for key in changed if (why := _replaced_why(old[key], new[key]))}
     return {"added": sorted(set(new) - set(old)), "removed": sorted(set(old) - set(new)),
-            "changed": sorted(k for k in set(old) & set(new) if old[k] != new[k])}
+            "changed": [key for key in changed if key not in replaced],
+            "replaced": [f"{key} ({why})" for key, why in replaced.items()]}
 
 
-def _others(side: Planned) -> dict[str, Any]:
-    return {f"{reg.type.rsplit(':', 1)[-1]} {reg.name}": as_data({k: v for k, v in reg.inputs.items()
-                                                                  if not k.startswith("__")})
+def _replaced_why(old: tuple[str, Any], new: tuple[str, Any]) -> str:
+    """`its location US-CENTRAL1 -> US-EAST4: ...` when an input its type cannot change in place moved, else ``."""
+    kind, was = old
+    now = new[1]
+    moved = [f"{key} {was.get(key)} -> {now.get(key)}" for key in REPLACED_BY.get(kind, ())
+             if was.get(key) != now.get(key)]
+    if not moved:
+        return ""
+    held = " (with forceDestroy false, that fails while it holds objects)" if kind.endswith(":Bucket") else ""
+    return f"its {', '.join(moved)}: the next `up` deletes it and makes it again{held}"
+
+
+def _others(side: Planned) -> dict[str, tuple[str, Any]]:
+    return {f"{reg.type.rsplit(':', 1)[-1]} {reg.name}": (reg.type, as_data({k: v for k, v in reg.inputs.items()
+                                                                             if not k.startswith("__")}))
             for reg in side.recording.resources
             if reg.custom and not reg.type.endswith(JOB_TYPE) and reg.type != RESOURCE_TYPE}
 
