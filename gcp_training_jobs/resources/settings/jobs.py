@@ -82,20 +82,12 @@ def judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, reg
     alternatives: tuple[Judged, ...] = ()
     if isinstance(raw.get("fallbacks"), list):  # judged even when another key is wrong, like the rest
         alternatives, fallback_problems = _judge_fallbacks(raw, name=name, backend=backend, region=region,
-                                                           labels=merged, prefix=prefix)
-        said = {(p.path.removeprefix(prefix), p.message) for p in problems}  # the job's own, said once, there
-        problems += [p for p in fallback_problems if (_within_fallback(p.path), p.message) not in said]
+                                                           labels=merged, prefix=prefix, said=spec_problems)
+        problems += fallback_problems
     if settings is None or judged is None or problems:
         return None, problems
     named = replace(judged, warnings=tuple(_in_stack(w.within(prefix=prefix)) for w in judged.warnings))
     return settings.judged_as(named, alternatives), problems
-
-
-def _within_fallback(path: str) -> str:
-    """`...jobs.NAME.fallbacks[1].jobSpec.x` -> `.jobSpec.x`: where in the job an alternative's problem is (a
-    problem of the job itself, repeated by each alternative built from it, is said once, at the job's path)."""
-    head, _, rest = path.partition("].")
-    return f".{rest}" if head.rsplit(".", 1)[-1].startswith("fallbacks[") and rest else path
 
 
 def _in_stack(warning: Problem) -> Problem:
@@ -128,10 +120,12 @@ def _job_region(raw: dict[str, Any], form: str, prefix: str, backend: str, regio
 
 
 def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: str, labels: dict[str, Any],
-                     prefix: str) -> tuple[tuple[Judged, ...], list[Problem]]:
+                     prefix: str, said: list[Problem]) -> tuple[tuple[Judged, ...], list[Problem]]:
     """Each alternative of `jobs.NAME.fallbacks`, built as job data and judged by the same pass as the job itself;
-    its problems named at `jobs.NAME.fallbacks[i]` (then the path within the job it makes). An entry the settings
+    its problems named at `jobs.NAME.fallbacks[i]` (then the path within the job it makes), but for those the job
+    itself has (`said`: its own, within the job), which the job reports once, at its path. An entry the settings
     model refuses (not a mapping, an unknown key) is reported there, once."""
+    own = set(said)
     judged: list[Judged] = []
     problems: list[Problem] = []
     for index, fallback in enumerate(raw["fallbacks"]):
@@ -151,7 +145,8 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
         alternative, spec_problems = _judge_spec(data, name=name, backend=backend, region=there,
                                                  region_key=f"{where}.region", labels=labels)
-        problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems]
+        problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems
+                     if p not in own]
         if alternative is not None and not spec_problems:
             judged.append(alternative)
     return tuple(judged), problems
