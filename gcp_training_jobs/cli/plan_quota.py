@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gcp_training_jobs.backends import quotas
+from gcp_training_jobs.backends import persistent_resources, quotas, transport
 from gcp_training_jobs.jobspec.core.env import env_settings
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
 from gcp_training_jobs.jobspec.review.quotas import needs_of
@@ -58,28 +58,32 @@ def quota_asked(settings: StackSettings) -> dict[str, dict[str, dict[str, Any]]]
 def _resource_lines(settings: StackSettings, endpoint: str | None, found: OnlineReview) -> None:
     """Each persistent resource a job names that the stack does not declare: it exists and is RUNNING (asked once),
     and the job's pools fit its pools."""
-    from gcp_training_jobs.backends import persistent_resources, transport
-
     asked: dict[tuple[str, str], persistent_resources.Looked | None] = {}
-    said: set[tuple[str, str]] = set()
     for name, job in settings.jobs.items():
         resource_id = job.facts.on_persistent_resource
         if resource_id is None or resource_id in settings.resources:
             continue
         key = (job.facts.region or settings.region, resource_id)
         if key not in asked:
-            try:
-                asked[key] = persistent_resources.look_up(settings.project, key[0], resource_id, endpoint)
-            except (transport.ApiError, transport.TransportError, transport.CredentialsError) as error:
-                found.lines.append(f"warning: persistent resource {resource_id} not checked: {error}")
-                asked[key] = None
+            asked[key] = _looked(settings, key, endpoint, found)
         looked = asked[key]
-        if looked is not None and looked.why_not is None and key not in said:
-            said.add(key)
-            found.lines.append(f"persistent resource {resource_id} ({key[0]}): RUNNING")
         why = persistent_resources.why_not(job.facts, looked, f"{NAMESPACE}:jobs.{name}") if looked else None
         if why is not None:
             found.problems.append(f"job {name}: {why}")
+
+
+def _looked(settings: StackSettings, key: tuple[str, str], endpoint: str | None,
+            found: OnlineReview) -> persistent_resources.Looked | None:
+    """The resource (region, id) read once, its RUNNING said once; None, with a warning, when it cannot be read."""
+    region, resource_id = key
+    try:
+        looked = persistent_resources.look_up(settings.project, region, resource_id, endpoint)
+    except (transport.ApiError, transport.TransportError, transport.CredentialsError) as error:
+        found.lines.append(f"warning: persistent resource {resource_id} not checked: {error}")
+        return None
+    if looked.why_not is None:
+        found.lines.append(f"persistent resource {resource_id} ({region}): RUNNING")
+    return looked
 
 
 def online_review(settings: StackSettings) -> OnlineReview:
