@@ -332,12 +332,11 @@ def _rail_key(text: str) -> tuple[str, str]:
 
 
 def _quota(before: Planned | None, after: Planned | None) -> dict[str, dict[str, dict[str, int]]]:
-    """What each side asks of Vertex AI's quotas, per region and metric (plan's `quota`, plan_quota.quota_asked)."""
-    from gcp_training_jobs.cli.plan_quota import quota_asked
-
+    """What each side asks of Vertex AI's quotas, per region and metric: its plan's `quota` (plan_quota.quota_asked,
+    read when the side was planned)."""
     found: dict[str, dict[str, dict[str, int]]] = {}
     for side, planned in (("before", before), ("after", after)):
-        for region, metrics in (quota_asked(planned.settings) if planned else {}).items():
+        for region, metrics in (planned.document.get("quota", {}) if planned else {}).items():
             for metric, asked in metrics.items():
                 found.setdefault(region, {}).setdefault(metric, {"before": 0, "after": 0})[side] = asked["units"]
     return {region: dict(sorted(metrics.items())) for region, metrics in sorted(found.items())}
