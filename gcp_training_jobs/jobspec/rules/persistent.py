@@ -39,14 +39,36 @@ RESOURCE_POOL_RULES = (rule_machines, rule_vertex_region, rule_no_tpus, rule_dis
 
 
 def resource_problems(resource: ResourceFacts, *, region_at: str, today: date) -> list[Problem]:
-    """What the pool rules find in a declared resource's pools, each named at its key."""
+    """What the pool rules and the replica rule find in a declared resource's pools, each named at its key."""
     setting = Setting(resource.region, region_at, today)
     problems = [problem for rule in RESOURCE_POOL_RULES for problem in rule(resource.pools, setting)]
-    for pool, least in zip(resource.pools, resource.least, strict=True):
+    return list(dict.fromkeys(problems + list(replica_problems(resource))))
+
+
+def replica_problems(resource: ResourceFacts) -> Iterator[Problem]:
+    """Each pool's replicas as Vertex takes them: a replicaCount, or an autoscalingSpec whose maxReplicaCount is above
+    its minReplicaCount (with a replicaCount, if given, between them: the count it starts with). Google's definition
+    of the resource says so of minReplicaCount: "must be ≤ replica_count and < max_replica_count or will throw error"
+    (GoogleCloudPlatform/magic-modules, mmv1/products/vertexai/PersistentResource.yaml at commit
+    076e8db895f45921c2d3e3ba46e20a8e4acbe29e, read 2026-11-26)."""
+    written = resource.spec.resource_pools if resource.spec else ()
+    for pool, least, given in zip(resource.pools, resource.least, written, strict=False):
+        scaling, count = given.autoscaling_spec, given.replica_count
         if least > pool.replica_count:
-            problems.append(Problem(pool.at("replicaCount"), f"{pool.replica_count} is below minReplicaCount "
-                                    f"{least}; allowed: maxReplicaCount at least minReplicaCount"))
-    return list(dict.fromkeys(problems))
+            yield Problem(pool.at("replicaCount"), f"{pool.replica_count} is below minReplicaCount {least}; "
+                          "allowed: maxReplicaCount at least minReplicaCount")
+        if scaling is None and count is None:
+            yield Problem(pool.where, "no replicaCount; allowed: a replicaCount (its machines), or an "
+                          "autoscalingSpec (minReplicaCount, maxReplicaCount)")
+        elif scaling is not None and scaling.min_replica_count == scaling.max_replica_count:
+            yield Problem(f"{pool.where}.autoscalingSpec.maxReplicaCount", f"{scaling.max_replica_count} equals "
+                          "minReplicaCount; allowed: more than minReplicaCount (Vertex refuses an equal pair), or a "
+                          "replicaCount without autoscalingSpec")
+        elif scaling is not None and count is not None and not (
+                scaling.min_replica_count <= count <= scaling.max_replica_count):
+            yield Problem(f"{pool.where}.replicaCount", f"{count} is outside its autoscalingSpec "
+                          f"{scaling.min_replica_count}..{scaling.max_replica_count}; allowed: from minReplicaCount "
+                          "to maxReplicaCount, or unset (it starts at minReplicaCount)")
 
 
 def _shape(pool: Pool) -> tuple[str | None, str | None, int, str, int]:
@@ -89,5 +111,5 @@ def fit_problems(job: JobFacts, resource: ResourceFacts, prefix: str) -> Iterato
                       f"that pool's replicaCount or maxReplicaCount ({SOURCE_PERSISTENT_RESOURCE.url})")
 
 
-__all__ = ["RESOURCE_POOL_RULES", "fit_problems", "pool_text", "resource_pools_text", "resource_problems",
-           "rule_no_tpus"]
+__all__ = ["RESOURCE_POOL_RULES", "fit_problems", "pool_text", "replica_problems", "resource_pools_text",
+           "resource_problems", "rule_no_tpus"]

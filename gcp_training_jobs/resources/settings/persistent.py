@@ -53,37 +53,12 @@ def judge_resources(raw: Any, *, region: str, stack_labels: Mapping[str, str],
             continue
         facts = resource_facts(str(name), spec, region=region, labels=stack_labels, at=at)
         own = [p.within(prefix=at) for p in label_problems(spec.labels or {})]
-        own += replica_problems(spec, at)
         own += resource_problems(facts, region_at=f"{at}.region" if spec.region else f"{NAMESPACE}:region",
                                  today=today())
         problems += own
         if not own:
             found[str(name)] = facts
     return found, problems
-
-
-def replica_problems(spec: PersistentResourceSpec, at: str) -> list[Problem]:
-    """Each pool's replicas as Vertex takes them: a replicaCount, or an autoscalingSpec whose maxReplicaCount is above
-    its minReplicaCount (with a replicaCount, if given, between them: the count it starts with). Google's definition
-    of the resource says so of minReplicaCount: "must be ≤ replica_count and < max_replica_count or will throw error"
-    (GoogleCloudPlatform/magic-modules, mmv1/products/vertexai/PersistentResource.yaml at commit
-    076e8db895f45921c2d3e3ba46e20a8e4acbe29e, read 2026-11-26)."""
-    problems: list[Problem] = []
-    for index, pool in enumerate(spec.resource_pools):
-        base, scaling, count = f"{at}.resourcePools[{index}]", pool.autoscaling_spec, pool.replica_count
-        if scaling is None and count is None:
-            problems.append(Problem(base, "no replicaCount; allowed: a replicaCount (its machines), or an "
-                                    "autoscalingSpec (minReplicaCount, maxReplicaCount)"))
-        elif scaling is not None and scaling.min_replica_count == scaling.max_replica_count:
-            problems.append(Problem(f"{base}.autoscalingSpec.maxReplicaCount", f"{scaling.max_replica_count} "
-                                    "equals minReplicaCount; allowed: more than minReplicaCount (Vertex refuses an "
-                                    "equal pair), or a replicaCount without autoscalingSpec"))
-        elif scaling is not None and count is not None and not (
-                scaling.min_replica_count <= count <= scaling.max_replica_count):
-            problems.append(Problem(f"{base}.replicaCount", f"{count} is outside its autoscalingSpec "
-                                    f"{scaling.min_replica_count}..{scaling.max_replica_count}; allowed: from "
-                                    "minReplicaCount to maxReplicaCount, or unset (it starts at minReplicaCount)"))
-    return problems
 
 
 def fit_problems_of(name: str, job: JobFacts, resources: Mapping[str, ResourceFacts],
