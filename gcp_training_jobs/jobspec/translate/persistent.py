@@ -113,12 +113,8 @@ def api_facts(name: str, resource: Mapping[str, Any], region: str) -> ResourceFa
     """An existing resource's facts from persistentResources.get's answer (its pools' machines, replicas and disks;
     None when they cannot be read): what the check of a job on it holds the job's pools to."""
     pools = resource.get("resourcePools")
-    written = {"resourcePools": [_pool_as_written(p) for p in pools] if isinstance(pools, list) else pools}
-    try:
-        spec = PersistentResourceSpec.model_validate(written)
-    except ValidationError:
-        return None
-    return resource_facts(name, spec, region=region, labels={}, at=name)
+    return _read(name, {"resourcePools": [_pool_as_written(p) for p in pools] if isinstance(pools, list) else pools},
+                 region=region)
 
 
 def registered_facts(name: str, inputs: Mapping[str, Any]) -> ResourceFacts | None:
@@ -126,8 +122,13 @@ def registered_facts(name: str, inputs: Mapping[str, Any]) -> ResourceFacts | No
     text): what the policy pack counts. None when they cannot be read as a PersistentResource (a value unknown at
     preview, or a resource this project did not write: it is judged where it is declared, not here)."""
     written = {key: inputs[field] for field, key in REGISTERED_KEYS.items() if inputs.get(field) is not None}
+    return _read(str(inputs.get("name") or name), written, region=None, at=name)
+
+
+def _read(name: str, written: Mapping[str, Any], *, region: str | None, at: str | None = None) -> ResourceFacts | None:
+    """A resource as written (its spec's keys) into its facts, its own labels only; None when it is not one."""
     try:
         spec = PersistentResourceSpec.model_validate(written)
     except ValidationError:
         return None
-    return resource_facts(str(inputs.get("name") or name), spec, region=None, labels={}, at=name)
+    return resource_facts(name, spec, region=region, labels={}, at=at or name)
