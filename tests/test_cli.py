@@ -216,7 +216,7 @@ def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: A
         "from gcp_training_jobs.cli.main import main, parser\n"
         "codes = [main(['status', '--stack', 'team']), main(['logs', '--stack', 'team', 'cpu']),\n"
         "         main(['spend', '--stack', 'team', '--json'])]\n"
-        "import gcp_training_jobs.cli.diff\n"
+        "import gcp_training_jobs.cli.diff.command\n"
         "parser().parse_args(['diff', '--base', 'main', '--stack', 'team', '--json'])\n"
         "try:\n"
         "    main(['diff', '--help'])\n"

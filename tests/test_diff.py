@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.cli.diff import cmd_diff, diff, exit_code
-from gcp_training_jobs.cli.diff_text import MARKER, render_markdown, render_text
+from gcp_training_jobs.cli.diff.command import cmd_diff, diff, exit_code
+from gcp_training_jobs.cli.diff.text import MARKER, render_markdown, render_text
 from gcp_training_jobs.cli.main import parser
-from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.cli.plan.command import run_plan
 from tests.helpers import commit_all, git, offline_review
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -473,7 +473,7 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
 
 def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Scratch,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from gcp_training_jobs.cli import diff_text
+    from gcp_training_jobs.cli.diff import text as diff_text
 
     full = render_markdown(scratch.document)
     monkeypatch.setattr(diff_text, "MAX_COMMENT", len(full) - 1)

@@ -37,7 +37,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.plan import run_plan
+    from gcp_training_jobs.cli.plan.command import run_plan
 
     try:
         return run_plan(args.stack, Path(args.stacks_dir) if args.stacks_dir else None, as_json=args.json,
@@ -58,7 +58,7 @@ def _close_event_loop() -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.diff import cmd_diff as run
+    from gcp_training_jobs.cli.diff.command import cmd_diff as run
 
     try:
         return run(args)
@@ -67,19 +67,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.status import cmd_status as run
+    from gcp_training_jobs.cli.live.status import cmd_status as run
 
     return run(args)
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.logs import cmd_logs as run
+    from gcp_training_jobs.cli.live.logs import cmd_logs as run
 
     return run(args)
 
 
 def cmd_spend(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.spend import cmd_spend as run
+    from gcp_training_jobs.cli.live.spend import cmd_spend as run
 
     return run(args)
 

@@ -1,5 +1,5 @@
 """How `diff` is shown: text for the terminal, Markdown for a pull request comment. Both are rendered from the
-diff as data (cli.diff.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
+diff as data (cli.diff.command.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
 an unknown figure is `unknown`, never $0."""
 
 from __future__ import annotations
@@ -53,14 +53,14 @@ def headline(document: Mapping[str, Any]) -> str:
 
 
 def total_label(document: Mapping[str, Any]) -> str:
-    """`total of the changed stacks (prod, staging)`: what the change's total sums (cli.diff: `total.stacks`)."""
+    """`total of the changed stacks (prod, staging)`: what the change's total sums (diff.command: `total.stacks`)."""
     names = document["total"]["stacks"]
     return f"total of the changed stacks ({', '.join(names)})" if names else "total of the changed stacks (none)"
 
 
 def all_stacks_line(document: Mapping[str, Any]) -> str:
     """`All stacks, changed or not (7): $/h $284.50/h → $373.86/h; worst case ...`: every stack compared, labelled
-    so (cli.diff: `allStacks`), never the change's total."""
+    so (cli.diff.command: `allStacks`), never the change's total."""
     every = document["allStacks"]
     before, after = every["before"], every["after"]
     return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} → "
