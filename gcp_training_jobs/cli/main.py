@@ -2,16 +2,19 @@
 or `python -m components`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
-in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
+in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input, 3 a bug of
+this library (its traceback, then one line asking for a report).
 Date rules (end of support, end of availability) judge against today, or $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
+from types import TracebackType
 from typing import NoReturn
 
 from gcp_training_jobs.cli.gcloud_flags import add_gcloud_flags
@@ -167,7 +170,27 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The console script (`gcp-training-jobs ...`): its exit status; its usage line names it as it was run."""
+    sys.excepthook = internal_error
     return _run(parser().parse_args(argv))
+
+
+#: The exit status of a bug of this library: an error no command catches (each catches what the library raises
+#: to say what is wrong with its input, and `plan` a program's own failure, cli.plan.mocks.programs_own).
+EXIT_INTERNAL = 3
+
+
+def internal_error(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+    """sys.excepthook of the command: an error that reached the top is a bug, said as one: Python's traceback, for
+    the report, then one line naming the version, and exit 3 (Python's own 1 would read as invalid input)."""
+    sys.__excepthook__(kind, error, trace)
+    if not issubclass(kind, Exception):
+        return
+    print(f"internal error of gcp-training-jobs {__version__}: {kind.__name__}: {error}; this is a bug of "
+          "gcp-training-jobs, not of your input: please report it with the traceback above", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):
+            stream.flush()
+    os._exit(EXIT_INTERNAL)
 
 
 #: Commands that hold nothing open once they return (no thread, event loop, client or file of their own): their
@@ -182,6 +205,7 @@ def entry() -> NoReturn:
     """`python -m components`: the command's exit status, at once for ENDS_AT_ONCE. Those commands read their
     files through io.documents, which turns every OSError of reading into a message: one that still escapes
     them, or their final flush, is the output failing to be written (a full disk), said in one line."""
+    sys.excepthook = internal_error
     args = parser(MODULE).parse_args()
     if args.func not in ENDS_AT_ONCE:
         sys.exit(_run(args))

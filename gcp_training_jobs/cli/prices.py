@@ -77,15 +77,17 @@ def write_atomically(target: Path, text: str) -> None:
     """Write `text` to `target` or leave it untouched: a temporary file beside it, flushed, then os.replace."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    replaced = False
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        replaced = True
+    finally:
+        if not replaced:  # whatever stopped the write: the temporary file goes, the table stays as it was
+            Path(temporary).unlink(missing_ok=True)
 
 
 def _fail(target: Path, why: str) -> int:

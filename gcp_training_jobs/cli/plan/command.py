@@ -19,7 +19,14 @@ from typing import Any
 
 from gcp_training_jobs.cli.plan.describe import describe
 from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
-from gcp_training_jobs.cli.plan.mocks import Recording, Registration, project_root, pulumi_config, run_program
+from gcp_training_jobs.cli.plan.mocks import (
+    Recording,
+    Registration,
+    programs_own,
+    project_root,
+    pulumi_config,
+    run_program,
+)
 from gcp_training_jobs.cli.plan.placement import placement_lines, placement_of
 from gcp_training_jobs.cli.plan.review import Review, review, review_document
 from gcp_training_jobs.cli.plan.text import render_text
@@ -151,8 +158,9 @@ class Planned:
 def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     """The one pass of `plan` on one stack file: judged once, the program at `root` run under the mocks with it,
     reviewed (cost, guardrails), as data. `data`: the file already read. Raises UnreadableError (the file, a
-    broken price table), SpecError (every problem of the file), ProgramFailed. `plan` prints it; `diff` compares
-    two of them."""
+    broken price table), SpecError (every problem of the file), ProgramFailed (the program's own error; a bug of
+    this library raised while the program runs goes on as it is: main says it is one). `plan` prints it; `diff`
+    compares two of them."""
     if data is None:
         data = read_yaml(path)
     settings = load_stack_file(path, data=data, root=root)
@@ -160,7 +168,9 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     try:
         with settings_given(settings):  # the program takes the stack as judged above: judged once
             recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
-    except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
+    except BaseException as error:  # a team's program may raise anything: its own error is said without a traceback,
+        if not programs_own(error, root):  # a bug of this library goes on as it is (main says it is one)
+            raise
         raise ProgramFailed(f"{path}: the program failed: {error}") from error
     document = plan_document(stack, path, recording, settings.jobs)
     checked = review(settings, recording.resources)
