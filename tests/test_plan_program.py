@@ -1,5 +1,6 @@
 """The program `plan` runs, as a team writes it: its own error said in one line (exit 1, no traceback), an error
-raised in this library's code said as a bug (the traceback, exit 3)."""
+raised in this library's code said as a bug (the traceback, exit 3), and the program run as Pulumi's language
+host runs it, its project folder first on the path, so that it imports the team's own packages."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from gcp_training_jobs.cli.main import EXIT_INTERNAL
 from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
-from gcp_training_jobs.jobspec.core.names import EXIT_INVALID
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow  # each runs the command in a process of its own
@@ -73,3 +74,36 @@ def test_an_error_raised_in_the_library_s_code_is_a_bug_with_its_traceback_and_e
     assert "Traceback (most recent call last)" in done.stderr and "KeyError: 'local'" in done.stderr
     assert "internal error of gcp-training-jobs" in done.stderr.splitlines()[-1]
     assert "the program failed" not in done.stderr
+
+
+def test_the_program_imports_the_team_s_own_package_beside_it(tmp_path: Path) -> None:
+    """A __main__.py importing `teamlib/` beside it plans from any folder, as `pulumi up` runs it."""
+    main = "import teamlib\n\n" + PROGRAM.replace("build_stack(settings)", "build_stack(teamlib.tuned(settings))")
+    package = {"teamlib/__init__.py": "def tuned(settings):\n    return settings\n"}
+    project = team_project(tmp_path, main, package)
+    done = plan(project, tmp_path)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert "gpu-spot" in done.stdout
+
+    project = team_project(tmp_path / "missing", main)  # no teamlib: the program's own error, in one line
+    done = plan(project, tmp_path)
+    assert done.returncode == EXIT_INVALID
+    assert done.stderr.strip().endswith("the program failed: No module named 'teamlib'")
+
+
+def test_the_path_and_the_team_s_modules_are_the_command_s_own_again_after_the_program_ran(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While it runs, the program's folder is first on the path; after, the path is as it was and the team's
+    modules are forgotten, so that the other side of a diff imports its own teamlib, not this one."""
+    from gcp_training_jobs.cli.plan.mocks import run_program
+
+    project = team_project(tmp_path, "import sys\nimport teamlib\nassert sys.path[0] == teamlib.HERE\n",
+                           {"teamlib/__init__.py": "import os\nHERE = os.path.dirname(os.path.dirname(__file__))\n"})
+    before = list(sys.path)
+    monkeypatch.chdir(tmp_path)
+    try:
+        run_program("local", {}, main=project / "__main__.py")
+        assert sys.path == before
+        assert "teamlib" not in sys.modules
+    finally:
+        sys.modules.pop("teamlib", None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import runpy
+import sys
 import threading
 import traceback
 from collections.abc import Iterator
@@ -197,7 +198,22 @@ def project_root() -> Path:
 
 
 def _run_path(program: Path) -> None:
-    runpy.run_path(str(program), run_name="__main__")
+    """Run the program as Pulumi's language host runs it: its project folder first on the path, so that it imports
+    the team's own packages beside it (`teamlib/`). After, the path is as it was, and the modules the program
+    imported from its folder are forgotten (not this library's, which a checkout holds there too), so that the
+    other side of a `diff` imports its own."""
+    folder = str(program.resolve().parent)
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        runpy.run_path(str(program), run_name="__main__")
+    finally:
+        sys.path.remove(folder)  # the first one: the one put there (a folder may be on the path twice)
+        for name in set(sys.modules) - before:
+            where = getattr(sys.modules[name], "__file__", None)
+            if where and Path(where).resolve().is_relative_to(folder) \
+                    and not Path(where).resolve().is_relative_to(LIBRARY):
+                del sys.modules[name]
 
 
 # --- Config as the Pulumi CLI passes it ----------------------------------------------------------------
