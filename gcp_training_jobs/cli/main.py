@@ -124,6 +124,7 @@ def program_name(argv0: str | None = None) -> str:
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog=prog or program_name(), description=__doc__.splitlines()[0])
     top.add_argument("--version", action="version", version=f"gcp-training-jobs {__version__}")
+    top.set_defaults(program=top.prog)  # the command as it was run, for what names it (diff's pull request comment)
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")

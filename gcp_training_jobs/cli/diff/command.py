@@ -64,7 +64,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         json.dump(shown, sys.stdout, indent=2, sort_keys=True)
         print()
     else:
-        print(masked_text(render_markdown(shown) if args.markdown else render_text(shown)))
+        print(masked_text(render_markdown(shown, args.program) if args.markdown else render_text(shown)))
     return exit_code(found)
 
 
