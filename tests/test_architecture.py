@@ -160,6 +160,16 @@ def test_jobspec_has_at_most_eight_flat_modules() -> None:
     assert len(flat) <= 8, flat
 
 
+def test_cli_has_at_most_twelve_flat_modules_and_its_folders_load_nothing() -> None:
+    """The commands live in folders (plan/, diff/, live/); a folder's __init__ imports nothing, so importing one of
+    its modules never loads the rest of the folder."""
+    flat = sorted(p.name for p in (PACKAGE / "cli").glob("*.py"))
+    assert len(flat) <= 12, flat
+    for init in (PACKAGE / "cli").glob("*/__init__.py"):
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert all(isinstance(node, ast.Expr) for node in body), init  # a docstring only
+
+
 def test_the_checks_catch_a_forbidden_import_and_a_backward_stage(tmp_path: Path) -> None:
     """The checkers themselves, on modules written for the test: each rule rejects what it forbids."""
     pure = tmp_path / "pure.py"

@@ -175,6 +175,44 @@ def test_validate_and_render_import_neither_pulumi_nor_googleapiclient() -> None
     assert "HEAVY []" in done.stdout
 
 
+def loaded_after(script: str, cwd: Path = ROOT) -> dict[str, list[str]]:
+    """The modules of the command line's folders and the libraries a command needs, loaded after `script` runs in
+    a fresh interpreter: {"cli": [...], "libraries": [...]}."""
+    script += (
+        "\nimport json, sys\n"
+        "cli = sorted(m for m in sys.modules if m.startswith('gcp_training_jobs.cli.'))\n"
+        "libraries = sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'yaml', 'pulumi', 'pulumi_gcp', "
+        "'googleapiclient'})\n"
+        "print('LOADED', json.dumps({'cli': cli, 'libraries': libraries}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), TODAY_ENV: BEFORE_TF_2_11_END})
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout.split("LOADED ", 1)[1]))
+
+
+def test_each_command_loads_only_what_it_runs() -> None:
+    """The parser every command builds loads no command and no pydantic or YAML (the emulator's command needs
+    neither); validate loads none of plan/, diff/ or live/; none of them loads Pulumi."""
+    parsed = loaded_after("from gcp_training_jobs.cli.main import parser\n"
+                          "parser().parse_args(['emulator'])\n")
+    assert parsed["libraries"] == []
+    assert parsed["cli"] == ["gcp_training_jobs.cli.gcloud_flags", "gcp_training_jobs.cli.job_args",
+                             "gcp_training_jobs.cli.main", "gcp_training_jobs.cli.prices"]
+    validated = loaded_after("from gcp_training_jobs.cli.main import main\n"
+                             f"assert main(['validate', '-q', {str(GUIDE_EXAMPLES)!r}]) == 0\n")
+    assert validated["libraries"] == ["pydantic", "yaml"]
+    assert not [m for m in validated["cli"] if m.split(".")[2] in ("plan", "diff", "live")], validated["cli"]
+
+
+def test_the_prices_command_names_the_variables_the_settings_read() -> None:
+    """prices' parser names its variables without importing the settings' model: the same names."""
+    from gcp_training_jobs.cli.prices import variable
+    from gcp_training_jobs.jobspec.core.env import VARIABLES
+
+    assert {field: variable(field) for field in VARIABLES} == dict(VARIABLES)
+
+
 #: A project of one Vertex AI stack whose one job runs on the emulator (its apiEndpoint).
 STACK_ON_THE_EMULATOR = """\
 config:
@@ -216,7 +254,7 @@ def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: A
         "from gcp_training_jobs.cli.main import main, parser\n"
         "codes = [main(['status', '--stack', 'team']), main(['logs', '--stack', 'team', 'cpu']),\n"
         "         main(['spend', '--stack', 'team', '--json'])]\n"
-        "import gcp_training_jobs.cli.diff\n"
+        "import gcp_training_jobs.cli.diff.command\n"
         "parser().parse_args(['diff', '--base', 'main', '--stack', 'team', '--json'])\n"
         "try:\n"
         "    main(['diff', '--help'])\n"

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gcp_training_jobs.cli.diff import cmd_diff
+from gcp_training_jobs.cli.diff.command import cmd_diff
 from gcp_training_jobs.cli.main import parser
-from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.cli.plan.command import run_plan
 from tests.helpers import CREDENTIAL_SAMPLES, commit_all, offline_review, scratch_project
 
 HF, GITHUB, SLACK, NPM = (CREDENTIAL_SAMPLES[r] for r in ("huggingface-access-token", "github-pat",

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.cli.diff import cmd_diff, diff, exit_code
-from gcp_training_jobs.cli.diff_text import MARKER, render_markdown, render_text
-from gcp_training_jobs.cli.main import parser
-from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.cli.diff.command import cmd_diff, diff, exit_code
+from gcp_training_jobs.cli.diff.text import MARKER, render_markdown, render_text
+from gcp_training_jobs.cli.main import MODULE, parser
+from gcp_training_jobs.cli.plan.command import run_plan
 from tests.helpers import commit_all, git, offline_review
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -422,7 +422,7 @@ def test_the_docs_comment_is_what_diff_prints_for_its_change(tmp_path: Path,
     edit(staging, "strategy: SPOT", "strategy: STANDARD")
     staging.write_text(staging.read_text() + L4_EVAL)
     monkeypatch.chdir(repo)
-    printed = render_markdown(_diff("main"))
+    printed = render_markdown(_diff("main"), MODULE)  # as `python -m components diff --markdown` prints it
     same_commits = re.compile(r"^Base `[0-9a-f]+`, head `[0-9a-z]+`", re.MULTILINE)
     assert same_commits.sub("Base, head", printed) == same_commits.sub("Base, head", shown)
 
@@ -473,7 +473,7 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
 
 def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Scratch,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from gcp_training_jobs.cli import diff_text
+    from gcp_training_jobs.cli.diff import text as diff_text
 
     full = render_markdown(scratch.document)
     monkeypatch.setattr(diff_text, "MAX_COMMENT", len(full) - 1)
@@ -482,6 +482,20 @@ def test_a_comment_too_long_for_github_leaves_the_per_part_lines_out(scratch: Sc
     assert short.endswith("characters; `gcp-training-jobs diff` prints them.)")
     total = "\n**Total of the changed stacks"
     assert total in full and short.split(total)[0] == full.split(total)[0], "the tables stay"
+
+
+@pytest.mark.parametrize("run_as", ["gcp-training-jobs", MODULE])
+def test_the_comment_names_the_command_as_it_was_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch,
+                                                      run_as: str) -> None:
+    """The installed command's comment says `gcp-training-jobs diff`, a checkout's `python -m components diff`:
+    the name the command line was parsed under, what a reviewer runs to see the same (the full lines too)."""
+    from gcp_training_jobs.cli.diff import text as diff_text
+
+    args = parser(run_as).parse_args(["diff", "--base", "main", "--markdown"])
+    comment = render_markdown(scratch.document, args.program)
+    assert f"; offline (`{run_as} diff`), each job" in comment
+    monkeypatch.setattr(diff_text, "MAX_COMMENT", len(comment) - 1)
+    assert render_markdown(scratch.document, args.program).endswith(f"characters; `{run_as} diff` prints them.)")
 
 
 def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Path,

@@ -1,5 +1,5 @@
-"""The review in a reviewer's words: a changed job's fields said per field (`cli/diff_words.py`), where each job runs
-(`cli/plan_placement.py`: the reservation and the machines it needs from it, the persistent resource, non-default
+"""The review in a reviewer's words: a changed job's fields said per field (`cli/diff/words.py`), where each job runs
+(`cli/plan/placement.py`: the reservation and the machines it needs from it, the persistent resource, non-default
 disks, fallbacks in order with their prices) in `plan`, its JSON and `diff`, and the diff's totals over what the
 comment shows (a scratch git repository with three stacks, one changed)."""
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.cli.diff import diff
-from gcp_training_jobs.cli.diff_text import render_markdown, render_text
-from gcp_training_jobs.cli.diff_words import words
-from gcp_training_jobs.cli.plan import run_plan
-from gcp_training_jobs.cli.plan_placement import placement_lines, placement_of
+from gcp_training_jobs.cli.diff.command import diff
+from gcp_training_jobs.cli.diff.text import render_markdown, render_text
+from gcp_training_jobs.cli.diff.words import words
+from gcp_training_jobs.cli.plan.command import run_plan
+from gcp_training_jobs.cli.plan.placement import placement_lines, placement_of
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
 from tests.helpers import commit_all, offline_review, scratch_project
 

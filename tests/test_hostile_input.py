@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 import pulumi  # noqa: E402
 import pytest  # noqa: E402
 
-from gcp_training_jobs.cli.plan_mocks import mocked_pulumi  # noqa: E402
+from gcp_training_jobs.cli.plan.mocks import mocked_pulumi  # noqa: E402
 from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE  # noqa: E402
 from gcp_training_jobs.jobspec.io import documents  # noqa: E402

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.cli.plan import plan_stack
+from gcp_training_jobs.cli.plan.command import plan_stack
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.resources.job_model.identity import identity_labels
@@ -117,7 +117,7 @@ def test_naming_the_region_a_job_runs_in_changes_nothing(tmp_path: Path, name: s
 
 
 def test_the_diff_moves_a_job_and_its_quota_between_regions(tmp_path: Path) -> None:
-    from gcp_training_jobs.cli.diff import compare_stack
+    from gcp_training_jobs.cli.diff.command import compare_stack
 
     def planned(jobs: dict[str, Any], side: str) -> Any:
         folder = tmp_path / side
@@ -200,7 +200,7 @@ def test_validate_and_plan_json_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_a_tuning_job_the_program_makes_itself_is_described_from_its_input() -> None:
-    from gcp_training_jobs.cli.plan_describe import _describe_job
+    from gcp_training_jobs.cli.plan.describe import _describe_job
 
     lines = dict(_describe_job({"job": {**SWEEP}, "backend": VERTEX, "project": "p"}, None))
     assert (lines["region"], lines["trials"], lines["accelerators"]) == ("europe-west4", "8, 2 at once", "2 NVIDIA_L4")

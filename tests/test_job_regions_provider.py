@@ -8,7 +8,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.cli.plan import plan_stack
+from gcp_training_jobs.cli.plan.command import plan_stack
 from tests.helpers import checked, l4_spot, spec_props
 from tests.job_regions_support import H100, ROOT, SWEEP, THREE, write
 
@@ -67,7 +67,7 @@ def test_naming_the_region_a_job_runs_in_is_no_change_for_the_provider(provider,
 
 def test_the_quota_check_holds_each_job_against_its_own_regions_limits(provider, emulator, tmp_path: Path) -> None:
     """plan --online's review and the provider's check both count a tuning job's parallel trials in its region."""
-    from gcp_training_jobs.cli.plan_quota import online_review
+    from gcp_training_jobs.cli.plan.quota import online_review
     from gcp_training_jobs.jobspec.core.names import NAMESPACE
     from gcp_training_jobs.resources.settings import load_stack_file
     from tests.helpers import control

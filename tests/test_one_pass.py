@@ -94,7 +94,7 @@ def test_plan_of_the_prod_stack_reads_its_one_job_once(capsys) -> None:
     plan's job lines, cost and guardrails read the judged body."""
     from pathlib import Path
 
-    from gcp_training_jobs.cli.plan import run_plan
+    from gcp_training_jobs.cli.plan.command import run_plan
 
     root = Path(__file__).resolve().parent.parent
     code, counts = counted(lambda: run_plan("prod", root / "stacks", as_json=True))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.cli.plan_quota import online_review
+from gcp_training_jobs.cli.plan.quota import online_review
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.resources.settings.judge import judge

@@ -302,7 +302,7 @@ own:
 
 
 def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it() -> None:
-    from gcp_training_jobs.cli.plan_quota import candidates_of
+    from gcp_training_jobs.cli.plan.quota import candidates_of
     from gcp_training_jobs.resources.settings.judge import judge
 
     config = {"gcp:project": "my-project-123", "gcp-training-jobs:backend": "vertex",
@@ -322,8 +322,8 @@ def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it()
 
 def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from gcp_training_jobs.cli.diff import diff
-    from gcp_training_jobs.cli.diff_text import render_text
+    from gcp_training_jobs.cli.diff.command import diff
+    from gcp_training_jobs.cli.diff.text import render_text
 
     repo = scratch_project(tmp_path)
     offline_review(monkeypatch, tmp_path)
@@ -363,8 +363,8 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
 
 def test_diff_says_what_changed_in_a_resource_and_that_a_new_region_replaces_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gcp_training_jobs.cli.diff import diff
-    from gcp_training_jobs.cli.diff_text import render_markdown, render_text
+    from gcp_training_jobs.cli.diff.command import diff
+    from gcp_training_jobs.cli.diff.text import render_markdown, render_text
 
     repo = scratch_project(tmp_path)
     offline_review(monkeypatch, tmp_path)

@@ -275,7 +275,7 @@ def registered_stack(project: Path, max_replicas: int, machine: dict[str, Any] =
     """The repository's program run under mocks on a stack that declares a persistent resource (1..max_replicas of
     `machine`, 2 L4 each by default) and a job on it (3 of them: a primary and 2 workers): every resource it
     registers, as the engine hands them to the pack."""
-    from gcp_training_jobs.cli.plan_mocks import pulumi_config, run_program
+    from gcp_training_jobs.cli.plan.mocks import pulumi_config, run_program
 
     container = {"imageUri": "us-docker.pkg.dev/my-ml-test/trainers/trainer:1"}
     on_pool = {"persistentResourceId": "team-pool", "scheduling": {"timeout": "7200s"}, "workerPoolSpecs": [

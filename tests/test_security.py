@@ -22,7 +22,7 @@ from google.auth import exceptions as auth_exceptions  # noqa: E402
 
 from gcp_training_jobs.backends import transport  # noqa: E402
 from gcp_training_jobs.backends.transport import RetryPolicy  # noqa: E402
-from gcp_training_jobs.cli.plan_mocks import pulumi_config, run_program  # noqa: E402
+from gcp_training_jobs.cli.plan.mocks import pulumi_config, run_program  # noqa: E402
 from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE  # noqa: E402
 from gcp_training_jobs.resources import stack as stack_module  # noqa: E402

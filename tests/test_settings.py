@@ -17,7 +17,7 @@ import pulumi  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 
-from gcp_training_jobs.cli.plan_mocks import mocked_pulumi, pulumi_config  # noqa: E402
+from gcp_training_jobs.cli.plan.mocks import mocked_pulumi, pulumi_config  # noqa: E402
 from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from gcp_training_jobs.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402

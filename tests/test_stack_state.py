@@ -1,4 +1,4 @@
-"""stack_state: what `status` reads of the engine's state through `pulumi stack export`: the TrainingJobs' resource
+"""live/state.py: what `status` reads of the engine's state through `pulumi stack export`: the TrainingJobs' resource
 names and plain job ids only; an export that times out, fails or is not a deployment marks nothing and says why
 in one line."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gcp_training_jobs.cli.stack_state import StackState, jobs_of_export, read_state
+from gcp_training_jobs.cli.live.state import StackState, jobs_of_export, read_state
 
 JOB = "pulumi-python:dynamic/training:TrainingJob"
 URN = "urn:pulumi:dev::gcp-training-jobs::"

@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 from pulumi.dynamic import Config, ConfigureRequest  # noqa: E402
 
-from gcp_training_jobs.cli.plan_mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
+from gcp_training_jobs.cli.plan.mocks import Recording, Registration, mocked_pulumi, pulumi_config, run_program  # noqa: E402
 from gcp_training_jobs.emulator import Emulator, project_number  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from gcp_training_jobs.resources import stack as stack_module  # noqa: E402

@@ -34,12 +34,15 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_REGION
-from gcp_training_jobs.jobspec.core.problems import Problem
-from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
+
+if TYPE_CHECKING:
+    from gcp_training_jobs.jobspec.core.problems import Problem
+
+# The flags are declared for every command's parser (main), so this module imports only names at its top; what
+# judges a file with them (problems, errors, the vocabulary detector) is imported where a file is judged.
 
 #: gcloud ai-platform jobs submit training flags that fill (and, as in gcloud, override) trainingInput fields.
 GCLOUD_FLAGS = {
@@ -211,6 +214,8 @@ def vocabulary(data: Any) -> str | None:
     config, None for neither, as the one detector (io.vocabulary.vocabulary_of) tells."""
     if not isinstance(data, dict):
         return None
+    from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
+
     found = vocabulary_of(data)
     if found == "trainingInput":
         return "ml" if "trainingInput" in data else None
@@ -227,6 +232,8 @@ def _flag(name: str) -> str:
 
 def _flag_problems(kind: str | None, args: argparse.Namespace) -> list[Problem]:
     """Flags of the other vocabulary, and gcloud's groups given half (a count without its machine type)."""
+    from gcp_training_jobs.jobspec.core.problems import Problem
+
     problems: list[Problem] = []
     if kind == "vertex":
         problems += [Problem(_flag(n), "applies to a trainingInput config (gcloud ai-platform jobs submit "
@@ -308,6 +315,8 @@ def with_flags(data: Any, args: argparse.Namespace) -> Any:
         return data  # nothing to add (a null trainingInput still becomes {} below, as gcloud's flags make it)
     problems = _flag_problems(kind, args)
     if problems:
+        from gcp_training_jobs.jobspec.core.errors import SpecError
+
         raise SpecError(problems)
     if kind == "vertex":
         return _vertex_flags(data, args)

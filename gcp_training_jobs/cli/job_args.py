@@ -1,8 +1,8 @@
 """The command lines of `status`, `logs` and `spend` (the commands on a stack's jobs as the APIs hold them), of
 `diff` (what a change does to the stacks), and the option values they share. Light: the commands' modules
-(status, logs, spend, stack_jobs; diff) load the judge, the settings and the backends, so main imports them only
+(live: status, logs, spend, jobs; diff) load the judge, the settings and the backends, so main imports them only
 when one of them runs, and `validate` still starts in a fraction of a second. None of them loads Pulumi; `diff`
-runs the program under Pulumi's mocks (cli.plan_mocks), so it loads Pulumi when it plans."""
+runs the program under Pulumi's mocks (cli.plan.mocks), so it loads Pulumi when it plans."""
 
 from __future__ import annotations
 

@@ -2,16 +2,19 @@
 or `python -m components`).
 
 validate and render import neither pulumi nor googleapiclient, so they start in a fraction of a second
-in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input.
+in a pull-request check. Exit codes: 0 valid, 1 invalid input (one problem a line), 2 unreadable input, 3 a bug of
+this library (its traceback, then one line asking for a report).
 Date rules (end of support, end of availability) judge against today, or $GCP_TRAINING_JOBS_TODAY (YYYY-MM-DD).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
+from types import TracebackType
 from typing import NoReturn
 
 from gcp_training_jobs.cli.gcloud_flags import add_gcloud_flags
@@ -37,7 +40,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.plan import run_plan
+    from gcp_training_jobs.cli.plan.command import run_plan
 
     try:
         return run_plan(args.stack, Path(args.stacks_dir) if args.stacks_dir else None, as_json=args.json,
@@ -58,7 +61,7 @@ def _close_event_loop() -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.diff import cmd_diff as run
+    from gcp_training_jobs.cli.diff.command import cmd_diff as run
 
     try:
         return run(args)
@@ -67,19 +70,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.status import cmd_status as run
+    from gcp_training_jobs.cli.live.status import cmd_status as run
 
     return run(args)
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.logs import cmd_logs as run
+    from gcp_training_jobs.cli.live.logs import cmd_logs as run
 
     return run(args)
 
 
 def cmd_spend(args: argparse.Namespace) -> int:
-    from gcp_training_jobs.cli.spend import cmd_spend as run
+    from gcp_training_jobs.cli.live.spend import cmd_spend as run
 
     return run(args)
 
@@ -121,6 +124,7 @@ def program_name(argv0: str | None = None) -> str:
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog=prog or program_name(), description=__doc__.splitlines()[0])
     top.add_argument("--version", action="version", version=f"gcp-training-jobs {__version__}")
+    top.set_defaults(program=top.prog)  # the command as it was run, for what names it (diff's pull request comment)
     sub = top.add_subparsers(dest="command", required=True)
 
     v = sub.add_parser("validate", help="judge job configs and stack files (files or folders)")
@@ -167,7 +171,27 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The console script (`gcp-training-jobs ...`): its exit status; its usage line names it as it was run."""
+    sys.excepthook = internal_error
     return _run(parser().parse_args(argv))
+
+
+#: The exit status of a bug of this library: an error no command catches (each catches what the library raises
+#: to say what is wrong with its input, and `plan` a program's own failure, cli.plan.mocks.programs_own).
+EXIT_INTERNAL = 3
+
+
+def internal_error(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+    """sys.excepthook of the command: an error that reached the top is a bug, said as one: Python's traceback, for
+    the report, then one line naming the version, and exit 3 (Python's own 1 would read as invalid input)."""
+    sys.__excepthook__(kind, error, trace)
+    if not issubclass(kind, Exception):
+        return
+    print(f"internal error of gcp-training-jobs {__version__}: {kind.__name__}: {error}; this is a bug of "
+          "gcp-training-jobs, not of your input: please report it with the traceback above", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):
+            stream.flush()
+    os._exit(EXIT_INTERNAL)
 
 
 #: Commands that hold nothing open once they return (no thread, event loop, client or file of their own): their
@@ -182,6 +206,7 @@ def entry() -> NoReturn:
     """`python -m components`: the command's exit status, at once for ENDS_AT_ONCE. Those commands read their
     files through io.documents, which turns every OSError of reading into a message: one that still escapes
     them, or their final flush, is the output failing to be written (a full disk), said in one line."""
+    sys.excepthook = internal_error
     args = parser(MODULE).parse_args()
     if args.func not in ENDS_AT_ONCE:
         sys.exit(_run(args))

@@ -20,9 +20,14 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
-from gcp_training_jobs.jobspec.core.env import VARIABLES, env_settings
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import EXIT_OK, EXIT_UNREADABLE
+from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, EXIT_OK, EXIT_UNREADABLE
+
+
+def variable(field: str) -> str:
+    """The environment variable of an `EnvSettings` field, as `core.env.VARIABLES` names it (the parser is built
+    for every command, so it does not import the settings' model; tests/test_cli.py holds the two alike)."""
+    return ENV_PREFIX + field.upper()
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,15 +35,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     actions = p.add_subparsers(dest="action", required=True)
     r = actions.add_parser("refresh", help="rebuild the price table from the Cloud Billing Catalog API")
     r.add_argument("--output", type=Path, default=None,
-                   help=f"where to write (default: ${VARIABLES['prices_file']}, else the user cache folder)")
+                   help=f"where to write (default: ${variable('prices_file')}, else the user cache folder)")
     r.add_argument("--endpoint", default=None,
-                   help=f"the API endpoint (default: ${VARIABLES['api_endpoint']}, else "
+                   help=f"the API endpoint (default: ${variable('api_endpoint')}, else "
                         "https://cloudbilling.googleapis.com/)")
     r.set_defaults(func=cmd_refresh)
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from gcp_training_jobs.jobspec.catalog import prices  # only for this command: the parser is built for every one
+    from gcp_training_jobs.jobspec.core.env import env_settings
 
     target = args.output or prices.refreshed_path()
     endpoint = args.endpoint or env_settings().api_endpoint
@@ -71,15 +77,17 @@ def write_atomically(target: Path, text: str) -> None:
     """Write `text` to `target` or leave it untouched: a temporary file beside it, flushed, then os.replace."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    replaced = False
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        replaced = True
+    finally:
+        if not replaced:  # whatever stopped the write: the temporary file goes, the table stays as it was
+            Path(temporary).unlink(missing_ok=True)
 
 
 def _fail(target: Path, why: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gcp_training_jobs.cli import logs, spend, status
+from gcp_training_jobs.cli.live import logs, spend, status
 from gcp_training_jobs.cli.main import parser
 from gcp_training_jobs.emulator import Emulator
 from tests.conftest_emulator import build_client

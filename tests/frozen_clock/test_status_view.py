@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from gcp_training_jobs.cli.job_args import TABLE_AFTER
-from gcp_training_jobs.cli.plan_describe import _describe_job
+from gcp_training_jobs.cli.plan.describe import _describe_job
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.names import EXIT_OK
 from gcp_training_jobs.jobspec.load import judge

@@ -22,7 +22,7 @@ from gcp_training_jobs.backends.cloud_logging import Reader, log_job_id
 from gcp_training_jobs.backends.lifecycle import Jobs
 from gcp_training_jobs.backends.transport import ApiError, TransportError
 from gcp_training_jobs.cli.job_args import start_of
-from gcp_training_jobs.cli.stack_jobs import (
+from gcp_training_jobs.cli.live.jobs import (
     API_NAMES,
     FoundJob,
     StackJobsError,

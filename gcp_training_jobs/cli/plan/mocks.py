@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import json
 import runpy
+import sys
 import threading
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.jobspec.core.errors import UnreadableError
+from gcp_training_jobs.jobspec.core.errors import TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import find_project_root
+
+#: This library's own folder: an error raised in its code while the program runs is a bug of the library.
+LIBRARY = Path(__file__).resolve().parents[2]
 
 #: What the mocks answer for a value only Google knows (a job's id and state, an output the program exports).
 AT_APPLY = "(known after apply)"
@@ -148,9 +153,31 @@ def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | N
         runtime_config.set_all_config(saved_config, list(saved_secrets))
 
 
+def programs_own(error: BaseException, root: Path) -> bool:
+    """Whether an error the program at `root` raised while it ran is its own failure, to say in one line: one this
+    library or Pulumi raises to say what is wrong with it (a TrainingJobsError, a pulumi.RunError), or one raised
+    in the program's own code or in what it called (its packages, its virtualenv's). Not an interrupt or an exit,
+    and not an error raised in this library's own code (a KeyError in build_stack): a bug, to show as one."""
+    import pulumi
+
+    if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit
+        return False
+    if isinstance(error, TrainingJobsError | pulumi.RunError | pulumi.InputPropertyError |
+                  pulumi.InputPropertiesError):
+        return True  # words meant for the program's author
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):  # the innermost first
+        where = Path(frame.filename)
+        if where.is_relative_to(LIBRARY):
+            return False  # raised in this library's code
+        if where.is_relative_to(root):
+            return True  # in the program's own code (its own packages, its virtualenv's)
+    return True  # raised where neither runs (a library the program called, installed elsewhere)
+
+
 def run_program(stack: str, config: dict[str, str], secret_keys: list[str] | None = None,
                 main: Path | None = None) -> Recording:
-    """Run the Pulumi program (default: the project's `__main__.py`) under mocks; what it registered."""
+    """Run the Pulumi program (default: the project's `__main__.py`) under mocks; what it registered. What the
+    program raises goes on as it is (`programs_own` tells its own failure from a bug of this library)."""
     import pulumi
     from pulumi.runtime import settings as runtime_settings
     from pulumi.runtime.stack import run_pulumi_func
@@ -171,7 +198,22 @@ def project_root() -> Path:
 
 
 def _run_path(program: Path) -> None:
-    runpy.run_path(str(program), run_name="__main__")
+    """Run the program as Pulumi's language host runs it: its project folder first on the path, so that it imports
+    the team's own packages beside it (`teamlib/`). After, the path is as it was, and the modules the program
+    imported from its folder are forgotten (not this library's, which a checkout holds there too), so that the
+    other side of a `diff` imports its own."""
+    folder = str(program.resolve().parent)
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        runpy.run_path(str(program), run_name="__main__")
+    finally:
+        sys.path.remove(folder)  # the first one: the one put there (a folder may be on the path twice)
+        for name in set(sys.modules) - before:
+            where = getattr(sys.modules[name], "__file__", None)
+            if where and Path(where).resolve().is_relative_to(folder) \
+                    and not Path(where).resolve().is_relative_to(LIBRARY):
+                del sys.modules[name]
 
 
 # --- Config as the Pulumi CLI passes it ----------------------------------------------------------------

@@ -5,8 +5,8 @@ says it: "needs 2 a3-highgpu-8g from reservation R, was 1 (SPECIFIC_RESERVATION 
 the persistent resource, the boot disks, the fallbacks (each with its region, machine, strategy and $/h); the fields
 those lines do not cover, as the paths that changed.
 
-The words are read from the two sides' facts as judged (`JobSettings.facts`, its pools, and `cli.plan_placement`),
-never from the bodies again; the paths are `cli.diff.changed_paths` of the inputs the program registered.
+The words are read from the two sides' facts as judged (`JobSettings.facts`, its pools, and `cli.plan.placement`),
+never from the bodies again; the paths are `cli.diff.command.changed_paths` of the inputs the program registered.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gcp_training_jobs.cli.plan_placement import ReservationNeed, reservation_needs
+from gcp_training_jobs.cli.plan.placement import ReservationNeed, reservation_needs
 from gcp_training_jobs.jobspec.review.money import hours_text
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
@@ -132,7 +132,7 @@ def _persistent(old: JobFacts, new: JobFacts) -> list[str]:
 
 
 def _fallbacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """Each fallback that changed, in order, as plan says it (cli.plan_placement: region, machine, strategy, $/h):
+    """Each fallback that changed, in order, as plan says it (cli.plan.placement: region, machine, strategy, $/h):
     `fallback 1: us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, $40.10/h -> ..., $80.20/h`; one added
     or removed said so. A fallback's price that moved shows."""
     before = [f["text"] for f in old.get("fallbacks", ())]
@@ -177,7 +177,7 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
 
 def added_words(new: JobFacts, placement: Mapping[str, Any] | None = None) -> list[str]:
     """What an added job takes that a reviewer weighs: the reservation machines, the persistent resource, its
-    non-default disks and its fallbacks (`placement`: cli.plan_placement's, as plan --json gives it)."""
+    non-default disks and its fallbacks (`placement`: cli.plan.placement's, as plan --json gives it)."""
     placement = placement or {}
     lines = [f"needs {need.text()} ({need.affinity()})" for need in reservation_needs(new)]
     if new.runs_on.persistent_resource_id:
@@ -192,7 +192,7 @@ def _disk(disk: Mapping[str, Any] | None) -> str:
 
 
 def _disks(old: Mapping[str, Any], new: Mapping[str, Any], pools: set[int]) -> list[str]:
-    """`pool 0 disk the default -> pd-standard 500 GB` for the pools on both sides (cli.plan_placement: the disks
+    """`pool 0 disk the default -> pd-standard 500 GB` for the pools on both sides (cli.plan.placement: the disks
     that are not Vertex's default)."""
     before = {d["pool"]: d for d in old.get("disks", ())}
     after = {d["pool"]: d for d in new.get("disks", ())}

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources
-from gcp_training_jobs.cli.stack_jobs import FoundJob, Stack
+from gcp_training_jobs.cli.live.jobs import FoundJob, Stack
 
 
 def _wanted(stack: Stack, jobs: Iterable[FoundJob]) -> dict[str, set[str]]:

@@ -1,7 +1,7 @@
 """A stack's job warnings as `plan` and `diff` show them: every warning of the one pass (load.Judged.warnings, kept
 per job by the settings, named at the stack file's keys), each once: a section of the text plan, a `warnings` list
 per job in `plan --json` and the diff's JSON (whose text and comment list the credentials by field and kind, never
-the value: cli.diff_text). Warnings stop nothing."""
+the value: cli.diff.text). Warnings stop nothing."""
 
 from __future__ import annotations
 

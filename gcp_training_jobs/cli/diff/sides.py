@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gcp_training_jobs.cli.plan import Planned, plan_stack
+from gcp_training_jobs.cli.plan.command import Planned, plan_stack
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import STACK_FILE, read_yaml

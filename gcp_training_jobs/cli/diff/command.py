@@ -1,7 +1,7 @@
 """`gcp-training-jobs diff --base REF`: what a change does to the stacks, job by job and stack by stack.
 
-Both sides are planned offline through `plan`'s one pass (cli.plan.plan_stack): the base from git's objects
-(cli.diff_sides, never checked out over the user's tree), the head from the working tree or a second ref, each
+Both sides are planned offline through `plan`'s one pass (cli.plan.command.plan_stack): the base from git's objects
+(cli.diff.sides, never checked out over the user's tree), the head from the working tree or a second ref, each
 with the price table of the code running (the head's), so a price refresh never shows as a change of the jobs.
 A job's figures are its plan's (`cost.jobs.NAME.atItsRate.knownUsdPerHour`, null when incomplete, and
 `worstCaseUsd`), a stack's its plan's stack totals (`cost.stack`); whether a job is replaced or updated is what the
@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.cli.diff_persistent import compare_resources
-from gcp_training_jobs.cli.diff_sides import (
+from gcp_training_jobs.cli.diff.persistent import compare_resources
+from gcp_training_jobs.cli.diff.sides import (
     WORKTREE,
     Plans,
     Side,
@@ -32,10 +32,10 @@ from gcp_training_jobs.cli.diff_sides import (
     ref_side,
     worktree_side,
 )
-from gcp_training_jobs.cli.diff_text import render_markdown, render_text, render_unreadable
-from gcp_training_jobs.cli.diff_words import added_words, words
-from gcp_training_jobs.cli.job_warnings import job_warnings, warnings_document
-from gcp_training_jobs.cli.plan import Planned
+from gcp_training_jobs.cli.diff.text import render_markdown, render_text, render_unreadable
+from gcp_training_jobs.cli.diff.words import added_words, words
+from gcp_training_jobs.cli.plan.command import Planned
+from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
@@ -64,7 +64,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         json.dump(shown, sys.stdout, indent=2, sort_keys=True)
         print()
     else:
-        print(masked_text(render_markdown(shown) if args.markdown else render_text(shown)))
+        print(masked_text(render_markdown(shown, args.program) if args.markdown else render_text(shown)))
     return exit_code(found)
 
 
@@ -205,7 +205,7 @@ def _replaced_note(name: str, protection: Protection) -> str:
 
 def _words(before: Planned | None, after: Planned | None, name: str, paths: list[str],
            placement: Mapping[str, Any]) -> list[str]:
-    """What changed in the job, a line per field (cli.diff_words), from each side's facts as judged."""
+    """What changed in the job, a line per field (cli.diff.words), from each side's facts as judged."""
     if before is None or after is None:
         return []
     old, new = before.settings.jobs[name].facts, after.settings.jobs[name].facts
@@ -332,7 +332,7 @@ def _rail_key(text: str) -> tuple[str, str]:
 
 
 def _quota(before: Planned | None, after: Planned | None) -> dict[str, dict[str, dict[str, int]]]:
-    """What each side asks of Vertex AI's quotas, per region and metric: its plan's `quota` (plan_quota.quota_asked,
+    """What each side asks of Vertex AI's quotas, per region and metric: its plan's `quota` (plan/quota.quota_asked,
     read when the side was planned)."""
     found: dict[str, dict[str, dict[str, int]]] = {}
     for side, planned in (("before", before), ("after", after)):
@@ -384,7 +384,7 @@ def _others(side: Planned) -> dict[str, tuple[str, Any]]:
 
 
 def _online(after: Planned) -> dict[str, list[str]]:
-    from gcp_training_jobs.cli.plan_quota import online_review
+    from gcp_training_jobs.cli.plan.quota import online_review
 
     found = online_review(after.settings)
     return {"lines": found.lines, "problems": found.problems}

@@ -1,10 +1,10 @@
 """`gcp-training-jobs plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
 
 It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
-top-level `__main__.py` under Pulumi's mocks (plan_mocks.py: no engine, CLI, network or credentials), the
+top-level `__main__.py` under Pulumi's mocks (plan/mocks.py: no engine, CLI, network or credentials), the
 stack file's config set as the Pulumi CLI would pass it, and prints every resource the program
-registers with the inputs a reviewer checks (plan_describe.py; plan_text.py renders it), or `--json`, with the
-review of its jobs (plan_review.py). Values only Google knows (auto-named bucket suffixes, the TPU service
+registers with the inputs a reviewer checks (plan/describe.py; plan/text.py renders it), or `--json`, with the
+review of its jobs (plan/review.py). Values only Google knows (auto-named bucket suffixes, the TPU service
 account, job ids) are marked as such. Exit 2: no such stack, unreadable file.
 """
 
@@ -17,12 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.cli.job_warnings import job_warnings, warnings_document
-from gcp_training_jobs.cli.plan_describe import describe
-from gcp_training_jobs.cli.plan_mocks import Recording, Registration, project_root, pulumi_config, run_program
-from gcp_training_jobs.cli.plan_placement import placement_lines, placement_of
-from gcp_training_jobs.cli.plan_review import Review, review, review_document
-from gcp_training_jobs.cli.plan_text import render_text
+from gcp_training_jobs.cli.plan.describe import describe
+from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
+from gcp_training_jobs.cli.plan.mocks import (
+    Recording,
+    Registration,
+    programs_own,
+    project_root,
+    pulumi_config,
+    run_program,
+)
+from gcp_training_jobs.cli.plan.placement import placement_lines, placement_of
+from gcp_training_jobs.cli.plan.review import Review, review, review_document
+from gcp_training_jobs.cli.plan.text import render_text
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
@@ -94,7 +101,7 @@ def plan_document(stack: str, file: Path, recording: Recording,
         if reg.custom:
             doc["details"] = dict(describe(reg, jobs))
             judged = (jobs or {}).get(str(reg.inputs.get("name") or reg.name)) if reg.type.endswith(JOB_TYPE) else None
-            if reg.type.endswith(JOB_TYPE):  # where it runs (cli.plan_placement)
+            if reg.type.endswith(JOB_TYPE):  # where it runs (cli.plan.placement)
                 doc["details"].update(placement_lines(placements.get(str(reg.inputs.get("name") or reg.name)) or {}))
             if reg.secrets:  # a secret config key, or a credential TrainingJob made a secret where it stands
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"
@@ -151,8 +158,9 @@ class Planned:
 def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     """The one pass of `plan` on one stack file: judged once, the program at `root` run under the mocks with it,
     reviewed (cost, guardrails), as data. `data`: the file already read. Raises UnreadableError (the file, a
-    broken price table), SpecError (every problem of the file), ProgramFailed. `plan` prints it; `diff` compares
-    two of them."""
+    broken price table), SpecError (every problem of the file), ProgramFailed (the program's own error; a bug of
+    this library raised while the program runs goes on as it is: main says it is one). `plan` prints it; `diff`
+    compares two of them."""
     if data is None:
         data = read_yaml(path)
     settings = load_stack_file(path, data=data, root=root)
@@ -160,7 +168,9 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     try:
         with settings_given(settings):  # the program takes the stack as judged above: judged once
             recording = run_program(stack, config, secret_keys, main=root / "__main__.py")
-    except Exception as error:  # noqa: BLE001 - the program's own error, shown without a traceback
+    except BaseException as error:  # a team's program may raise anything: its own error is said without a traceback,
+        if not programs_own(error, root):  # a bug of this library goes on as it is (main says it is one)
+            raise
         raise ProgramFailed(f"{path}: the program failed: {error}") from error
     document = plan_document(stack, path, recording, settings.jobs)
     checked = review(settings, recording.resources)
@@ -222,8 +232,8 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
 
 
 def _online_quotas(settings: Any, as_json: bool) -> list[str]:
-    """The quota check of `plan --online` (cli.plan_quota): its lines printed, its excesses returned."""
-    from gcp_training_jobs.cli.plan_quota import online_review
+    """The quota check of `plan --online` (cli.plan.quota): its lines printed, its excesses returned."""
+    from gcp_training_jobs.cli.plan.quota import online_review
 
     found = online_review(settings)
     for line in found.lines:

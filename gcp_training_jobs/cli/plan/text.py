@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gcp_training_jobs.cli.job_warnings import warnings_section
-from gcp_training_jobs.cli.plan_mocks import AT_APPLY
+from gcp_training_jobs.cli.plan.job_warnings import warnings_section
+from gcp_training_jobs.cli.plan.mocks import AT_APPLY
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 
 

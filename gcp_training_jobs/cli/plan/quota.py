@@ -1,12 +1,10 @@
 """`plan --online`: the quota check of `pulumi preview`, for the whole stack at once, from the plan's judged settings.
 
 Every Vertex AI job of the stack counts as new (the plan shows the stack as `up` would make it from nothing): its
-needs (gcp_training_jobs.jobspec.review.quotas, from the body judged once) are added region by region and metric by
-metric
-to what the project's live jobs hold, and compared with the limits (Cloud Quotas, else Service Usage:
-gcp_training_jobs.backends.quotas). An excess of jobs that all have fallbacks is a warning (`up` tries them); any other
-excess fails the plan. Quotas that cannot be read (no credentials, permission denied, no answer) are a warning: the
-plan goes on.
+needs (jobspec.review.quotas, from the facts judged once) are added region by region and metric by metric to what
+the project's live jobs hold, and compared with the limits (Cloud Quotas, else Service Usage: backends.quotas).
+An excess of jobs that all have fallbacks is a warning (`up` tries them); any other excess fails the plan. Quotas
+that cannot be read (no credentials, permission denied, no answer) are a warning: the plan goes on.
 """
 
 from __future__ import annotations

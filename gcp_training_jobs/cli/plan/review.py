@@ -1,6 +1,6 @@
 """The review part of `plan`, as data: what the stack's jobs cost (per hour, on demand and Spot, at the rate each
 runs at, and at worst), whether the stack keeps its guardrails, and what it asks of Vertex AI's quotas per region
-(plan_text.py shows it).
+(plan/text.py shows it).
 
 Cost and guardrails are judged on the bodies the backends would send (gcp_training_jobs.jobspec.review.cost and
 .guardrails, through the settings' rendered jobs), the fixed bucket and IAM rules on the resources the
@@ -48,7 +48,7 @@ class Review:
     problems: list[Problem]
     warnings: list[str]
     quota: dict[str, dict[str, dict[str, Any]]]
-    """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan_quota.quota_asked)."""
+    """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan/quota.quota_asked)."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -58,7 +58,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     the day the table's age is judged on (default: the rules' day). A broken price table file raises
     prices.PriceTableError (an UnreadableError naming the file).
     """
-    from gcp_training_jobs.cli.plan_quota import quota_asked  # the quota client, loaded when a plan is judged
+    from gcp_training_jobs.cli.plan.quota import quota_asked  # the quota client, loaded when a plan is judged
 
     today = today or today_of_rules()
     table = prices.active_table()

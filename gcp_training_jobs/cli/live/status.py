@@ -4,7 +4,7 @@ Per job (its resource's job now; the older ones are its history): its name, id, 
 and machines (as the job holds them: after a fallback, the ones it got); when it started and how long it has run;
 which run of the same spec it is (attempt N, where there were earlier ones) and where a fallback or a retry made
 it (its `pulumi-placement` and `pulumi-retry` labels, job_model.runs); what it has cost so far (run time x
-the rate it runs at: review.run_cost); its console URL; whether the stack's state still holds it (stack_state: a
+the rate it runs at: review.run_cost); its console URL; whether the stack's state still holds it (live/state.py: a
 job of a destroyed stack or a removed resource is marked so). Up to TABLE_AFTER jobs are shown in detail, more as
 a table, a job a line (`--wide`: always in detail). `--json` prints the same as one document.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gcp_training_jobs.cli.job_args import TABLE_AFTER
-from gcp_training_jobs.cli.stack_jobs import (
+from gcp_training_jobs.cli.live.jobs import (
     FoundJob,
     Stack,
     current_jobs,
@@ -34,8 +34,8 @@ from gcp_training_jobs.cli.stack_jobs import (
     reported,
     stacks_in,
 )
-from gcp_training_jobs.cli.stack_state import StackState, read_state
-from gcp_training_jobs.cli.status_resources import resource_lines, resources_status
+from gcp_training_jobs.cli.live.resources import resource_lines, resources_status
+from gcp_training_jobs.cli.live.state import StackState, read_state
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError

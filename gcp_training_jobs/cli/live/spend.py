@@ -27,7 +27,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from gcp_training_jobs.cli.job_args import start_of
-from gcp_training_jobs.cli.stack_jobs import (
+from gcp_training_jobs.cli.live.jobs import (
     FoundJob,
     Stack,
     find_jobs,

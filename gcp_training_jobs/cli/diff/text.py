@@ -1,5 +1,5 @@
 """How `diff` is shown: text for the terminal, Markdown for a pull request comment. Both are rendered from the
-diff as data (cli.diff.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
+diff as data (cli.diff.command.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
 an unknown figure is `unknown`, never $0."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gcp_training_jobs.jobspec.core.names import command
+from gcp_training_jobs.jobspec.core.names import COMMAND
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 
@@ -53,14 +53,14 @@ def headline(document: Mapping[str, Any]) -> str:
 
 
 def total_label(document: Mapping[str, Any]) -> str:
-    """`total of the changed stacks (prod, staging)`: what the change's total sums (cli.diff: `total.stacks`)."""
+    """`total of the changed stacks (prod, staging)`: what the change's total sums (diff.command: `total.stacks`)."""
     names = document["total"]["stacks"]
     return f"total of the changed stacks ({', '.join(names)})" if names else "total of the changed stacks (none)"
 
 
 def all_stacks_line(document: Mapping[str, Any]) -> str:
     """`All stacks, changed or not (7): $/h $284.50/h → $373.86/h; worst case ...`: every stack compared, labelled
-    so (cli.diff: `allStacks`), never the change's total."""
+    so (cli.diff.command: `allStacks`), never the change's total."""
     every = document["allStacks"]
     before, after = every["before"], every["after"]
     return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} → "
@@ -156,11 +156,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(document: Mapping[str, Any]) -> str:
+def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
     """The pull request comment: the headline, a table per changed stack, the broken guardrails, the per-part lines
-    folded away, and the marker a workflow finds the comment by."""
+    folded away, and the marker a workflow finds the comment by. `run_as`: the command as it was run
+    (`gcp-training-jobs`, `python -m components`), which the comment names."""
     out = [MARKER, f"### Training jobs: {headline(document)}", "",
-           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`python -m components diff`), "
+           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`{run_as} diff`), "
            "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
            "head's prices."]
     changed = _changed(document)
@@ -202,7 +203,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     text = "\n".join(out + folded)
     if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself
         text = "\n".join(out + ["", f"(The per-part lines are left out: the comment would pass GitHub's "
-                                    f"{MAX_COMMENT:,} characters; `{command('diff')}` prints them.)"])
+                                    f"{MAX_COMMENT:,} characters; `{run_as} diff` prints them.)"])
     return text
 
 

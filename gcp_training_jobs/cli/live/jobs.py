@@ -12,7 +12,7 @@ collection its jobs are made in):
   organization is part of it: `organization` for the self-managed backends (file://, gs://, s3://), the
   organization's name on Pulumi Cloud (`--organization`).
 A job is named after its resource: by its `pulumi-resource` label, computed for each job of the stack file and
-each TrainingJob the stack's state holds (a job a program declared with `TrainingJob(...)`: stack_state), else by
+each TrainingJob the stack's state holds (a job a program declared with `TrainingJob(...)`: live/state.py), else by
 its id's stem (the resource name before the random suffix, as inputs.new_job_id draws it: lowercase, `_` for what
 an id cannot hold). Per name, the newest job is the stack's job now; the older ones are its history.
 """
@@ -181,7 +181,7 @@ def _facts_of(resource: dict[str, Any], listed_in: str) -> JobFacts:
 def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
               sleep: Callable[[float], None] = time.sleep, declared: Iterable[str] = ()) -> list[FoundJob]:
     """Every job of the stack the APIs hold, oldest first (StackJobsError naming the API when a lookup fails);
-    `declared`: the resource names of the TrainingJobs the stack's state holds (stack_state)."""
+    `declared`: the resource names of the TrainingJobs the stack's state holds (live/state.py)."""
     settings = stack.settings
     names = {**{name: NAMED_BY_STATE for name in declared}, **{name: NAMED_BY_FILE for name in settings.jobs}}
     identities = {name: resource_label(identity_of(organization, stack.project_name, stack.name, name))[RESOURCE_LABEL]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gcp_training_jobs.cli.plan_mocks import Registration
+from gcp_training_jobs.cli.plan.mocks import Registration
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import TUNING_JOB
 from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
