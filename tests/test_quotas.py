@@ -316,8 +316,11 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     assert offline.returncode == 0 and not emulator.state.requests("quotaInfos.list")
     over = plan_online(tmp_path, emulator, jobs, "--online")
     assert over.returncode == 1, over.stdout + over.stderr
-    assert f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b) need 2, live jobs hold 1, " \
-           "the limit is 2" in over.stdout
+    # `a` fits beside the live job; `b` is named alone, with what `a` takes
+    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier jobs there " \
+           "take 1, live jobs hold 1, the limit is 2 (3 > 2)" in over.stdout
+    assert "job a:" not in over.stdout
+    assert "Quotas (Vertex AI custom training, project my-proj, us-central1): 1 job(s) over" in over.stdout
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 3})
     fits = plan_online(tmp_path, emulator, jobs, "--online")
     assert fits.returncode == 0 and "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold" \

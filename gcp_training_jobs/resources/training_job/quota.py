@@ -10,7 +10,8 @@ the stack's earlier jobs take, what live jobs hold and the limit; at a fallback 
 `up` will use. Another job's excess is never this job's failure. Quotas that cannot be read (no credentials,
 permission denied): a warning, never a failure.
 
-A job without `stackQuota` (a TrainingJob of a program that builds no stack) is placed alone, beside every live job.
+A job without `stackQuota` (a TrainingJob of a program that builds no stack) is placed alone, beside every live job,
+read anew for each check.
 
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
 limits, and what a region's live jobs hold. The stack's own live jobs are taken out of that usage (the stack's jobs
@@ -64,7 +65,7 @@ def check(project: str, name: str, tries: Mapping[int, JobFacts], stack: str, st
                                  f"{'unlimited' if quotas.unlimited(limits, metric, region) else 'no limit found'}, "
                                  "not checked")
         found = fit(askers, partial(quotas.limit_of, limits),
-                    partial(_usage, project, endpoint, "" if alone else stack))
+                    partial(_fresh, project, endpoint) if alone else partial(_usage, project, endpoint, stack))
     except quotas.QuotaUnreadable as error:
         (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
         return out
@@ -84,6 +85,13 @@ def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[st
 
 
 def _usage(project: str, endpoint: str | None, stack: str, region: str) -> dict[str, int]:
-    """What the region's live jobs outside the stack hold (the region read once per run)."""
+    """What the region's live jobs outside the stack hold, the region read once per run: the run's own creates carry
+    the stack's label, so a read before them stays right (the rule counts the stack's jobs)."""
     held = RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))
     return quotas.outside(held, stack)
+
+
+def _fresh(project: str, endpoint: str | None, region: str) -> dict[str, int]:
+    """What every live job of the region holds, read anew: without the stack's jobs to count, nothing would take the
+    run's own creates out of a cached read."""
+    return dict(quotas.held(project, region, endpoint).usage)
