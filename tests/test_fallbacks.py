@@ -202,21 +202,23 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
 
 def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(provider, emulator) -> None:
     """The stackQuota input is the stack's jobs in order with what each asks (quota_fit.wire, the same value for every
-    job): the job is placed after the stack's earlier jobs, beside what live jobs outside the stack hold (the stack's
-    own live jobs, found by their pulumi-stack label, are counted by the rule, not twice)."""
+    job): the job is placed after the stack's earlier new jobs, beside what live jobs hold; a job of the stack already
+    live (found by its pulumi-resource label) is counted as what it holds, not as new."""
     stack = wire([Asker("other", (Placement("us-central1", Needs({L4: 2})),)),
                   Asker("trial", (Placement("us-central1", Needs({L4: 1})),))])  # stack dev, in its order
     quota(emulator, "us-central1", 2)
     ((_, reason),) = failures(provider, props(stackQuota=stack))
-    assert "trial needs 1, the stack's earlier jobs there take 2, live jobs hold 0, the limit is 2 (3 > 2)" in reason
+    assert "trial needs 1, the stack's earlier new jobs there take 2, live jobs hold 0, the limit is 2 (3 > 2)" \
+        in reason
     provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # stack dev: holds 1
-    quota(emulator, "us-central1", 3)
     next_run()
-    assert failures(provider, props(stackQuota=stack)) == []  # other's live job is among the stack's: not twice
+    assert failures(provider, props(stackQuota=stack)) == []  # other, live, counted as the 1 it holds: 1 + 1 fits
     provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
     next_run()
     ((_, reason),) = failures(provider, props(stackQuota=stack))
-    assert "trial needs 1, the stack's earlier jobs there take 2, live jobs hold 1, the limit is 3" in reason
+    assert "trial needs 1, the stack's earlier new jobs there take 0, live jobs hold 2, the limit is 2" in reason
+    quota(emulator, "us-central1", 3)
+    next_run()
     assert failures(provider, props()) == []  # alone (no stackQuota), the job needs 1 beside the 2 held: fits 3
     first = wire([Asker("trial", (Placement("us-central1", Needs({L4: 1})),)),
                   Asker("other", (Placement("us-central1", Needs({L4: 8})),))])

@@ -55,7 +55,7 @@ def test_the_plan_prices_and_counts_quota_per_region(tmp_path: Path) -> None:
     assert resources["h100"]["details"]["region"] == "us-east5"
     # every job carries the stack's jobs in order, each with what it asks where it runs
     stack_jobs = resources["h100"]["inputs"]["stackQuota"]["jobs"]
-    assert [job["name"] for job in stack_jobs] == list(THREE)
+    assert [job["name"] for job in stack_jobs] == sorted(THREE)  # by name, as Pulumi hands the config over
     needs = {job["name"]: job["placements"][0] for job in stack_jobs}
     assert needs["sweep"] == {"region": "europe-west4", "needs": {"custom_model_training_nvidia_l4_gpus": 2}}
     assert needs["h100"]["region"] == "us-east5"

@@ -1,6 +1,7 @@
-"""The one rule of what a stack asks of the quotas (jobspec.review.quota_fit): each job in the stack's order at its
-first placement that fits beside the stack's earlier jobs and what live jobs outside the stack hold; a job is held
-only against the metrics it asks, in the region it will run in, and named alone when it fits nowhere."""
+"""The one rule of what a stack asks of the quotas (jobspec.review.quota_fit): a live job counted as what it holds;
+each new job in the stack's order at its first placement that fits beside the stack's earlier new jobs and what live
+jobs hold; a job is held only against the metrics it asks, in the region it will run in, and named alone when it fits
+nowhere."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_a_fourth_job_over_the_on_demand_limit_is_refused_alone_for_the_metric_i
     (problem,), warnings = verdict_lines(found.of("big"), "my-proj")  # type: ignore[arg-type]
     assert warnings == []
     assert problem.startswith(f"job big: quota aiplatform.googleapis.com/{L4} in us-central1: big needs 2, the stack's "
-                              "earlier jobs there take 3, live jobs hold 0, the limit is 4 (5 > 4)")
+                              "earlier new jobs there take 3, live jobs hold 0, the limit is 4 (5 > 4)")
     assert SPOT_L4 not in problem and "steady" not in problem and "sweep" not in problem
 
 
@@ -78,7 +79,7 @@ def test_live_jobs_outside_the_stack_are_counted_and_a_region_is_read_once() -> 
     found = fit((job("a", ("us-central1", {L4: 1})), job("b", ("us-central1", {L4: 1}))),
                 limits({(L4, "us-central1"): 4}), live)
     assert [v.fits for v in found.verdicts] == [True, False]
-    assert found.verdicts[1].over[0][0].short() == (f"{L4} in us-central1: needs 1, the stack's earlier jobs take 1, "
+    assert found.verdicts[1].over[0][0].short() == (f"{L4} in us-central1: needs 1, the stack's earlier new jobs take 1, "
                                                     "live jobs hold 3, limit 4")
     assert read == ["us-central1"]
 
@@ -113,6 +114,19 @@ def test_asked_is_each_job_as_written_and_wire_carries_the_askers_in_order() -> 
     assert unwire(carried) == FLEET
     assert unwire({"needs": {"us-central1": {L4: 1}}}) == ()  # the form before: carries no asker
     assert wire((job("cpu-less", ("us-central1", {})),)) is None
+
+
+def test_a_job_already_live_is_counted_as_what_it_holds_not_placed_again() -> None:
+    live = {"steady", "sweep"}
+    big = job("big", ("us-central1", {L4: 1}))
+    found = fit((*FLEET, big), limits({**LIMITS, (L4, "us-central1"): 3}),
+                lambda region: {L4: 3} if region == "us-central1" else {},
+                lambda asker: asker.name in live)
+    assert [(v.name, v.live, v.fits) for v in found.verdicts] == [
+        ("spot", False, True), ("steady", True, True), ("sweep", True, True), ("big", False, False)]
+    assert found.of("big").over[0][0].short() == (  # type: ignore[union-attr]
+        f"{L4} in us-central1: needs 1, the stack's earlier new jobs take 0, live jobs hold 3, limit 3")
+    assert verdict_lines(found.of("steady"), "my-proj") == ([], [])  # type: ignore[arg-type]
 
 
 def test_the_verdict_is_the_same_for_the_same_stack_whoever_asks() -> None:

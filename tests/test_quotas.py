@@ -261,7 +261,7 @@ def test_needs_are_read_from_the_body_and_what_has_no_metric_is_named() -> None:
 def test_a_job_over_a_limit_is_named_with_the_metric_region_need_usage_limit_and_where_to_ask() -> None:
     over = Over("big", "us-central1", L4, 4, 1, 2, 4)
     text = over.message("my-proj")
-    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "big needs 4", "earlier jobs there take 1",
+    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "big needs 4", "earlier new jobs there take 1",
                  "hold 2", "limit is 4", "(7 > 4)", "console.cloud.google.com/iam-admin/quotas?project=my-proj",
                  "fallbacks"):
         assert part in text, part
@@ -272,16 +272,17 @@ def test_what_live_jobs_hold_is_read_per_region_and_a_stack_s_own_live_jobs_are_
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
     create(vertex_client, l4_body(count=2, **{"pulumi-resource": "deployed", "pulumi-stack": "dev"}))  # holds 2
     held = quotas.held("my-proj", "us-central1", emulator.url)
-    assert held.usage == {L4: 2} and held.by_stack == {"dev": {L4: 2}} and held.resources == {"deployed"}
-    assert quotas.outside(held, "dev") == {L4: 0}  # dev's jobs are counted by the rule, each once
-    assert quotas.outside(held, "prod") == {L4: 2}  # another stack's jobs hold what they hold
-    assert quotas.outside(held, "") == {L4: 2}
+    assert held.usage == {L4: 2} and held.by_stack == {"dev": {L4: 2}}
+    assert held.resources == {"deployed"} and held.live == {"deployed"}
     limits = quotas.read_limits("my-proj", emulator.url)
-    mine = [Asker("mine", (Placement("us-central1", Needs({L4: 1})),)),
+    mine = [Asker("deployed", (Placement("us-central1", Needs({L4: 2})),)),
+            Asker("mine", (Placement("us-central1", Needs({L4: 1})),)),
             Asker("fresh", (Placement("us-central1", Needs({L4: 2})),))]
-    found = fit(mine, partial(quotas.limit_of, limits), lambda region: quotas.outside(held, "prod"))
-    assert [v.fits for v in found.verdicts] == [True, False]  # 1 + 2 held fits; 2 more does not
-    assert fit(mine, partial(quotas.limit_of, limits), lambda region: quotas.outside(held, "dev")).refused == ()
+    found = fit(mine, partial(quotas.limit_of, limits), lambda region: held.usage)
+    assert [v.fits for v in found.verdicts] == [True, False, False]  # all new: deployed's 2 counted twice
+    live = fit(mine, partial(quotas.limit_of, limits), lambda region: held.usage,
+               lambda asker: asker.name in held.live)
+    assert [(v.live, v.fits) for v in live.verdicts] == [(True, True), (False, True), (False, False)]
 
 
 def test_quotas_that_cannot_be_read_are_said_so_and_never_raise_anything_else(emulator) -> None:
@@ -317,7 +318,7 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     over = plan_online(tmp_path, emulator, jobs, "--online")
     assert over.returncode == 1, over.stdout + over.stderr
     # `a` fits beside the live job; `b` is named alone, with what `a` takes
-    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier jobs there " \
+    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier new jobs there " \
            "take 1, live jobs hold 1, the limit is 2 (3 > 2)" in over.stdout
     assert "job a:" not in over.stdout
     assert "Quotas (Vertex AI custom training, project my-proj, us-central1): 1 job(s) over" in over.stdout

@@ -184,8 +184,8 @@ def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) ->
     (cached,) = reasons(provider, l4_news("c", stack_quota=over))
     RUN.clear()
     assert reasons(provider, l4_news("c", stack_quota=over)) == [cached]
-    # a, live, is among the stack's jobs before c: not counted twice
-    assert "c needs 1, the stack's earlier jobs there take 3, live jobs hold 0, the limit is 3" in cached
+    # a, live, is counted as what it holds, not as new: each job once
+    assert "c needs 1, the stack's earlier new jobs there take 2, live jobs hold 1, the limit is 3" in cached
 
 
 def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, emulator) -> None:
@@ -195,5 +195,5 @@ def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, em
     assert reasons(provider, l4_news("a")) == []
     provider.create(provider.check({}, l4_news("a")).inputs)
     (reason,) = reasons(provider, l4_news("b"))
-    assert "b needs 1, the stack's earlier jobs there take 0, live jobs hold 1, the limit is 1" in reason
+    assert "b needs 1, the stack's earlier new jobs there take 0, live jobs hold 1, the limit is 1" in reason
     assert reads(emulator)["limits"] == 1  # the limits are still the run's

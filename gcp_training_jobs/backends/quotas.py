@@ -186,12 +186,13 @@ def _unreadable(error: ApiError, what: str) -> QuotaUnreadable:
 
 @dataclass
 class Held:
-    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL); and,
-    by STACK_LABEL, what the live jobs of each stack hold."""
+    """What a region's live jobs hold, which resources have ever had a job there and which have a live one (their
+    RESOURCE_LABEL); and, by STACK_LABEL, what the live jobs of each stack hold."""
 
     usage: dict[str, int] = field(default_factory=dict)
     resources: set[str] = field(default_factory=set)
     by_stack: dict[str, dict[str, int]] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)
 
 
 def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
@@ -207,6 +208,8 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
             if resource:
                 found.resources.add(str(resource))
             if jobs.backend.state(job) in ACTIVE_STATES:
+                if resource:
+                    found.live.add(str(resource))
                 stack = (job.get("labels") or {}).get(STACK_LABEL)
                 for metric, units in needs_of(facts_of_body(job, region=region)).units.items():
                     found.usage[metric] = found.usage.get(metric, 0) + units
@@ -215,11 +218,3 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
                         held_by[metric] = held_by.get(metric, 0) + units
     return found
 
-
-def outside(found: Held, stack: str) -> dict[str, int]:
-    """What the live jobs of a region hold outside one stack (its STACK_LABEL value; "": every live job): the stack's
-    own jobs are counted by the quota rule (jobspec.review.quota_fit), each once."""
-    usage = dict(found.usage)
-    for metric, units in (found.by_stack.get(stack, {}) if stack else {}).items():
-        usage[metric] = usage.get(metric, 0) - units
-    return usage

@@ -25,7 +25,7 @@ from gcp_training_jobs.cli.plan_review import Review, review, review_document
 from gcp_training_jobs.cli.plan_text import render_text
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
 from gcp_training_jobs.resources.settings.stack_file import stack_file, stack_names, stacks_folder
@@ -146,8 +146,9 @@ class Planned:
     recording: Recording
     checked: Review
     document: dict[str, Any]
-    stack_label: str = ""
-    """The stack's STACK_LABEL value (its Pulumi project and stack), which finds its live jobs."""
+    siblings: str = ""
+    """`organization/project/stack/`, the identity of each of the stack's jobs but its name (job_model.identity;
+    the organization self-managed backends report), which finds the stack's live jobs; "" without a project name."""
 
 
 def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
@@ -169,19 +170,21 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     document.update(review_document(checked))
     # what plan, plan --json and diff show: each credential as <KIND, not shown> (the recording keeps the values,
     # which the diff compares as the provider does)
-    return Planned(settings, recording, checked, masked(document).value, _stack_label(root, stack))
+    return Planned(settings, recording, checked, masked(document).value, _siblings(root, stack))
 
 
-def _stack_label(root: Path, stack: str) -> str:
-    """The STACK_LABEL value of the stack's jobs (identity.stack_label, from Pulumi.yaml's `name`); "" without one."""
-    from gcp_training_jobs.resources.job_model.identity import stack_label
+def _siblings(root: Path, stack: str) -> str:
+    """The identity of the stack's jobs but their names (job_model.identity.identity_of, the project from Pulumi.yaml's
+    `name`, the organization self-managed backends report); "" without a project name."""
+    from gcp_training_jobs.cli.job_args import DEFAULT_ORGANIZATION
+    from gcp_training_jobs.resources.job_model.identity import identity_of
 
     try:
         project = read_yaml(root / "Pulumi.yaml")
     except UnreadableError:
         return ""
     name = project.get("name") if isinstance(project, dict) else None
-    return stack_label(name, stack)[STACK_LABEL] if isinstance(name, str) and name else ""
+    return identity_of(DEFAULT_ORGANIZATION, name, stack, "") if isinstance(name, str) and name else ""
 
 
 def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:
@@ -224,7 +227,7 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     else:
         print(render_text(document))
     # plan --online: Google's quotas
-    quota_problems = _online_quotas(settings, planned.stack_label, as_json) if online else []
+    quota_problems = _online_quotas(settings, planned.siblings, as_json) if online else []
     if checked.problems or quota_problems:  # every guardrail a stack breaks, each naming the guardrail, job, value
         out = sys.stderr if as_json else sys.stdout
         print("", file=out)
@@ -236,11 +239,11 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     return EXIT_OK
 
 
-def _online_quotas(settings: Any, stack: str, as_json: bool) -> list[str]:
+def _online_quotas(settings: Any, siblings: str, as_json: bool) -> list[str]:
     """The quota check of `plan --online` (cli.plan_quota): its lines printed, its excesses returned."""
     from gcp_training_jobs.cli.plan_quota import online_review
 
-    found = online_review(settings, stack)
+    found = online_review(settings, siblings)
     for line in found.lines:
         print(line, file=sys.stderr if as_json else sys.stdout)
     return found.problems

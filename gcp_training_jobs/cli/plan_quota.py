@@ -1,8 +1,8 @@
 """`plan --online`: the quota check of `pulumi preview`, for the whole stack at once, from the plan's judged settings.
 
 The one rule (gcp_training_jobs.jobspec.review.quota_fit) over the one list of what the stack asks
-(resources.settings.quota.askers): each job in the stack's order at its first placement that fits beside the stack's
-earlier jobs and what live jobs outside the stack hold, against the limits (Cloud Quotas, else Service Usage:
+(resources.settings.quota.askers): a job already live counted as live; each other in the stack's order at its first
+placement that fits beside the stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas, else Service Usage:
 gcp_training_jobs.backends.quotas). A job that fits only at a fallback is a warning naming where `up` will make it; a
 job that fits nowhere fails the plan, named alone with the metric it asks: the words and the verdict of the provider's
 check at `pulumi preview` and `up`. Quotas that cannot be read (no credentials, permission denied, no answer) are a
@@ -17,8 +17,9 @@ from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources, quotas, transport
 from gcp_training_jobs.jobspec.core.env import env_settings
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
-from gcp_training_jobs.jobspec.review.quota_fit import asked, fit, verdict_lines
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, VERTEX
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, asked, fit, verdict_lines
+from gcp_training_jobs.resources.job_model.identity import resource_label
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.quota import askers
 
@@ -70,10 +71,10 @@ def _looked(settings: StackSettings, key: tuple[str, str], endpoint: str | None,
     return looked
 
 
-def online_review(settings: StackSettings, stack: str = "") -> OnlineReview:
+def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
     """The stack's quota verdict against the project's limits, job by job (quota_fit.fit, the rule the provider's
-    check applies at `pulumi preview` and `up`, in its words): `stack`, the stack's STACK_LABEL value, whose live jobs
-    are counted as the stack's own, not a second time."""
+    check applies at `pulumi preview` and `up`, in its words): `siblings`, the identity of the stack's jobs but their
+    names (`organization/project/stack/`), which finds those already live: they are counted as live, not as new."""
     found = OnlineReview()
     if settings.backend == VERTEX:
         _resource_lines(settings, settings.api_endpoint or env_settings().api_endpoint, found)
@@ -87,8 +88,18 @@ def online_review(settings: StackSettings, stack: str = "") -> OnlineReview:
     regions = sorted({p.region for a in stack_askers for p in a.placements if p.needs})
     try:
         limits = quotas.read_limits(settings.project, endpoint, warn=warned.append) if regions else {}
-        fitted = fit(stack_askers, partial(quotas.limit_of, limits),
-                     lambda region: quotas.outside(quotas.held(settings.project, region, endpoint), stack))
+        read: dict[str, quotas.Held] = {}
+
+        def held(region: str) -> quotas.Held:
+            if region not in read:
+                read[region] = quotas.held(settings.project, region, endpoint)
+            return read[region]
+
+        def running(asker: Asker) -> bool:
+            label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
+            return bool(siblings) and any(label in held(p.region).live for p in asker.placements if p.needs)
+
+        fitted = fit(stack_askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:
         found.lines.append(f"{'' if error.offline else 'warning: '}quota check skipped: {error}")
         return found

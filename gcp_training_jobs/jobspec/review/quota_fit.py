@@ -5,12 +5,14 @@ Every reader asks this module: `plan` (offline, `asked`: each job at its placeme
 diff, the provider's check at `pulumi preview` and `pulumi up`, and the policy pack. The same stack gets the same
 verdict in the same words wherever it is judged.
 
-The rule (`fit`): the stack's jobs are taken in the stack's order, each at the first of its placements (as written,
-then each fallback, as `up` tries them) where every metric it asks, in that placement's region, fits beside what the
-stack's earlier jobs took there and what live jobs outside the stack hold. A job is held only against the metrics it
-asks, in the region it will run in: a job on a persistent resource, or on a specific reservation, asks nothing of the
-custom training quotas. A job that fits nowhere is named with the metric it asks, and takes nothing: the jobs after
-it are judged as if it were not there (the earlier fit first).
+The rule (`fit`): a job of the stack already live is counted as live (what it holds is among what live jobs hold), not
+as new. The others are taken in the stack's order (the persistent resources first, then the jobs, each by name: the
+order Pulumi hands a stack's config to the program, whatever order the file wrote them in), each at the first of its
+placements (as written, then each fallback, as `up` tries them) where every metric it asks, in that placement's
+region, fits beside what the stack's earlier new jobs took there and what live jobs hold. A job is held only against
+the metrics it asks, in the region it will run in: a job on a persistent resource, or on a specific reservation, asks
+nothing of the custom training quotas. A job that fits nowhere is named with the metric it asks, and takes nothing:
+the jobs after it are judged as if it were not there (the earlier fit first).
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ def asker_of(name: str, tries: Sequence[JobFacts], region: str) -> Asker:
 
 @dataclass(frozen=True)
 class Over:
-    """One metric a job asks that does not fit at one placement: its need, what the stack's earlier jobs took there,
-    what live jobs outside the stack hold, the limit."""
+    """One metric a job asks that does not fit at one placement: its need, what the stack's earlier new jobs took
+    there, what live jobs hold, the limit."""
 
     job: str
     region: str
@@ -75,13 +77,13 @@ class Over:
     limit: int
 
     def short(self) -> str:
-        return (f"{self.metric} in {self.region}: needs {self.need}, the stack's earlier jobs take {self.taken}, "
+        return (f"{self.metric} in {self.region}: needs {self.need}, the stack's earlier new jobs take {self.taken}, "
                 f"live jobs hold {self.usage}, limit {self.limit}")
 
     def message(self, project: str) -> str:
         console = table.QUOTAS_CONSOLE.format(project=project)
         return (f"quota {table.full_name(self.metric)} in {self.region}: {self.job} needs {self.need}, the stack's "
-                f"earlier jobs there take {self.taken}, live jobs hold {self.usage}, the limit is {self.limit} "
+                f"earlier new jobs there take {self.taken}, live jobs hold {self.usage}, the limit is {self.limit} "
                 f"({self.need + self.taken + self.usage} > {self.limit}); ask for more at {console} (filter "
                 f"{self.metric}, region {self.region}; {table.REQUEST_MORE}), or give the job a fallback elsewhere "
                 "(jobs.NAME.fallbacks)")
@@ -90,12 +92,14 @@ class Over:
 @dataclass(frozen=True)
 class Verdict:
     """Where one job lands: `index`, its placement (0 as written, k the fallback k-1), None when it fits nowhere;
-    `over`, why each placement before it (every placement, when it fits nowhere) did not fit."""
+    `over`, why each placement before it (every placement, when it fits nowhere) did not fit; `live`, a job already
+    running, counted among what live jobs hold (nothing is said of it)."""
 
     name: str
     index: int | None
     placements: tuple[Placement, ...]
     over: tuple[tuple[Over, ...], ...] = ()
+    live: bool = False
 
     @property
     def fits(self) -> bool:
@@ -129,11 +133,16 @@ class Fit:
 Limit = Callable[[str, str], "int | None"]
 """(metric, region) -> the limit, None when unknown or unlimited (nothing to hold a need against)."""
 Usage = Callable[[str], Mapping[str, int]]
-"""region -> what live jobs outside the stack hold there, per metric (read only where a limit is known)."""
+"""region -> what live jobs hold there, per metric (read only where a limit is known)."""
 
 
-def fit(askers: Iterable[Asker], limit: Limit, usage: Usage) -> Fit:
-    """Each asker in order at its first placement that fits (see the module); deterministic for one input."""
+def _nobody(asker: Asker) -> bool:
+    return False
+
+
+def fit(askers: Iterable[Asker], limit: Limit, usage: Usage, running: Callable[[Asker], bool] = _nobody) -> Fit:
+    """Each asker in order at its first placement that fits (see the module); `running(asker)`: whether it is already
+    live (counted in `usage`, not placed again). Deterministic for one input."""
     taken: dict[str, dict[str, int]] = {}
     held: dict[str, Mapping[str, int]] = {}
     verdicts: list[Verdict] = []
@@ -144,6 +153,9 @@ def fit(askers: Iterable[Asker], limit: Limit, usage: Usage) -> Fit:
         return held[region]
 
     for asker in askers:
+        if running(asker):
+            verdicts.append(Verdict(asker.name, 0, asker.placements, live=True))
+            continue
         overs: list[tuple[Over, ...]] = []
         chosen: int | None = None
         for index, place in enumerate(asker.placements):
@@ -186,7 +198,7 @@ def verdict_lines(verdict: Verdict, project: str) -> tuple[list[str], list[str]]
     """What every review says of one job's verdict: (problems, warnings). A job that fits as written says nothing; one
     that fits at a fallback is a warning naming where `up` will make it; one that fits nowhere is a problem per
     metric it asks at each placement."""
-    if verdict.index == 0:
+    if verdict.index == 0 or verdict.live:
         return [], []
     if verdict.index is not None:
         place = verdict.placements[verdict.index]

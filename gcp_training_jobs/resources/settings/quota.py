@@ -2,8 +2,9 @@
 settings as judged: the one list `plan`, `plan --online`, the diff and the stack's `stackQuota` input are built from.
 
 The persistent resources come first (the jobs on them wait for them, so they hold their machines before the jobs are
-made), each its machines at the most in its region; then the jobs in the stack's order, each as written and at each
-of its fallbacks. A job with no region of its own runs in the stack's.
+made), each its machines at the most in its region; then the jobs, each as written and at each of its fallbacks. Each
+kind by name: Pulumi hands a stack's config to the program as a map, its keys in order, whatever order the stack file
+wrote them in, so `plan` and `pulumi up` see one order. A job with no region of its own runs in the stack's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def askers(settings: StackSettings) -> tuple[Asker, ...]:
         return ()
     resources = [Asker(f"{RESOURCE_PREFIX}{name}",
                        (Placement(held.region or settings.region, needs_of(held.as_job())),))
-                 for name, held in settings.resources.items()]
+                 for name, held in sorted(settings.resources.items())]
     jobs = [asker_of(name, (job.facts, *(alt.facts for alt in job.alternatives)), settings.region)
-            for name, job in settings.jobs.items()]
+            for name, job in sorted(settings.jobs.items())]
     return (*resources, *jobs)

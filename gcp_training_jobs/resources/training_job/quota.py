@@ -2,11 +2,12 @@
 
 For a job the preview creates or replaces, on Vertex AI, the one rule of gcp_training_jobs.jobspec.review.quota_fit:
 the stack's jobs (the `stackQuota` input, `quota_fit.wire`: each job's placements and what it asks at each, in the
-stack's order, built by stack.py from the settings) are placed in order, each at its first placement that fits beside
-the stack's earlier jobs and what live jobs outside the stack hold (found by their `pulumi-stack` label), against the
-limits (Cloud Quotas, else Service Usage). This job's own verdict is what the check says, in the words `plan
---online` uses: over quota at every placement, the check fails naming the metric it asks, the region, its need, what
-the stack's earlier jobs take, what live jobs hold and the limit; at a fallback only, a warning says which fallback
+stack's order, built by stack.py from the settings) that are not live yet (a live one, found by its `pulumi-resource`
+label, is counted among what live jobs hold) are placed in order, each at its first placement that fits beside the
+stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas, else Service Usage). This job's
+own verdict is what the check says, in the words `plan --online` uses: over quota at every placement, the check fails
+naming the metric it asks, the region, its need, what the stack's earlier new jobs take, what live jobs hold and the
+limit; at a fallback only, a warning says which fallback
 `up` will use. Another job's excess is never this job's failure. Quotas that cannot be read (no credentials,
 permission denied): a warning, never a failure.
 
@@ -14,8 +15,8 @@ A job without `stackQuota` (a TrainingJob of a program that builds no stack) is 
 read anew for each check.
 
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
-limits, and what a region's live jobs hold. The stack's own live jobs are taken out of that usage (the stack's jobs
-are counted by the rule, each once), so the read stays right while the run creates the stack's jobs.
+limits, and what a region's live jobs hold. That read stays right while the run creates the stack's jobs: a job made
+after it is a new job of the stack to the rule, each counted once.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from functools import partial
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
+from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources.job_model.identity import resource_label
 
 
 @dataclass
@@ -43,19 +46,26 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def check(project: str, name: str, tries: Mapping[int, JobFacts], stack: str, stack_jobs: Sequence[Asker],
+def check(project: str, name: str, identity: str, tries: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
           endpoint: str | None) -> Outcome:
-    """This job's verdict: `tries`, its placements (index -> the job there, as judged, load.Judged.facts); `stack`,
-    its STACK_LABEL value; `stack_jobs`, the stackQuota input's askers (empty: the job alone)."""
+    """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
+    stack's other jobs); `tries`, its placements (index -> the job there, as judged, load.Judged.facts);
+    `stack_jobs`, the stackQuota input's askers (empty: the job alone)."""
     out = Outcome()
-    indexes = sorted(tries)
-    own = Asker(name, tuple(Placement(tries[i].region or "", needs_of(tries[i]), i) for i in indexes))
+    own = Asker(name, tuple(Placement(tries[i].region or "", needs_of(tries[i]), i) for i in sorted(tries)))
     for place in own.placements:
         out.notes += [f"job {name}: {what} not quota-checked" for what in place.needs.unchecked]
     if not any(p.needs for p in own.placements):
         return out
     alone = not any(a.name == name for a in stack_jobs)
     askers = [own] if alone else [own if a.name == name else a for a in stack_jobs]
+    held = partial(_fresh if alone else _cached, project, endpoint)
+    siblings = identity.rsplit("/", 1)[0] + "/"
+
+    def running(asker: Asker) -> bool:  # the stack's other jobs already live (this one: a replacement, counted new)
+        label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
+        return asker.name != name and any(label in held(p.region).live for p in asker.placements if p.needs)
+
     try:
         limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
         out.warnings += warned
@@ -64,17 +74,15 @@ def check(project: str, name: str, tries: Mapping[int, JobFacts], stack: str, st
                 out.debug.append(f"{table.full_name(metric)} in {region}: "
                                  f"{'unlimited' if quotas.unlimited(limits, metric, region) else 'no limit found'}, "
                                  "not checked")
-        found = fit(askers, partial(quotas.limit_of, limits),
-                    partial(_fresh, project, endpoint) if alone else partial(_usage, project, endpoint, stack))
+        found = fit(askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:
         (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
         return out
     verdict = found.of(name)
-    if verdict is None:
-        return out
-    problems, warnings = verdict_lines(verdict, project)
-    out.warnings += warnings
-    out.failures += problems
+    if verdict is not None:
+        problems, warnings = verdict_lines(verdict, project)
+        out.failures += problems
+        out.warnings += warnings
     return out
 
 
@@ -84,14 +92,13 @@ def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[st
     return quotas.read_limits(project, endpoint, warn=warned.append), tuple(warned)
 
 
-def _usage(project: str, endpoint: str | None, stack: str, region: str) -> dict[str, int]:
-    """What the region's live jobs outside the stack hold, the region read once per run: the run's own creates carry
-    the stack's label, so a read before them stays right (the rule counts the stack's jobs)."""
-    held = RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))
-    return quotas.outside(held, stack)
+def _cached(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold, read once per run: the run's own creates are new jobs of the stack to the
+    rule, so a read before them stays right (read again, they are live and counted as live)."""
+    return RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))
 
 
-def _fresh(project: str, endpoint: str | None, region: str) -> dict[str, int]:
-    """What every live job of the region holds, read anew: without the stack's jobs to count, nothing would take the
-    run's own creates out of a cached read."""
-    return dict(quotas.held(project, region, endpoint).usage)
+def _fresh(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold, read anew: without the stack's jobs to place, nothing would count the run's
+    own creates in a cached read."""
+    return quotas.held(project, region, endpoint)
