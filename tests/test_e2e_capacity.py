@@ -19,6 +19,7 @@ pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 L4 = "custom_model_training_nvidia_l4_gpus"
+SPOT_L4 = "custom_model_training_preemptible_nvidia_l4_gpus"
 
 
 def l4_spec() -> dict[str, Any]:
@@ -60,7 +61,8 @@ def test_a_stack_over_quota_fails_preview_naming_the_metric_and_up_creates_nothi
     text = preview.stdout + preview.stderr
     assert preview.returncode != 0, text
     assert f"aiplatform.googleapis.com/{L4} in us-central1" in text and "the limit is 1" in text, text
-    assert "need 2" in text and "iam-admin/quotas?project=cap-project" in text, text
+    assert "b needs 1, the stack's earlier new jobs there take 1" in text, text  # a fits; b is named alone
+    assert "iam-admin/quotas?project=cap-project" in text, text
     up = project.pulumi("up", "--yes", "--skip-preview", ok=False)
     assert up.returncode != 0
     assert fresh.calls("customJobs.create") == [] and fresh.control("jobs") == []
@@ -125,3 +127,48 @@ def test_changing_rerun_replaces_the_job(tmp_path: Path, fresh: Emulator) -> Non
     assert second != first and len(fresh.calls("customJobs.create")) == 2
     states = {e["job"]["labels"]["pulumi-job"]: e["job"]["state"] for e in jobs_of(fresh, "trial")}
     assert states == {first.lower(): "JOB_STATE_CANCELLED", second.lower(): "JOB_STATE_QUEUED"}
+
+
+def sweep_config(parallel: int) -> dict[str, Any]:
+    """A tuning job of L4 trials on demand, `parallel` at once."""
+    return {"studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+                          "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]},
+            "trialJobSpec": l4_spec(), "maxTrialCount": parallel * 2, "parallelTrialCount": parallel}
+
+
+def test_a_fleet_is_placed_job_by_job_and_the_review_and_the_deploy_agree(tmp_path: Path, fresh: Emulator) -> None:
+    """No Spot L4 in us-central1: `spot` goes to its fallback, `steady` and `sweep` stay, none is held against a
+    metric it does not ask; `plan --online` says so before `up` does it. A fourth job over the on-demand limit is
+    refused alone, for the metric it asks, by `plan --online` and `pulumi preview` alike."""
+    fresh.control("quotas", {"metric": SPOT_L4, "region": "us-central1", "limit": 0})
+    fresh.control("quotas", {"metric": L4, "region": "us-central1", "limit": 3})
+    spot = {**l4_spec(), "scheduling": {"timeout": "7200s", "strategy": "SPOT"}}
+    fleet = {"spot": {"jobSpec": spot, "fallbacks": [{"region": "us-east4"}]},
+             "steady": {"jobSpec": l4_spec()},
+             "sweep": {"tuningJob": sweep_config(2)}}
+    project = Project.copy(tmp_path, PULUMI, fresh, config=stack_config(fleet))
+    review = project.components("plan", "--stack", "local", "--online")
+    said = review.stdout + review.stderr
+    assert review.returncode == 0, said
+    assert "job spot: over quota as written" in said and "will create it at fallbacks[0] (us-east4)" in said, said
+    assert "job steady" not in said.split("Quotas (")[1] and "job sweep" not in said.split("Quotas (")[1], said
+    project.up()
+    regions = {entry["job"]["labels"]["pulumi-job"].split("_")[0]: entry["job"]["name"].split("/")[3]
+               for entry in fresh.control("jobs")}
+    assert regions == {"spot": "us-east4", "steady": "us-central1", "sweep": "us-central1"}, regions
+
+    project.edit_config(lambda config: config["gcp-training-jobs:jobs"].update({"big": {"jobSpec": l4_spec()}}))
+    review = project.components("plan", "--stack", "local", "--online")
+    said = review.stdout + review.stderr
+    assert review.returncode == 1, said
+    refused = [line for line in said.splitlines() if "quota aiplatform.googleapis.com" in line]
+    assert len(refused) == 1 and "job big: quota aiplatform.googleapis.com/" + L4 in refused[0], said
+    # steady and sweep are live: counted as what they hold, big is the one new job
+    assert "big needs 1, the stack's earlier new jobs there take 0, live jobs hold 3, the limit is 3" in refused[0], said
+    preview = project.pulumi("preview", ok=False)
+    text = preview.stdout + preview.stderr
+    assert preview.returncode != 0, text
+    assert "big needs 1, the stack's earlier new jobs there take 0, live jobs hold 3, the limit is 3" in text, text
+    assert SPOT_L4 not in text.split("big needs")[0].rsplit("\n", 1)[-1], text
+    for name in ("steady", "sweep", "spot"):
+        assert f"{name} needs" not in text, text

@@ -16,6 +16,8 @@ from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
+from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.tries import QuotaRefused
@@ -177,7 +179,7 @@ def test_a_job_over_quota_fails_the_check_naming_metric_region_need_usage_and_li
     quota(emulator, "us-central1", 0)
     ((prop, reason),) = failures(provider, props())
     assert prop == "job"
-    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "need 1", "hold 0", "limit is 0",
+    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "trial needs 1", "hold 0", "limit is 0",
                  "iam-admin/quotas?project=my-proj"):
         assert part in reason, part
     spot = failures(provider, props(l4_job(strategy="SPOT")))
@@ -190,7 +192,7 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
     quota(emulator, "us-east1", 4)
     checked(provider, props(fallbacks=FALLBACK_EAST))
     (warning,) = [w for w in logged["warn"] if "over quota" in w]
-    assert "fallbacks[0] (us-east1)" in warning and "need 1" in warning
+    assert "fallbacks[0] (us-east1)" in warning and "needs 1" in warning
     quota(emulator, "us-east1", 0)
     next_run()
     found = failures(provider, props(fallbacks=FALLBACK_EAST))
@@ -199,22 +201,28 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
 
 
 def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(provider, emulator) -> None:
-    """The stackQuota input is what the stack's jobs need together (a value the size of its regions and metrics,
-    the same for every job): it is held against the limit in place of what the stack's live jobs hold now (found
-    by their pulumi-stack label), beside what other stacks' live jobs hold."""
-    stack = {"needs": {"us-central1": {L4: 3}}}  # trial (1) and another job of stack dev (2), as written
+    """The stackQuota input is the stack's jobs in order with what each asks (quota_fit.wire, the same value for every
+    job): the job is placed after the stack's earlier new jobs, beside what live jobs hold; a job of the stack already
+    live (found by its pulumi-resource label) is counted as what it holds, not as new."""
+    stack = wire([Asker("other", (Placement("us-central1", Needs({L4: 2})),)),
+                  Asker("trial", (Placement("us-central1", Needs({L4: 1})),))])  # stack dev, in its order
     quota(emulator, "us-central1", 2)
     ((_, reason),) = failures(provider, props(stackQuota=stack))
-    assert "the new jobs (stack jobs incl. trial) need 3, live jobs hold 0, the limit is 2" in reason
+    assert "trial needs 1, the stack's earlier new jobs there take 2, live jobs hold 0, the limit is 2 (3 > 2)" \
+        in reason
     provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # stack dev: holds 1
-    quota(emulator, "us-central1", 3)
     next_run()
-    assert failures(provider, props(stackQuota=stack)) == []  # its 1 is among the stack's 3: not counted twice
+    assert failures(provider, props(stackQuota=stack)) == []  # other, live, counted as the 1 it holds: 1 + 1 fits
     provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
     next_run()
     ((_, reason),) = failures(provider, props(stackQuota=stack))
-    assert "need 3, live jobs hold 1, the limit is 3" in reason
+    assert "trial needs 1, the stack's earlier new jobs there take 0, live jobs hold 2, the limit is 2" in reason
+    quota(emulator, "us-central1", 3)
+    next_run()
     assert failures(provider, props()) == []  # alone (no stackQuota), the job needs 1 beside the 2 held: fits 3
+    first = wire([Asker("trial", (Placement("us-central1", Needs({L4: 1})),)),
+                  Asker("other", (Placement("us-central1", Needs({L4: 8})),))])
+    assert failures(provider, props(stackQuota=first)) == []  # a later job's excess is never this job's
 
 
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:

@@ -302,8 +302,8 @@ own:
 
 
 def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it() -> None:
-    from gcp_training_jobs.cli.plan.quota import candidates_of
     from gcp_training_jobs.resources.settings.judge import judge
+    from gcp_training_jobs.resources.settings.quota import askers
 
     config = {"gcp:project": "my-project-123", "gcp-training-jobs:backend": "vertex",
               "gcp-training-jobs:persistentResources": {"team-pool": {"region": "europe-west4", "resourcePools": [
@@ -311,7 +311,7 @@ def test_quotas_count_the_resource_in_its_region_and_nothing_for_the_job_on_it()
                                    "acceleratorCount": 2}, "autoscalingSpec": {"minReplicaCount": 1,
                                                                                "maxReplicaCount": 4}}]}}}
     settings = judge(config, ROOT)
-    found = {c.name: (c.region, dict(c.needs.units)) for c in candidates_of(settings)}
+    found = {a.name: (a.written.region, dict(a.written.needs.units)) for a in askers(settings)}
     assert found["persistent resource team-pool"][0] == "europe-west4"
     assert found["persistent resource team-pool"][1]["custom_model_training_nvidia_t4_gpus"] == 8
     assert found["persistent resource team-pool"][1]["custom_model_training_cpus"] == 32

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from gcp_training_jobs.backends.lifecycle import Jobs
 from gcp_training_jobs.backends.transport import QuotaExceeded, RetryPolicy, quota_metrics
 from gcp_training_jobs.backends.vertex import VertexBackend
 from gcp_training_jobs.emulator import Emulator
-from gcp_training_jobs.jobspec.review.quotas import Needs, excesses, needs_of
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Over, Placement, fit
+from gcp_training_jobs.jobspec.review.quotas import Needs, needs_of
 from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from tests.helpers import FakeClock, control
 
@@ -106,8 +108,10 @@ def test_an_unlimited_quota_is_served_as_minus_one_and_never_enforced(emulator, 
     assert limits == {(L4, "us-central1"): -1, (L4, "us-east1"): 1}
     assert quotas.limit_of(limits, L4, "us-central1") is None  # nothing to hold a need against
     assert quotas.limit_of({**limits, (L4, quotas.ANY_REGION): 4}, L4, "us-central1") is None  # its own -1 wins
-    found = quotas.review("my-proj", [quotas.Candidate("big", "us-central1", Needs({L4: 24}))], endpoint=emulator.url)
-    assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in us-central1: unlimited, not checked"]
+    assert quotas.unlimited(limits, L4, "us-central1") and not quotas.unlimited(limits, L4, "us-east1")
+    big = fit([Asker("big", (Placement("us-central1", Needs({L4: 24})),))], partial(quotas.limit_of, limits),
+              lambda region: {})
+    assert big.verdicts[0].index == 0  # an unlimited quota holds any need
     assert create(vertex_client, l4_body(count=4, replicas=3))["state"] == "JOB_STATE_QUEUED"
     assert control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": -2})[0] == 400
 
@@ -254,32 +258,31 @@ def test_needs_are_read_from_the_body_and_what_has_no_metric_is_named() -> None:
     assert tpu.units == {"custom_model_training_tpu_v3": 8}
 
 
-def test_excesses_name_the_metric_region_need_usage_limit_and_where_to_ask() -> None:
-    (excess,) = excesses("us-central1", {L4: 4, "custom_model_training_cpus": 8}, {L4: 2},
-                         {L4: 4, "custom_model_training_cpus": None}, {L4: ["a", "b"]})
-    assert (excess.metric, excess.need, excess.usage, excess.limit) == (L4, 4, 2, 4)
-    text = excess.message("my-proj")
-    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "need 4", "hold 2", "limit is 4", "(a, b)",
-                 "console.cloud.google.com/iam-admin/quotas?project=my-proj", "fallbacks"):
+def test_a_job_over_a_limit_is_named_with_the_metric_region_need_usage_limit_and_where_to_ask() -> None:
+    over = Over("big", "us-central1", L4, 4, 1, 2, 4)
+    text = over.message("my-proj")
+    for part in (f"aiplatform.googleapis.com/{L4}", "us-central1", "big needs 4", "earlier new jobs there take 1",
+                 "hold 2", "limit is 4", "(7 > 4)", "console.cloud.google.com/iam-admin/quotas?project=my-proj",
+                 "fallbacks"):
         assert part in text, part
 
 
-def test_the_review_adds_what_live_jobs_hold_and_a_stack_stands_for_its_live_jobs(emulator, vertex_client) -> None:
+def test_what_live_jobs_hold_is_read_per_region_and_a_stack_s_own_live_jobs_are_left_to_the_rule(
+        emulator, vertex_client) -> None:
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
     create(vertex_client, l4_body(count=2, **{"pulumi-resource": "deployed", "pulumi-stack": "dev"}))  # holds 2
-    mine = quotas.Candidate("mine", "us-central1", Needs({L4: 1}), "mine")
-    (excess,) = quotas.review("my-proj", [mine, quotas.Candidate("fresh", "us-central1", Needs({L4: 2}), "fresh")],
-                              endpoint=emulator.url).excesses  # 1 + 2 new + 2 held
-    assert (excess.need, excess.usage, excess.limit, excess.jobs) == (3, 2, 4, ("mine", "fresh"))
-    dev = quotas.Candidate("dev's jobs", "us-central1", Needs({L4: 4}), stack="dev")  # its 2 live among its 4
-    assert quotas.review("my-proj", [dev], endpoint=emulator.url).ok
-    prod = quotas.Candidate("prod's jobs", "us-central1", Needs({L4: 4}), stack="prod")  # dev's 2 are another's
-    (excess,) = quotas.review("my-proj", [prod], endpoint=emulator.url).excesses
-    assert (excess.need, excess.usage, excess.limit) == (4, 2, 4)
-    elsewhere = quotas.Candidate("far", "europe-west4", Needs({L4: 8}), "far")
-    found = quotas.review("my-proj", [elsewhere], endpoint=emulator.url)
-    assert found.ok and found.notes == [f"aiplatform.googleapis.com/{L4} in europe-west4: no limit found, not checked"]
-    assert not emulator.state.requests("customJobs.list")[3:]  # one list per review above; none in europe-west4
+    held = quotas.held("my-proj", "us-central1", emulator.url)
+    assert held.usage == {L4: 2} and held.by_stack == {"dev": {L4: 2}}
+    assert held.resources == {"deployed"} and held.live == {"deployed"}
+    limits = quotas.read_limits("my-proj", emulator.url)
+    mine = [Asker("deployed", (Placement("us-central1", Needs({L4: 2})),)),
+            Asker("mine", (Placement("us-central1", Needs({L4: 1})),)),
+            Asker("fresh", (Placement("us-central1", Needs({L4: 2})),))]
+    found = fit(mine, partial(quotas.limit_of, limits), lambda region: held.usage)
+    assert [v.fits for v in found.verdicts] == [True, False, False]  # all new: deployed's 2 counted twice
+    live = fit(mine, partial(quotas.limit_of, limits), lambda region: held.usage,
+               lambda asker: asker.name in held.live)
+    assert [(v.live, v.fits) for v in live.verdicts] == [(True, True), (False, True), (False, False)]
 
 
 def test_quotas_that_cannot_be_read_are_said_so_and_never_raise_anything_else(emulator) -> None:
@@ -314,8 +317,11 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     assert offline.returncode == 0 and not emulator.state.requests("quotaInfos.list")
     over = plan_online(tmp_path, emulator, jobs, "--online")
     assert over.returncode == 1, over.stdout + over.stderr
-    assert f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b) need 2, live jobs hold 1, " \
-           "the limit is 2" in over.stdout
+    # `a` fits beside the live job; `b` is named alone, with what `a` takes
+    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier new jobs there " \
+           "take 1, live jobs hold 1, the limit is 2 (3 > 2)" in over.stdout
+    assert "job a:" not in over.stdout
+    assert "Quotas (Vertex AI custom training, project my-proj, us-central1): 1 job(s) over" in over.stdout
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 3})
     fits = plan_online(tmp_path, emulator, jobs, "--online")
     assert fits.returncode == 0 and "Quotas (Vertex AI custom training, project my-proj, us-central1): all hold" \

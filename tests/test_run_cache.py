@@ -14,6 +14,8 @@ import pytest
 
 from gcp_training_jobs.backends.run_cache import RUN, RunCache
 from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
+from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.conftest_emulator import LIVENESS_SECONDS
 from tests.helpers import FakeClock
@@ -150,7 +152,8 @@ def test_concurrent_checks_read_the_limits_once_and_each_regions_jobs_once(provi
     threads; the checks of one run of 40 jobs in two regions read the limits once and each region's jobs once."""
     for region in ("us-central1", "us-east1"):
         emulator.state.set_quota(L4, region, 40)
-    needs = {"needs": {"us-central1": {L4: 20}, "us-east1": {L4: 20}}}
+    needs = wire([Asker(f"job-{i}", (Placement(("us-central1", "us-east1")[i % 2], Needs({L4: 1})),))
+                  for i in range(40)])
 
     def check(i: int) -> list[str]:
         fresh = FakeClock().drive(TrainingJobProvider())
@@ -160,11 +163,16 @@ def test_concurrent_checks_read_the_limits_once_and_each_regions_jobs_once(provi
     assert reads(emulator) == {"limits": 1, **{f"{m} {r}": 1 for m in HELD_READS for r in ("us-central1", "us-east1")}}
 
 
+def in_order(*names: str) -> dict[str, Any] | None:
+    """A stackQuota input: the stack's jobs in this order, one L4 each in us-central1."""
+    return wire([Asker(name, (Placement("us-central1", Needs({L4: 1})),)) for name in names])
+
+
 def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) -> None:
     """Two checks of one run with a job of the stack created between them: the second answers as a fresh read
     would (the stack's live jobs are taken out by their label and its needs counted instead), without reading."""
     emulator.state.set_quota(L4, "us-central1", 3)
-    needs = {"needs": {"us-central1": {L4: 3}}}  # a, b and c of stack dev, as written
+    needs = in_order("a", "b", "c")  # stack dev's jobs, one L4 each
     assert reasons(provider, l4_news("a", stack_quota=needs)) == []
     provider.create(provider.check({}, l4_news("a", stack_quota=needs)).inputs)
     before = reads(emulator)
@@ -172,11 +180,12 @@ def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) ->
     assert reads(emulator) == before  # the run's answer, not read again
     RUN.clear()  # what a fresh read says: the same
     assert reasons(provider, l4_news("b", stack_quota=needs)) == []
-    over = {"needs": {"us-central1": {L4: 4}}}
+    over = in_order("a", "b", "x", "c")
     (cached,) = reasons(provider, l4_news("c", stack_quota=over))
     RUN.clear()
     assert reasons(provider, l4_news("c", stack_quota=over)) == [cached]
-    assert "need 4, live jobs hold 0, the limit is 3" in cached  # a, live, is among the stack's 4: not twice
+    # a, live, is counted as what it holds, not as new: each job once
+    assert "c needs 1, the stack's earlier new jobs there take 2, live jobs hold 1, the limit is 3" in cached
 
 
 def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, emulator) -> None:
@@ -186,5 +195,5 @@ def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, em
     assert reasons(provider, l4_news("a")) == []
     provider.create(provider.check({}, l4_news("a")).inputs)
     (reason,) = reasons(provider, l4_news("b"))
-    assert "need 1, live jobs hold 1, the limit is 1" in reason
+    assert "b needs 1, the stack's earlier new jobs there take 0, live jobs hold 1, the limit is 1" in reason
     assert reads(emulator)["limits"] == 1  # the limits are still the run's

@@ -15,7 +15,7 @@ QuotaUnreadable: the callers warn and go on, they never fail a preview for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -27,7 +27,7 @@ from gcp_training_jobs.backends.transport import ApiError, TransportError
 from gcp_training_jobs.jobspec.catalog import quotas as table
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, STACK_LABEL, TRAINING, TUNING, VERTEX
-from gcp_training_jobs.jobspec.review.quotas import Excess, Needs, excesses, needs_of, total
+from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 
 ENDPOINT = "https://serviceusage.googleapis.com/"
@@ -158,7 +158,7 @@ def limit_of(limits: Mapping[tuple[str, str], int], metric: str, region: str) ->
     return None if found is None or found == UNLIMITED else found
 
 
-def _unlimited(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> bool:
+def unlimited(limits: Mapping[tuple[str, str], int], metric: str, region: str) -> bool:
     found = limits.get((metric, region))
     return (found if found is not None else limits.get((metric, ANY_REGION))) == UNLIMITED
 
@@ -186,12 +186,13 @@ def _unreadable(error: ApiError, what: str) -> QuotaUnreadable:
 
 @dataclass
 class Held:
-    """What a region's live jobs hold, and which resources have ever had a job there (their RESOURCE_LABEL); and,
-    by STACK_LABEL, what the live jobs of each stack hold."""
+    """What a region's live jobs hold, which resources have ever had a job there and which have a live one (their
+    RESOURCE_LABEL); and, by STACK_LABEL, what the live jobs of each stack hold."""
 
     usage: dict[str, int] = field(default_factory=dict)
     resources: set[str] = field(default_factory=set)
     by_stack: dict[str, dict[str, int]] = field(default_factory=dict)
+    live: set[str] = field(default_factory=set)
 
 
 def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
@@ -207,6 +208,8 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
             if resource:
                 found.resources.add(str(resource))
             if jobs.backend.state(job) in ACTIVE_STATES:
+                if resource:
+                    found.live.add(str(resource))
                 stack = (job.get("labels") or {}).get(STACK_LABEL)
                 for metric, units in needs_of(facts_of_body(job, region=region)).units.items():
                     found.usage[metric] = found.usage.get(metric, 0) + units
@@ -215,66 +218,3 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
                         held_by[metric] = held_by.get(metric, 0) + units
     return found
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """A job that may be created: its name, region and needs, and its `resource` (its RESOURCE_LABEL value). Or a
-    whole stack's jobs (`stack`, the stack's STACK_LABEL value): what all of them hold once `up` is done, which
-    stands in for what the stack's live jobs hold now (their usage is not counted a second time)."""
-
-    name: str
-    region: str
-    needs: Needs
-    resource: str = ""
-    stack: str = ""
-
-
-@dataclass
-class Review:
-    """What a quota review found: the metrics over their limits, and what it could not judge."""
-
-    excesses: list[Excess] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.excesses
-
-
-def review(project: str, candidates: Iterable[Candidate], *, endpoint: str | None = None,
-           limits: Limits | None = None, log: Callable[[str], None] | None = None,
-           held_in: Callable[[str], Held] | None = None) -> Review:
-    """Hold what the candidates need, region by region and metric by metric, plus what live jobs hold, against the
-    limits (read here unless given). `held_in(region)`: what a region's live jobs hold (read here, `held`, unless
-    given). Regions where no needed metric has a known limit are not listed. Raises QuotaUnreadable when the limits
-    or the jobs cannot be read."""
-    chosen = list(candidates)
-    found = Review()
-    for candidate in chosen:
-        found.notes += [f"job {candidate.name}: {what} not quota-checked" for what in candidate.needs.unchecked]
-    if not any(c.needs for c in chosen):
-        return found
-    known = read_limits(project, endpoint, warn=found.warnings.append) if limits is None else limits
-    regions = sorted({c.region for c in chosen if c.needs})
-    for region in regions:
-        here = [c for c in chosen if c.region == region and c.needs]
-        metrics = sorted(total(c.needs.units for c in here))
-        region_limits = {m: limit_of(known, m, region) for m in metrics}
-        found.notes += [f"{table.full_name(m)} in {region}: "
-                        f"{'unlimited' if _unlimited(known, m, region) else 'no limit found'}, not checked"
-                        for m, v in region_limits.items() if v is None]
-        if all(v is None for v in region_limits.values()):
-            continue
-        there = held_in(region) if held_in else held(project, region, endpoint, log=log)
-        usage = dict(there.usage)
-        for stack in {c.stack for c in here if c.stack}:  # the stack's needs replace what its live jobs hold
-            for metric, units in there.by_stack.get(stack, {}).items():
-                usage[metric] = usage.get(metric, 0) - units
-        who: dict[str, list[str]] = {}
-        for c in here:
-            for metric in c.needs.units:
-                who.setdefault(metric, []).append(c.name)
-        need = total(c.needs.units for c in here)
-        found.excesses += excesses(region, need, usage, region_limits, who)
-    return found

@@ -20,16 +20,17 @@ from typing import Any
 import pulumi
 
 from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB, VERTEX
+from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
+from gcp_training_jobs.jobspec.review.quota_fit import wire
 from gcp_training_jobs.resources.job_model.inputs import wire_of
 from gcp_training_jobs.resources.persistent_resources import persistent_resources
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
+from gcp_training_jobs.resources.settings.quota import askers
 from gcp_training_jobs.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from gcp_training_jobs.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
 from gcp_training_jobs.resources.training_job import TrainingJob
-from gcp_training_jobs.resources.training_job.quota import stack_quota
 
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
@@ -140,12 +141,10 @@ def _on(job: JobSettings, resources: Mapping[str, pulumi.Resource]) -> list[pulu
 
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
-    """What the stack's Vertex AI jobs need of the quotas together (training_job.quota.stack_quota, from their judged
-    facts), so each job's preview holds the stack's new jobs against the quotas; None when none needs any."""
-    if settings.backend != VERTEX:
-        return None
-    held = [resource.as_job() for resource in settings.resources.values()]  # its machines, in its region
-    return stack_quota([*(job.facts for job in settings.jobs.values()), *held])
+    """What the stack's persistent resources and Vertex AI jobs ask of the quotas, in order (settings.quota.askers,
+    as quota_fit.wire carries them), so each job's check places the stack's jobs by the one rule; None when none asks
+    any."""
+    return wire(askers(settings))
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:

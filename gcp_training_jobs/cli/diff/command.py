@@ -386,5 +386,5 @@ def _others(side: Planned) -> dict[str, tuple[str, Any]]:
 def _online(after: Planned) -> dict[str, list[str]]:
     from gcp_training_jobs.cli.plan.quota import online_review
 
-    found = online_review(after.settings)
+    found = online_review(after.settings, after.siblings)
     return {"lines": found.lines, "problems": found.problems}

@@ -153,6 +153,9 @@ class Planned:
     recording: Recording
     checked: Review
     document: dict[str, Any]
+    siblings: str = ""
+    """`organization/project/stack/`, the identity of each of the stack's jobs but its name (job_model.identity;
+    the organization self-managed backends report), which finds the stack's live jobs; "" without a project name."""
 
 
 def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
@@ -177,7 +180,21 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
     document.update(review_document(checked))
     # what plan, plan --json and diff show: each credential as <KIND, not shown> (the recording keeps the values,
     # which the diff compares as the provider does)
-    return Planned(settings, recording, checked, masked(document).value)
+    return Planned(settings, recording, checked, masked(document).value, _siblings(root, stack))
+
+
+def _siblings(root: Path, stack: str) -> str:
+    """The identity of the stack's jobs but their names (job_model.identity.identity_of, the project from Pulumi.yaml's
+    `name`, the organization self-managed backends report); "" without a project name."""
+    from gcp_training_jobs.cli.job_args import DEFAULT_ORGANIZATION
+    from gcp_training_jobs.resources.job_model.identity import identity_of
+
+    try:
+        project = read_yaml(root / "Pulumi.yaml")
+    except UnreadableError:
+        return ""
+    name = project.get("name") if isinstance(project, dict) else None
+    return identity_of(DEFAULT_ORGANIZATION, name, stack, "") if isinstance(name, str) and name else ""
 
 
 def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:
@@ -219,7 +236,8 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         print()
     else:
         print(render_text(document))
-    quota_problems = _online_quotas(settings, as_json) if online else []  # plan --online: Google's quotas
+    # plan --online: Google's quotas
+    quota_problems = _online_quotas(settings, planned.siblings, as_json) if online else []
     if checked.problems or quota_problems:  # every guardrail a stack breaks, each naming the guardrail, job, value
         out = sys.stderr if as_json else sys.stdout
         print("", file=out)
@@ -231,11 +249,11 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     return EXIT_OK
 
 
-def _online_quotas(settings: Any, as_json: bool) -> list[str]:
+def _online_quotas(settings: Any, siblings: str, as_json: bool) -> list[str]:
     """The quota check of `plan --online` (cli.plan.quota): its lines printed, its excesses returned."""
     from gcp_training_jobs.cli.plan.quota import online_review
 
-    found = online_review(settings)
+    found = online_review(settings, siblings)
     for line in found.lines:
         print(line, file=sys.stderr if as_json else sys.stdout)
     return found.problems

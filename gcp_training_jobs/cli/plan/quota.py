@@ -1,22 +1,27 @@
 """`plan --online`: the quota check of `pulumi preview`, for the whole stack at once, from the plan's judged settings.
 
-Every Vertex AI job of the stack counts as new (the plan shows the stack as `up` would make it from nothing): its
-needs (jobspec.review.quotas, from the facts judged once) are added region by region and metric by metric to what
-the project's live jobs hold, and compared with the limits (Cloud Quotas, else Service Usage: backends.quotas).
-An excess of jobs that all have fallbacks is a warning (`up` tries them); any other excess fails the plan. Quotas
-that cannot be read (no credentials, permission denied, no answer) are a warning: the plan goes on.
+The one rule (gcp_training_jobs.jobspec.review.quota_fit) over the one list of what the stack asks
+(resources.settings.quota.askers): a job already live counted as live; each other in the stack's order at its first
+placement that fits beside the stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas,
+else Service Usage: gcp_training_jobs.backends.quotas). A job that fits only at a fallback is a warning naming where `up` will make it; a
+job that fits nowhere fails the plan, named alone with the metric it asks: the words and the verdict of the provider's
+check at `pulumi preview` and `up`. Quotas that cannot be read (no credentials, permission denied, no answer) are a
+warning: the plan goes on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources, quotas, transport
 from gcp_training_jobs.jobspec.core.env import env_settings
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
-from gcp_training_jobs.jobspec.review.quotas import needs_of
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, VERTEX
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, asked, fit, verdict_lines
+from gcp_training_jobs.resources.job_model.identity import resource_label
 from gcp_training_jobs.resources.settings import StackSettings
+from gcp_training_jobs.resources.settings.quota import askers
 
 
 @dataclass
@@ -27,30 +32,12 @@ class OnlineReview:
     problems: list[str] = field(default_factory=list)
 
 
-def candidates_of(settings: StackSettings) -> list[quotas.Candidate]:
-    """Each job of the stack with its region and what it counts against the quotas (from its facts, judged once; a
-    job on a persistent resource counts none), and each persistent resource its machines at the most, in its region;
-    `diff` sums them per region on each side."""
-    return [*(quotas.Candidate(name, job.facts.region or settings.region, needs_of(job.facts))
-              for name, job in settings.jobs.items()),
-            *(quotas.Candidate(f"persistent resource {name}", held.region or settings.region, needs_of(held.as_job()))
-              for name, held in settings.resources.items())]
-
-
 def quota_asked(settings: StackSettings) -> dict[str, dict[str, dict[str, Any]]]:
     """What the stack asks of Vertex AI's custom training quotas once `up` is done, offline: region -> metric ->
-    `units` in all and `by` job (or `persistent resource NAME`), from candidates_of: a job on a persistent resource
-    asks none, the resource its machines at the most. What `plan` shows, `plan --online` checks against the
-    project's limits and `diff` compares side by side. Empty on ai-platform (no such quotas are read)."""
-    if settings.backend != VERTEX:
-        return {}
-    by: dict[str, dict[str, dict[str, int]]] = {}
-    for candidate in candidates_of(settings):
-        for metric, units in candidate.needs.units.items():
-            who = by.setdefault(candidate.region, {}).setdefault(metric, {})
-            who[candidate.name] = who.get(candidate.name, 0) + units
-    return {region: {metric: {"units": sum(who.values()), "by": who} for metric, who in sorted(metrics.items())}
-            for region, metrics in sorted(by.items())}
+    `units` in all and `by` job (or `persistent resource NAME`), each job as written (quota_fit.asked, over the one
+    list of askers, settings.quota.askers): a job on a persistent resource asks none, the resource its machines at the
+    most. What `plan` shows and `diff` compares side by side. Empty on ai-platform (no such quotas are read)."""
+    return asked(askers(settings))
 
 
 def _resource_lines(settings: StackSettings, endpoint: str | None, found: OnlineReview) -> None:
@@ -84,7 +71,10 @@ def _looked(settings: StackSettings, key: tuple[str, str], endpoint: str | None,
     return looked
 
 
-def online_review(settings: StackSettings) -> OnlineReview:
+def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
+    """The stack's quota verdict against the project's limits, job by job (quota_fit.fit, the rule the provider's
+    check applies at `pulumi preview` and `up`, in its words): `siblings`, the identity of the stack's jobs but their
+    names (`organization/project/stack/`), which finds those already live: they are counted as live, not as new."""
     found = OnlineReview()
     if settings.backend == VERTEX:
         _resource_lines(settings, settings.api_endpoint or env_settings().api_endpoint, found)
@@ -92,24 +82,38 @@ def online_review(settings: StackSettings) -> OnlineReview:
         found.lines.append("quota check: only Vertex AI's custom training quotas are read; skipped for "
                            f"backend {settings.backend}")
         return found
-    candidates = candidates_of(settings)
+    stack_askers = askers(settings)
     endpoint = settings.api_endpoint or env_settings().api_endpoint
+    warned: list[str] = []
+    regions = sorted({p.region for a in stack_askers for p in a.placements if p.needs})
     try:
-        review = quotas.review(settings.project, candidates, endpoint=endpoint)
+        limits = quotas.read_limits(settings.project, endpoint, warn=warned.append) if regions else {}
+        read: dict[str, quotas.Held] = {}
+
+        def held(region: str) -> quotas.Held:
+            if region not in read:
+                read[region] = quotas.held(settings.project, region, endpoint)
+            return read[region]
+
+        def running(asker: Asker) -> bool:
+            label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
+            return bool(siblings) and any(label in held(p.region).live for p in asker.placements if p.needs)
+
+        fitted = fit(stack_askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:
         found.lines.append(f"{'' if error.offline else 'warning: '}quota check skipped: {error}")
         return found
-    found.lines += [f"warning: {warning}" for warning in review.warnings]
-    found.lines += [f"    {note}" for note in review.notes]
-    with_fallbacks = {name for name, job in settings.jobs.items() if job.alternatives}
-    for excess in review.excesses:
-        message = excess.message(settings.project)
-        if excess.jobs and set(excess.jobs) <= with_fallbacks:
-            found.lines.append(f"warning: {message} (every job needing it has fallbacks: `up` tries them)")
-        else:
-            found.problems.append(message)
-    regions = sorted({c.region for c in candidates if c.needs})
+    found.lines += [f"warning: {warning}" for warning in warned]
+    for asker in stack_askers:
+        for place in asker.placements[:1]:
+            found.lines += [f"    {asker.name}: {what} not quota-checked" for what in place.needs.unchecked]
+    over = 0
+    for verdict in fitted.verdicts:
+        problems, warnings = verdict_lines(verdict, settings.project)
+        found.problems += problems
+        found.lines += [f"warning: {line}" for line in warnings]
+        over += bool(problems)
     found.lines.insert(0, f"Quotas (Vertex AI custom training, project {settings.project}, "
                           f"{', '.join(regions) or 'no region with a quota metric'}): "
-                          f"{'all hold' if review.ok else f'{len(review.excesses)} over'}")
+                          f"{f'{over} job(s) over' if over else 'all hold'}")
     return found

@@ -119,6 +119,13 @@ CPU_MACHINE: Final = re.compile(r"(?P<family>n1|e2)-(?:standard|highmem|highcpu)
 #: Spot and FLEX_START count against the preemptible twin of each metric (SOURCE_DWS_QUOTA; the rule in the module
 #: docstring).
 PREEMPTIBLE_STRATEGIES: Final = frozenset({"SPOT", "FLEX_START"})
+
+#: A pool that consumes a named reservation runs on machines the reservation already holds, and only there: Vertex's
+#: ReservationAffinity types (aiplatform v1 discovery document): SPECIFIC_RESERVATION "Consume from a specific
+#: reservation", ANY_RESERVATION "Consume any reservation available, falling back to on-demand". A SPECIFIC pool
+#: therefore asks nothing of the custom training (on-demand) quotas; an ANY pool may land on demand and is counted as
+#: if it did (its worst placement).
+RESERVED_ONLY_AFFINITY: Final = "SPECIFIC_RESERVATION"
 METRIC_PREFIX: Final = "custom_model_training_"
 PREEMPTIBLE_PREFIX: Final = "custom_model_training_preemptible_"
 PREEMPTIBLE_SOURCES: Final = (SOURCE_DWS_QUOTA, SOURCE_A3_MEGA_RECIPE)
@@ -149,5 +156,5 @@ def short_name(metric: str) -> str:
 
 
 __all__ = ["ACCELERATOR_METRICS", "CPU_MACHINE", "CPU_METRIC", "CPU_METRIC_FAMILIES", "PREEMPTIBLE_STRATEGIES",
-           "QUOTAS_CONSOLE", "QUOTA_EXCEEDED_PREFIX", "REQUEST_MORE", "SERVICE", "SOURCES", "full_name", "preemptible",
-           "short_name"]
+           "QUOTAS_CONSOLE", "QUOTA_EXCEEDED_PREFIX", "REQUEST_MORE", "RESERVED_ONLY_AFFINITY", "SERVICE", "SOURCES",
+           "full_name", "preemptible", "short_name"]

@@ -49,6 +49,7 @@ from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.load import Judged, enclosed_spec, within_spec
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
 from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body, parse_job
@@ -187,16 +188,6 @@ def spec_of(job: dict[str, Any], parsed: Renderable | None = None) -> Any:
 # --- The other inputs ---------------------------------------------------------------------------------------
 
 
-def stack_needs_of(value: Any) -> dict[str, dict[str, int]]:
-    """The `stackQuota` input ({"needs": {region: {metric: units}}}): what all the stack's jobs need, as written."""
-    given = value.get("needs") if isinstance(value, Mapping) else None
-    found: dict[str, dict[str, int]] = {}
-    for region, needs in (given.items() if isinstance(given, Mapping) else ()):
-        if isinstance(region, str) and isinstance(needs, Mapping):
-            found[region] = {str(k): int(v) for k, v in needs.items()
-                             if isinstance(v, int | float) and not isinstance(v, bool)}
-    return found
-
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
 
 
@@ -303,8 +294,8 @@ class Inputs:
     """`protect` as given (None: the guardrails' protectJobs decides)."""
     fallbacks: tuple[Any, ...] = ()
     """The alternatives as given (each judged by the check; a value unknown at preview stays as it is)."""
-    stack_needs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    """The `stackQuota` input: what all the stack's jobs need together, region -> metric -> units."""
+    stack_jobs: tuple[Asker, ...] = ()
+    """The `stackQuota` input: what the stack's jobs ask of the quotas at each placement, in order (quota_fit)."""
     delete_record: bool = False
     """`deleteRecordOnDelete`: a finished job's record is removed with the resource."""
     resource_declared: bool = False
@@ -334,7 +325,7 @@ class Inputs:
             guardrail_problems=tuple(rail_problems),
             protect=protect_of(protect),
             fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
-            stack_needs=stack_needs_of(props.get("stackQuota")),
+            stack_jobs=unwire(props.get("stackQuota")),
             delete_record=props.get("deleteRecordOnDelete") is True,
             resource_declared=props.get("persistentResourceDeclared") is True,
             job_unknown=unknown(props.get("job")),

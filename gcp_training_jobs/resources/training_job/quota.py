@@ -1,49 +1,38 @@
 """The quota check of a TrainingJob's `check` (at `pulumi preview` and before `up` creates it): will Google run it?
 
-For a job the preview creates or replaces, on Vertex AI: what it needs (gcp_training_jobs.jobspec.review.quotas, from
-the
-body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
-region and metric, computed by stack.py from the settings; it stands for what the stack's live jobs, found by their
-`pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against the limits
-(Cloud Quotas, else Service Usage). Over a limit at every placement (the job as written,
-then each of `fallbacks`): the check fails, naming the metric, the region, the need, the usage, the limit and how to
-ask for more. Over at the first placement only: a warning says which fallback `up` will use. Quotas that cannot be
-read (no credentials, permission denied): a warning, never a failure.
+For a job the preview creates or replaces, on Vertex AI, the one rule of gcp_training_jobs.jobspec.review.quota_fit:
+the stack's jobs (the `stackQuota` input, `quota_fit.wire`: each job's placements and what it asks at each, in the
+stack's order, built by stack.py from the settings) that are not live yet (a live one, found by its `pulumi-resource`
+label, is counted among what live jobs hold) are placed in order, each at its first placement that fits beside the
+stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas, else Service Usage). This job's
+own verdict is what the check says, in the words `plan --online` uses: over quota at every placement, the check fails
+naming the metric it asks, the region, its need, what the stack's earlier new jobs take, what live jobs hold and the
+limit; at a fallback only, a warning says which fallback
+`up` will use. Another job's excess is never this job's failure. Quotas that cannot be read (no credentials,
+permission denied): a warning, never a failure.
+
+A job without `stackQuota` (a TrainingJob of a program that builds no stack) is placed alone, beside every live job,
+read anew for each check.
 
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
-limits,
-and what a region's live jobs hold where the review puts the stack's needs in place of its live jobs. That read stays
-right while the run creates the stack's jobs: they carry its `pulumi-stack` label, so a later read would add them to
-the region's usage and to the stack's alike, and the review takes the stack's part out again. Where no stack stands
-in (a job without `stackQuota`, or a fallback region none of the stack's jobs is written for), the jobs are read anew.
+limits, and what a region's live jobs hold. That read stays right while the run creates the stack's jobs: a job made
+after it is a new job of the stack to the rule, each counted once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.run_cache import RUN
-from gcp_training_jobs.jobspec.review.quotas import Needs, needs_of
+from gcp_training_jobs.jobspec.catalog import quotas as table
+from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, fit, verdict_lines
+from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-
-
-def stack_quota(jobs: Iterable[JobFacts]) -> dict[str, Any] | None:
-    """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
-    and metric, from their judged facts. The same small value for every job
-    (its size grows with the regions and metrics, not with the jobs); None when no job needs anything that has a
-    metric."""
-    needs: dict[str, dict[str, int]] = {}
-    for facts in jobs:
-        if not facts.region:
-            continue
-        for metric, units in needs_of(facts).units.items():
-            here = needs.setdefault(facts.region, {})
-            here[metric] = here.get(metric, 0) + units
-    return {"needs": needs} if needs else None
+from gcp_training_jobs.resources.job_model.identity import resource_label
 
 
 @dataclass
@@ -57,51 +46,43 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def check(project: str, name: str, resource: str,
-          tries: Mapping[int, JobFacts], stack: str, stack_needs: Mapping[str, Mapping[str, int]],
+def check(project: str, name: str, identity: str, tries: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
           endpoint: str | None) -> Outcome:
-    """Review each placement (its index: the facts of the job there, as judged, load.Judged.facts) in order; the
-    first that fits ends the review.
-
-    `stack` (the job's STACK_LABEL value) and `stack_needs` (the stackQuota input) stand for the stack's jobs: in
-    a region they need what the stack's jobs need there together (the job itself included, where it is written),
-    in place of what the stack's live jobs hold now. Without them, the job alone is added to what live jobs hold."""
+    """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
+    stack's other jobs); `tries`, its placements (index -> the job there, as judged, load.Judged.facts);
+    `stack_jobs`, the stackQuota input's askers (empty: the job alone)."""
     out = Outcome()
-    first: list[str] = []
-    failures: list[str] = []
-    limits: quotas.Limits | None = None
-    for index, facts in tries.items():
-        region = facts.region or ""
-        own = quotas.Candidate(name, region, needs_of(facts), resource)
-        together = stack_needs.get(region) if stack else None
-        if together and index == 0:  # the job is one of the stack's jobs as written: counted with them
-            candidates = [quotas.Candidate(f"stack jobs incl. {name}", region, Needs(dict(together)), stack=stack)]
-        elif together:  # a fallback: the job moves here, beside the stack's jobs written for this region
-            candidates = [own, quotas.Candidate("other stack jobs", region, Needs(dict(together)), stack=stack)]
-        else:
-            candidates = [own]
-        try:
-            if limits is None and any(c.needs for c in candidates):
-                limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
-                out.warnings += warned
-            found = quotas.review(project, candidates, endpoint=endpoint, limits=limits or {},
-                                  held_in=partial(_held, project, endpoint) if together else None)
-        except quotas.QuotaUnreadable as error:
-            (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
-            return out
-        if index == 0:
-            out.notes += [n for n in found.notes if "no limit found" not in n]
-            out.debug += [n for n in found.notes if "no limit found" in n]
-        if found.ok:
-            if index:
-                out.warnings.append(f"job {name}: over quota as written ({'; '.join(first)}); `pulumi up` will "
-                                    f"create it at fallbacks[{index - 1}] ({region}), which fits")
-            return out
-        if index == 0:
-            first = [e.short() for e in found.excesses]
-        where = f"fallbacks[{index - 1}]: " if index else ""
-        failures += [f"job {name}: {where}{e.message(project)}" for e in found.excesses]
-    out.failures = failures
+    own = Asker(name, tuple(Placement(tries[i].region or "", needs_of(tries[i]), i) for i in sorted(tries)))
+    for place in own.placements:
+        out.notes += [f"job {name}: {what} not quota-checked" for what in place.needs.unchecked]
+    if not any(p.needs for p in own.placements):
+        return out
+    alone = not any(a.name == name for a in stack_jobs)
+    askers = [own] if alone else [own if a.name == name else a for a in stack_jobs]
+    held = partial(_fresh if alone else _cached, project, endpoint)
+    siblings = identity.rsplit("/", 1)[0] + "/"
+
+    def running(asker: Asker) -> bool:  # the stack's other jobs already live (this one: a replacement, counted new)
+        label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
+        return asker.name != name and any(label in held(p.region).live for p in asker.placements if p.needs)
+
+    try:
+        limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
+        out.warnings += warned
+        for metric, region in sorted({(m, p.region) for p in own.placements for m in p.needs.units}):
+            if quotas.limit_of(limits, metric, region) is None:
+                out.debug.append(f"{table.full_name(metric)} in {region}: "
+                                 f"{'unlimited' if quotas.unlimited(limits, metric, region) else 'no limit found'}, "
+                                 "not checked")
+        found = fit(askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
+    except quotas.QuotaUnreadable as error:
+        (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
+        return out
+    verdict = found.of(name)
+    if verdict is not None:
+        problems, warnings = verdict_lines(verdict, project)
+        out.failures += problems
+        out.warnings += warnings
     return out
 
 
@@ -111,6 +92,13 @@ def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[st
     return quotas.read_limits(project, endpoint, warn=warned.append), tuple(warned)
 
 
-def _held(project: str, endpoint: str | None, region: str) -> quotas.Held:
-    """What the region's live jobs hold, read once per run: only where the stack's own jobs are taken out (above)."""
+def _cached(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold, read once per run: the run's own creates are new jobs of the stack to the
+    rule, so a read before them stays right (read again, they are live and counted as live)."""
     return RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))
+
+
+def _fresh(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold, read anew: without the stack's jobs to place, nothing would count the run's
+    own creates in a cached read."""
+    return quotas.held(project, region, endpoint)

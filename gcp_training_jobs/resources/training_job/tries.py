@@ -23,7 +23,7 @@ from gcp_training_jobs.backends.failures import failure_of_job
 from gcp_training_jobs.backends.lifecycle import Jobs, LookupFailed
 from gcp_training_jobs.backends.transport import ApiError, QuotaExceeded, TransportError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, VERTEX
+from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.rules import today
@@ -31,7 +31,7 @@ from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.job_model import runs
-from gcp_training_jobs.resources.job_model.identity import labels_of, region_of_name, resource_label, stack_label_of
+from gcp_training_jobs.resources.job_model.identity import labels_of, region_of_name
 from gcp_training_jobs.resources.job_model.inputs import (
     Inputs,
     judge_wire,
@@ -123,8 +123,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
-    outcome = quota.check(new.project, name, resource_label(new.identity)[RESOURCE_LABEL], tries,
-                          stack_label_of(new.identity).get(STACK_LABEL, ""), new.stack_needs, endpoint)
+    outcome = quota.check(new.project, name, new.identity, tries, new.stack_jobs, endpoint)
     for line in outcome.warnings:
         log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with
