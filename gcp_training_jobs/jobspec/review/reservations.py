@@ -34,8 +34,6 @@ from gcp_training_jobs.jobspec.translate.pools import Pool
 SPECIFIC = "SPECIFIC_RESERVATION"
 #: reservationSharingPolicy.serviceShareType that lets Vertex AI consume a reservation.
 ALLOW_ALL = "ALLOW_ALL"
-#: The accelerator enum's zero value: "Unspecified accelerator type, which means no accelerator".
-NO_ACCELERATOR = "ACCELERATOR_TYPE_UNSPECIFIED"
 _PATH = re.compile(r"^projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/reservations/(?P<name>[^/]+)")
 
 Gpus = tuple[tuple[str, int], ...]
@@ -156,7 +154,7 @@ class Need:
 
 def _job_gpus(pool: Pool) -> Gpus:
     kind = pool.accelerator_type
-    listed = [(compute_accelerator(kind), pool.accelerator_count or 0)] if kind and kind != NO_ACCELERATOR else []
+    listed = [(compute_accelerator(kind), pool.accelerator_count or 0)] if kind else []
     return _gpus(str(pool.machine_type or ""), listed)
 
 
