@@ -43,8 +43,9 @@ PARAMS_BESIDE_HYPERPARAMETERS = {"trainingInput": {
     "scaleTier": "BASIC", "region": "us-central1", "masterConfig": {"imageUri": IMAGE},
     "hyperparameters": {"goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy", "maxTrials": 4},
     "params": [{"parameterName": "lr", "type": "DOUBLE", "minValue": 0.001, "maxValue": 0.1}]}}
-WAIT_ON_STANDARD = {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "masterConfig": {"imageUri": IMAGE},
-                                      "scheduling": {"maxRunningTime": "7200s", "maxWaitTime": "3600s"}}}
+WAIT_ON_STANDARD = {"trainingInput": {
+    "scaleTier": "BASIC", "region": "us-central1", "masterConfig": {"imageUri": IMAGE},
+    "scheduling": {"maxRunningTime": "7200s", "maxWaitTime": "3600s"}}}
 
 
 def validate(tmp_path: Path, name: str, job: dict[str, Any]) -> subprocess.CompletedProcess[str]:
