@@ -782,8 +782,9 @@ def test_discovery_documents_load_and_cache() -> None:
     assert ml["rootUrl"] == "https://ml.googleapis.com/" and ml["servicePath"] == ""
     assert discovery.load_document("ml") is ml
     assert "GoogleCloudAiplatformV1CustomJob" in discovery.load_document("aiplatform")["schemas"]
+    assert discovery.load_document("compute")["servicePath"] == "compute/v1/"  # reservations
     with pytest.raises(ValueError):
-        discovery.load_document("compute")
+        discovery.load_document("storage")
     assert "state" in discovery.output_only_fields("ml", "GoogleCloudMlV1__Job")
 
 

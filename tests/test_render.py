@@ -201,7 +201,7 @@ def test_vertex_carries_job_dir_scheduling_service_account_and_containers() -> N
     assert_vertex_body_valid(body)
     spec = body["jobSpec"]
     assert spec["baseOutputDirectory"] == {"outputUriPrefix": "gs://out-bkt/jobs/a"}
-    assert spec["scheduling"] == {"timeout": "7200s", "maxWaitDuration": "600s"}
+    assert spec["scheduling"] == {"timeout": "7200s"}  # maxWaitTime: only under FLEX_START (test_outside_files)
     assert spec["serviceAccount"] == "trainer@my-proj.iam.gserviceaccount.com"
     assert spec["workerPoolSpecs"][0]["containerSpec"] == {"imageUri": "europe-docker.pkg.dev/p/r/trainer:1",
                                                            "args": ["--epochs=2"]}

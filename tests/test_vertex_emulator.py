@@ -14,7 +14,7 @@ from googleapiclient.errors import HttpError
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.load import load_custom_job
 from gcp_training_jobs.jobspec.render.bodies import render_body
-from tests.conftest_emulator import FROZEN_PHASE_SECONDS
+from tests.conftest_emulator import FROZEN_PHASE_SECONDS, build_client
 from tests.helpers import FULL, container_pool, custom_job_spec
 
 PARENT = "projects/demo-project/locations/us-central1"
@@ -53,10 +53,22 @@ def running_cluster(emulator: Emulator, client: Any) -> None:
     emulator.state.set_phase_seconds(FROZEN_PHASE_SECONDS)
 
 
+def full_reservation(emulator: Emulator) -> None:
+    """The reservation FULL's first pool consumes (projects/my-proj/zones/us-central1-a/reservations/h100s), shared
+    with the jobs' project and open to Vertex AI, inserted as Compute Engine's REST API takes it."""
+    compute = build_client("compute", emulator.url + "compute/v1/")
+    compute.reservations().insert(project="my-proj", zone="us-central1-a", body={
+        "name": "h100s", "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+        "shareSettings": {"shareType": "SPECIFIC_PROJECTS",
+                          "projectMap": {"demo-project": {"projectId": "demo-project"}}},
+        "specificReservation": {"count": "1", "instanceProperties": {"machineType": "a3-highgpu-8g"}}}).execute()
+
+
 @pytest.mark.parametrize("spec", [tpu_v5e(), FULL], ids=["tpu-v5e-spot", "every-field"])
 def test_new_fields_are_accepted_and_returned_as_sent(emulator: Emulator, vertex_client: Any,
                                                       spec: dict[str, Any]) -> None:
     running_cluster(emulator, vertex_client)
+    full_reservation(emulator)
     sent = body(copy.deepcopy(spec))
     created = customjobs(vertex_client).create(parent=PARENT, body=sent).execute()
     expected = copy.deepcopy(sent["jobSpec"])
@@ -69,6 +81,7 @@ def test_new_fields_are_accepted_and_returned_as_sent(emulator: Emulator, vertex
 
 def test_a_body_rendered_by_the_project_is_created(emulator: Emulator, vertex_client: Any) -> None:
     emulator.state.strict_int64 = True
+    full_reservation(emulator)
     job = load_custom_job(FULL, region="us-central1")
     rendered = render_body(job, "vertex", "llm_run")
     created = customjobs(vertex_client).create(parent=PARENT, body=rendered).execute()

@@ -23,7 +23,8 @@ from gcp_training_jobs.emulator import enums
 __all__ = ["APIS", "get_schema", "load_document", "output_only_fields", "validate_body"]
 
 #: API name -> discovery document file shipped by googleapiclient.
-APIS: dict[str, str] = {"ml": "ml.v1.json", "aiplatform": "aiplatform.v1.json", "logging": "logging.v2.json"}
+APIS: dict[str, str] = {"ml": "ml.v1.json", "aiplatform": "aiplatform.v1.json", "logging": "logging.v2.json",
+                        "compute": "compute.v1.json"}
 
 _INT64_RE = re.compile(r"^-?[0-9]+$")
 _UINT64_RE = re.compile(r"^[0-9]+$")

@@ -20,6 +20,7 @@ from gcp_training_jobs.emulator import (
     ml_v1,
     persistent,
     proto_json,
+    reservations,
     serviceusage,
     vertex,
     vertex_tuning,
@@ -30,7 +31,8 @@ from gcp_training_jobs.emulator.routing import Request, Route, route
 from gcp_training_jobs.emulator.state import INJECTED_FAILURE, EmulatorState
 
 ROUTES: list[Route] = [*ml_v1.ROUTES, *vertex.ROUTES, *vertex_tuning.ROUTES, *persistent.ROUTES, *billing.ROUTES,
-                       *serviceusage.ROUTES, *cloudquotas.ROUTES, *logging_v2.ROUTES]
+                       *serviceusage.ROUTES, *cloudquotas.ROUTES, *logging_v2.ROUTES,
+                       *reservations.ROUTES]
 
 _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",

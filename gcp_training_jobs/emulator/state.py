@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gcp_training_jobs.emulator import capacity, listing, persistent_store
+from gcp_training_jobs.emulator import capacity, listing, persistent_store, reservation_store
 from gcp_training_jobs.emulator.errors import ApiError, failed_precondition
 from gcp_training_jobs.emulator.faults import FaultInjection
 from gcp_training_jobs.emulator.jobs import Job, Vocabulary, same_project
@@ -70,6 +70,8 @@ class EmulatorState(FaultInjection):
         self.stockouts: set[tuple[str, str]] = set()
         #: Vertex AI's persistent resources and their operations (`persistent` serves them).
         self.persistent = persistent_store.ResourceStore()
+        #: Compute Engine's reservations (`reservations` serves them; their inUseCount is read from the live jobs).
+        self.reservations = reservation_store.ReservationStore()
 
     # ----------------------------------------------------------------- control (tests, /_emulator/)
 
@@ -117,6 +119,7 @@ class EmulatorState(FaultInjection):
             self.quota_limits.clear()
             self.stockouts.clear()
             self.persistent.clear()
+            self.reservations.clear()
 
     def fail_job(self, job: str, message: str = INJECTED_FAILURE, code: int = 13) -> dict[str, Any]:
         """Make a job FAILED right now (errorMessage / error.code `code`, 13 INTERNAL by default); return its JSON.
@@ -215,6 +218,18 @@ class EmulatorState(FaultInjection):
         with self.lock:
             self.persistent.settle(self.now(), self._phase_seconds, lambda r: any(
                 (r.location, machine) in self.stockouts for machine in capacity.machine_types(r.body)))
+
+    def live_jobs(self, api: str) -> list[Job]:
+        """The jobs of an API ("aiplatform": custom and tuning jobs) that have not finished, settled now."""
+        with self.lock:
+            now = self.now()
+            live = []
+            for job in self._jobs:
+                if job.vocab.api == api:
+                    self._settle(job, now)
+                    if job.state not in job.vocab.finished:
+                        live.append(job)
+            return live
 
     def requests(self, method: str | None = None) -> list[dict[str, Any]]:
         """The request log (oldest first), optionally only calls of one method name.

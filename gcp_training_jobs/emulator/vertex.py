@@ -9,7 +9,7 @@ import copy
 import re
 from typing import Any
 
-from gcp_training_jobs.emulator import capacity, persistent, vertex_checks
+from gcp_training_jobs.emulator import capacity, persistent, reservations, vertex_checks
 from gcp_training_jobs.emulator.errors import ApiError, failed_precondition
 from gcp_training_jobs.emulator.jobs import Job, Vocabulary, rfc3339, same_project
 from gcp_training_jobs.emulator.routing import ITEM, Handler, Route, collection_path, job_routes, resource_pattern
@@ -46,7 +46,8 @@ VERTEX = Vocabulary(
 
 def create(state: EmulatorState, project: str, location: str, body: Any) -> dict[str, Any]:
     """projects.locations.customJobs.create: Vertex's checks (`vertex_checks`), the persistent resource it names (it
-    must exist, run and fit the job: `persistent.check_job`), the quota limits (a 429 naming the metrics over them; a
+    must exist, run and fit the job: `persistent.check_job`), the reservations it consumes (`reservations.check_job`),
+    the quota limits (a 429 naming the metrics over them; a
     job on a persistent resource holds none), server-assigned id, QUEUED job answered."""
     user, judged = vertex_fields(body, _SCHEMA, strict_int64=state.strict_int64)
     found = vertex_checks.Found()
@@ -56,6 +57,7 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     vertex_checks.check_machines(judged["jobSpec"], "job_spec")
     with state.lock:
         persistent.check_job(state, project, location, judged["jobSpec"], "job_spec")
+        reservations.check_job(state, project, location, judged["jobSpec"], "job_spec")
         refused = state.quota_refusal(project, location, capacity.needs(user))  # over a limit: refused at once
         if refused is not None:
             raise ApiError(429, refused, "RESOURCE_EXHAUSTED")

@@ -96,7 +96,7 @@ def check_job_spec(spec: Any, at: str, found: Found) -> None:
             # GOOGLE-STYLE
             found.add(f"{where}.replica_count", "The first worker pool must have exactly one replica.")
         _check_machine(machine, f"{where}.machine_spec", found)
-        _check_disk(pool.get("diskSpec"), f"{where}.disk_spec", found)
+        _check_disk(pool.get("diskSpec"), f"{where}.disk_spec", found, machine.get("machineType"))
         _check_code(pool, where, found)
     _check_scheduling(spec.get("scheduling"), f"{at}.scheduling", found)
     resource = spec.get("persistentResourceId")
@@ -120,7 +120,7 @@ def check_resource_pool(pool: dict[str, Any], where: str, found: Found) -> None:
     if not machine.get("machineType"):
         found.required(f"{where}.machine_spec.machine_type")
     _check_machine(machine, f"{where}.machine_spec", found)
-    _check_disk(pool.get("diskSpec"), f"{where}.disk_spec", found)
+    _check_disk(pool.get("diskSpec"), f"{where}.disk_spec", found, machine.get("machineType"))
     replicas, scaling = int_value(pool.get("replicaCount")), pool.get("autoscalingSpec")
     if not isinstance(scaling, dict):
         if replicas is None or replicas < 1:
@@ -189,13 +189,18 @@ def _check_machine(machine: dict[str, Any], where: str, found: Found) -> None:
         found.add(at, f"key and values may only be set with SPECIFIC_RESERVATION, not {kind}.")  # GOOGLE-STYLE
 
 
-def _check_disk(disk: Any, where: str, found: Found) -> None:
+def _check_disk(disk: Any, where: str, found: Found, machine_type: Any = None) -> None:
     if not isinstance(disk, dict):
         return
     kind = disk.get("bootDiskType")
     if kind is not None and kind not in _DISK_TYPES:
         found.add(f"{where}.boot_disk_type", f"Invalid boot disk type {kind!r}; supported: "
                   f"{', '.join(_DISK_TYPES)}.")  # GOOGLE-STYLE
+    elif kind is not None and machine_type in limits.HYPERDISK_ONLY_MACHINES \
+            and kind != limits.BOOT_DISK_TYPE_HYPERDISK:
+        # Vertex's words, as its INVALID_ARGUMENT answers a3-ultragpu-8g with pd-ssd (no Google page prints them)
+        found.add(f"{where}.boot_disk_type", f"The machine type '{machine_type}' requires the boot disk type to be "
+                  f"'{limits.BOOT_DISK_TYPE_HYPERDISK}'.")
     size = int_value(disk.get("bootDiskSizeGb"))
     low, high = _DISK_SIZE_GB
     if size is not None and not low <= size <= high:

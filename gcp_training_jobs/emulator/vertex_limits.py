@@ -212,6 +212,11 @@ BOOT_DISK_SIZE_GB: Final = 100
 BOOT_DISK_TYPE: Final = "pd-ssd"
 BOOT_DISK_TYPE_HYPERDISK: Final = "hyperdisk-balanced"
 BOOT_DISK_HYPERDISK_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g")
+#: Machine types that boot only from Hyperdisk: Compute Engine's A4X, A4 and A3 Ultra limitations, "You can't use
+#: Persistent Disk (regional or zonal). You can only use Google Cloud Hyperdisk."
+#: (https://cloud.google.com/compute/docs/accelerator-optimized-machines, read 2026-11-28); Vertex refuses any other
+#: boot disk type on them (vertex_checks).
+HYPERDISK_ONLY_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g")
 
 
 def boot_disk(machine_type: str, disk: dict[str, object] | None) -> tuple[str, int]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gcp_training_jobs.emulator import persistent, vertex, vertex_checks
+from gcp_training_jobs.emulator import persistent, reservations, vertex, vertex_checks
 from gcp_training_jobs.emulator.jobs import Job, Vocabulary, rfc3339
 from gcp_training_jobs.emulator.routing import Route
 from gcp_training_jobs.emulator.state import EmulatorState
@@ -183,6 +183,8 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     vertex_checks.check_machines(judged["trialJobSpec"], f"{_AT}.trial_job_spec")
     with state.lock:
         persistent.check_job(state, project, location, judged["trialJobSpec"], f"{_AT}.trial_job_spec")
+        reservations.check_job(state, project, location, judged["trialJobSpec"], f"{_AT}.trial_job_spec",
+                               int_value(judged.get("parallelTrialCount")) or 1)
         return _render(state.add_job(TUNING, project, location, state.next_id(), user))
 
 

@@ -1,6 +1,8 @@
 """The stack's Vertex AI persistent resources (`gcp-training-jobs:persistentResources`), each a pulumi-gcp
 `vertex.AiPersistentResource` (the project's real dependency, like the buckets), after the APIs, with the stack's
-labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`)."""
+labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`). Before the first,
+a warning says what to install when pulumi-gcp's resource plugin is not where the engine looks (`plugins`): said
+first, in the project's words, where the engine's own error would follow."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pulumi_gcp as gcp
 
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.vocab.persistent import ResourcePool
+from gcp_training_jobs.resources.plugins import gcp_plugin
 
 
 def _pool(pool: ResourcePool) -> gcp.vertex.AiPersistentResourceResourcePoolArgs:
@@ -40,6 +43,8 @@ def persistent_resources(resources: Mapping[str, ResourceFacts], *, project: pul
                          ) -> dict[str, gcp.vertex.AiPersistentResource]:
     """One AiPersistentResource per declared resource (its id as its name, in its region), each after `after`."""
     made: dict[str, gcp.vertex.AiPersistentResource] = {}
+    if resources and (plugin := gcp_plugin()).found is None:
+        pulumi.log.warn(plugin.needed(f"the stack's persistent resources ({', '.join(sorted(resources))})"))
     for name, facts in sorted(resources.items()):
         spec = facts.spec
         assert spec is not None  # a declared resource is held with its spec

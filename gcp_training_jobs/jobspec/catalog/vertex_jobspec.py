@@ -158,6 +158,22 @@ BOOT_DISK_DEFAULT_HYPERDISK: Final = "hyperdisk-balanced"
 BOOT_DISK_DEFAULT_HYPERDISK_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g")
 BOOT_DISK_DEFAULT_GB: Final = 100
 
+SOURCE_HYPERDISK_ONLY: Final = Source(
+    title="Accelerator-optimized machine family (Compute Engine), the A4X, A4 and A3 Ultra limitations",
+    url="https://cloud.google.com/compute/docs/accelerator-optimized-machines",
+    read=date(2026, 11, 28),
+    note="Each of the A4X, A4 and A3 Ultra series' limitations: \"You can't use Persistent Disk (regional or zonal). "
+         "You can only use Google Cloud Hyperdisk.\" Of the boot disk types Vertex AI takes (BOOT_DISK_TYPES), "
+         "hyperdisk-balanced is the one Hyperdisk.",
+)
+
+#: SOURCE_HYPERDISK_ONLY: the machine types of the A4X, A4 and A3 Ultra series Vertex AI runs (catalog.vertex_machines'
+#: accelerator-optimized types): they boot only from Hyperdisk, so a pd-ssd or pd-standard boot disk is refused. The
+#: emulator's own copy (emulator/vertex_limits.py, HYPERDISK_ONLY_MACHINES) is held equal by
+#: tests/test_outside_files.py.
+HYPERDISK_ONLY_MACHINES: Final = ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g")
+HYPERDISK_BOOT_DISK_TYPES: Final = ("hyperdisk-balanced",)
+
 # --- Persistent resources --------------------------------------------------------------------------
 
 SOURCE_PERSISTENT_RESOURCE: Final = Source(

@@ -378,6 +378,12 @@ TPU_HOSTS: Final = MappingProxyType({
     ),
 })
 TPU_SOURCE: Final = SOURCE_CONFIGURE_COMPUTE
+#: The TPU generations the enum has no acceleratorType value for, as the page names them ("TPU v6e", "TPU 7x"), and the
+#: machine types that run them (TPU_HOSTS with accelerator ""): a pool asks for them by machine type and tpuTopology.
+TPU_NAMED_BY_MACHINE: Final = MappingProxyType({
+    generation: tuple(m for m, host in TPU_HOSTS.items() if not host.accelerator and m.startswith(prefix))
+    for generation, prefix in (("v6e", "ct6e-"), ("7x", "tpu7x-"))
+})
 
 # (machine type, tpuTopology) -> (number of TPU chips, number of VMs), exactly as the page's tables give
 # them ("Number of TPU chips", "Number of VMs").
@@ -426,12 +432,18 @@ TPU_FRAMEWORK_REQUIREMENTS: Final = MappingProxyType({
 # Accelerator names not offered for custom training
 # ---------------------------------------------------------------------------------------------------
 
+#: MachineSpec.acceleratorType's zero value (SOURCE_DISCOVERY_MACHINESPEC: "Unspecified accelerator type, which means
+#: no accelerator"), what proto3 makes of the field left unset: the translation reads a pool naming it as one without
+#: accelerators, as Vertex AI does (translate.pools).
+NO_ACCELERATOR: Final = "ACCELERATOR_TYPE_UNSPECIFIED"
+
 # The MachineSpec.acceleratorType enum values (SOURCE_DISCOVERY_MACHINESPEC) that no table above uses, with
 # why. Every other enum value is in FIXED_ACCELERATOR_MACHINES, N1_GPU_COUNTS, CLOUD_TPU_ACCELERATOR_COUNTS,
 # TPU_HOSTS or GPU_END_OF_SUPPORT (K80: in the enum, marked deprecated, refused by its end-of-support date).
 NOT_OFFERED_ACCELERATORS: Final = MappingProxyType({
     "ACCELERATOR_TYPE_UNSPECIFIED": (
-        "the enum's 'Unspecified accelerator type, which means no accelerator': leave acceleratorType unset"
+        "the enum's zero value, 'Unspecified accelerator type, which means no accelerator': a pool that names it is "
+        "read as one without accelerators (NO_ACCELERATOR)"
     ),
     "TPU_V4_POD": (
         "in the enum ('TPU v4.') but documented by no custom-training page: configure-compute names TPU v2, "

@@ -131,9 +131,31 @@ def bucket_problem(name: str) -> str | None:
     return None
 
 
+#: A shell or template variable left in a value as written: `${BUCKET_NAME}`, `{{ bucket }}`; and, where no `$` may
+#: stand (a bucket name), `$BUCKET` too.
+UNEXPANDED: Final = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}")
+UNEXPANDED_BARE: Final = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def unexpanded_problem(text: str, *, bare: bool = False) -> str | None:
+    """The words for a value that still holds a variable (`UNEXPANDED`; `UNEXPANDED_BARE` with `bare`), naming it;
+    None when it holds none."""
+    found = (UNEXPANDED_BARE if bare else UNEXPANDED).findall(text)
+    if not found:
+        return None
+    named = ", ".join(dict.fromkeys(found))
+    return (f"{text!r} holds an unexpanded variable ({named}): the file is read as written, nothing expands it; "
+            "allowed: the value itself (expand the variables before the file is read, e.g. envsubst < job.yaml)")
+
+
 def gcs_uri_problem(uri: str, *, needs_object: bool = False) -> str | None:
-    """What is wrong with a Cloud Storage URI, naming the rule that failed: gs://, then a bucket name that keeps
-    its rules (bucket_problem), then the object's path (not empty where the URI names a file: `needs_object`)."""
+    """What is wrong with a Cloud Storage URI, naming the rule that failed: a variable left unexpanded, gs://, then a
+    bucket name that keeps its rules (bucket_problem), then the object's path (not empty where the URI names a file:
+    `needs_object`)."""
+    if (unexpanded := unexpanded_problem(uri)) is not None:
+        return unexpanded
+    if uri.startswith("gs://") and unexpanded_problem(uri[5:].partition("/")[0], bare=True) is not None:
+        return unexpanded_problem(uri, bare=True)
     if not uri.startswith("gs://"):
         return f"{uri!r} is not a Cloud Storage URI: it does not start with gs://; allowed: gs://BUCKET/PATH"
     bucket, _, path = uri[5:].partition("/")

@@ -142,6 +142,14 @@ def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseMode
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
+def _belongs_under(parent: type[BaseModel], key: str) -> str | None:
+    """The one field of `parent` whose block (a nested model) has a field named `key`, by its wire name; None when
+    no block or several have it."""
+    homes = [wire for wire in sorted({info.alias or n for n, info in parent.model_fields.items()})
+             if (child := _model_at(parent, [wire])) is not None and key in _field_names(child)]
+    return homes[0] if len(homes) == 1 else None
+
+
 def _unwrap(annotation: Any) -> Any:
     """The model class inside Optional[...], list[...] or dict[str, ...], if any."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -291,8 +299,14 @@ def from_validation_error(error: ValidationError, model: type[BaseModel]) -> lis
             parent = _model_at(model, loc[:-1])
             key = str(loc[-1])
             known = sorted({info.alias or n for n, info in parent.model_fields.items()}) if parent else []
-            message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
-            problems.append(Problem(join_path(*_wire_loc(model, loc[:-1]), key), message))
+            where = _wire_loc(model, loc[:-1])
+            home = _belongs_under(parent, key) if parent else None
+            if home is not None:  # a key of a block beside it: `params` next to `hyperparameters`
+                message = (f"unknown field {key!r} here: it belongs inside {home}; allowed: "
+                           f"{join_path(*where, home, key)}")
+            else:
+                message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
+            problems.append(Problem(join_path(*where, key), message))
             continue
         elif kind == "missing":
             message = _explain(err, model, loc)

@@ -91,9 +91,10 @@ def _training_input_spec(job: Job, pools: Sequence[Pool], untranslated: Sequence
     spec: dict[str, Any] = {"workerPoolSpecs": [_pool_body(pool, ti) for pool in pools]}
     if ti.job_dir:
         spec["baseOutputDirectory"] = {"outputUriPrefix": ti.job_dir}
-    if sched and (sched.max_running_time or sched.max_wait_time):
-        spec["scheduling"] = {k: v for k, v in (("timeout", sched.max_running_time),
-                                                ("maxWaitDuration", sched.max_wait_time)) if v}
+    if sched and sched.max_running_time:
+        # maxWaitTime is not sent: Vertex applies maxWaitDuration only under FLEX_START, which a trainingInput never
+        # runs as (translate.training_input.wait_left_out, the warning that says so)
+        spec["scheduling"] = {"timeout": sched.max_running_time}
     for key, value in (("serviceAccount", ti.service_account), ("network", ti.network),
                        ("enableWebAccess", ti.enable_web_access)):
         if value is not None:

@@ -18,6 +18,7 @@ from datetime import date
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.catalog import PrebuiltContainer
+from gcp_training_jobs.jobspec.core.names import unexpanded_problem
 from gcp_training_jobs.jobspec.core.problems import Notice, Problem, allowed
 from gcp_training_jobs.jobspec.rules.vertex_hardware import Setting
 from gcp_training_jobs.jobspec.translate.pools import EXECUTOR, RUNTIME, Pool
@@ -101,9 +102,13 @@ def _replacement(container: PrebuiltContainer, host: str, today: date, custom: s
 
 
 def rule_prebuilt_images(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
-    """Prebuilt images only where a prebuilt image is required, on `latest`, and not past end of availability."""
+    """No variable left unexpanded in an image; prebuilt images only where a prebuilt image is required, on `latest`,
+    and not past end of availability."""
     for pool in pools:
         for at, uri, kind in pool.images:
+            if (unexpanded := unexpanded_problem(uri)) is not None:
+                yield Problem(at, unexpanded)
+                continue
             container, host, tag = find(uri)
             newer = newer_than_known(uri.partition("/")[2].rsplit(":", 1)[0]) if container is None and \
                 host in _HOSTS and kind != RUNTIME else None

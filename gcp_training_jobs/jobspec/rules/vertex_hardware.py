@@ -92,6 +92,18 @@ def rule_machines(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
         yield from _accelerators(pool, mt, s.today)
 
 
+def _generation(name: str) -> str:
+    """A TPU generation as written, reduced for comparison: TPU_V6E, tpu-v6e and v6e are `6e`; TPU7X is `7x`."""
+    return "".join(c for c in name.lower() if c.isalnum()).removeprefix("tpu").removeprefix("v")
+
+
+def _tpu_by_machine(accelerator: str) -> tuple[str, ...] | None:
+    """The machine types of the TPU generation `accelerator` names, when the enum has no value for it (v6e, 7x)."""
+    wanted = _generation(accelerator)
+    return next((machines for generation, machines in catalog.TPU_NAMED_BY_MACHINE.items()
+                 if _generation(generation) == wanted), None)
+
+
 def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
     acc, count = pool.accelerator_type, pool.accelerator_count
     acc_at, count_at = pool.at("acceleratorType"), pool.at("acceleratorCount")
@@ -117,6 +129,12 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
         if why:
             yield Problem(acc_at, f"{acc} is not offered for custom training: {why}; allowed on {mt}: "
                           f"{allowed(accelerators_of(mt))}")
+        elif (machines := _tpu_by_machine(acc)) is not None:
+            shapes = allowed(dict.fromkeys(t for m in machines for t in catalog.TPU_HOSTS[m].topologies))
+            yield Problem(acc_at, f"{acc!r} is not an accelerator type: a TPU of that generation has no "
+                          "acceleratorType value, it is asked for by its machine type; allowed: machineType "
+                          f"{allowed(machines)} with a tpuTopology ({shapes}), and no acceleratorType or "
+                          f"acceleratorCount ({catalog.vertex_machines.TPU_SOURCE.url})")
         else:
             yield Problem(acc_at, f"{acc!r} is not an accelerator type"
                           f"{suggestion(acc, catalog.VERTEX_ACCELERATOR_TYPES)}; allowed on {mt}: "

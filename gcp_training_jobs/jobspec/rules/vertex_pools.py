@@ -146,13 +146,19 @@ def _specific(key: str | None, values: list[str] | None, at: str, s: Setting) ->
 
 
 def rule_disks(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
-    """diskSpec: a documented boot disk type, and a size in the documented range."""
+    """diskSpec: a documented boot disk type (Hyperdisk on the machines that boot only from it), and a size in the
+    documented range."""
     low, high = catalog.BOOT_DISK_SIZE_GB
     for pool in pools:
         if pool.disk_type is not None and pool.disk_type not in catalog.BOOT_DISK_TYPES:
             yield Problem(pool.at("bootDiskType"), f"{pool.disk_type!r}"
                           f"{suggestion(pool.disk_type, catalog.BOOT_DISK_TYPES)}; allowed: "
                           f"{allowed(catalog.BOOT_DISK_TYPES)}")
+        elif pool.disk_type is not None and pool.machine_type in catalog.HYPERDISK_ONLY_MACHINES \
+                and pool.disk_type not in catalog.HYPERDISK_BOOT_DISK_TYPES:
+            yield Problem(pool.at("bootDiskType"), f"{pool.disk_type!r}: {pool.machine_type} boots only from "
+                          f"Hyperdisk, not Persistent Disk ({catalog.SOURCE_HYPERDISK_ONLY.url}); allowed: "
+                          f"{allowed(catalog.HYPERDISK_BOOT_DISK_TYPES)}")
         if pool.disk_size_gb is not None and not low <= pool.disk_size_gb <= high:
             yield Problem(pool.at("bootDiskSizeGb"), f"{pool.disk_size_gb}; allowed: {low} to {high}")
 

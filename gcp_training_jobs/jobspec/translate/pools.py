@@ -167,7 +167,7 @@ def spec_pools(job: VertexJob) -> list[Pool]:
         pools.append(Pool(
             index, base,
             machine_type=ms.machine_type if ms else None,
-            accelerator_type=ms.accelerator_type if ms else None,
+            accelerator_type=ms.accelerator_type if ms and ms.accelerator_type != catalog.NO_ACCELERATOR else None,
             accelerator_count=ms.accelerator_count if ms else None,
             replicas=wp.replica_count,
             tpu_topology=ms.tpu_topology if ms else None,

@@ -128,11 +128,23 @@ def _tpu_alone(ti: TrainingInput, problems: list[Problem],
     return [("master", tpu)]
 
 
+def wait_left_out(max_wait_time: str) -> Problem:
+    """The warning of a trainingInput's `scheduling.maxWaitTime` on Vertex AI: Vertex applies a wait limit
+    (`maxWaitDuration`) only to a FLEX_START job (the discovery document's Scheduling.maxWaitDuration), and a
+    trainingInput has no strategy there (it runs as STANDARD), so the limit is not sent (render.custom_job)."""
+    return Problem(f"{TI}.scheduling.maxWaitTime", f"{max_wait_time} is not kept on Vertex AI: its wait limit "
+                   "(scheduling.maxWaitDuration) applies only to a FLEX_START job, and a trainingInput runs as "
+                   "STANDARD there; the job waits for capacity as long as Vertex AI queues it. To bound the wait, "
+                   "write the job as a jobSpec with scheduling.strategy FLEX_START and maxWaitDuration")
+
+
 def training_input_pools(ti: TrainingInput, problems: list[Problem],
                          warnings: list[Problem] | None = None) -> list[Pool]:
     """The Vertex AI pools of a trainingInput (an empty pool where a later role follows), appending to
     `problems` what has no Vertex AI translation and to `warnings` what the translation leaves out."""
     machines = _tpu_alone(ti, problems, warnings) or [(role, _machine(role, ti, problems)) for role in catalog.ROLES]
+    if warnings is not None and ti.scheduling is not None and ti.scheduling.max_wait_time:
+        warnings.append(wait_left_out(ti.scheduling.max_wait_time))
     last = max((i for i, (_, m) in enumerate(machines) if m is not None), default=-1)
     master_image = ti.master_config.image_uri if ti.master_config else None
     pools: list[Pool] = []

@@ -1,0 +1,114 @@
+"""Compute Engine reservations as the client reads them (compute v1, `reservations.get`, and
+`reservations.aggregatedList` when a job names a reservation without its zone, through the one transport): the
+reservations a stack's jobs name, each read once into `jobspec.review.reservations.Reservation`, and the words of why
+it cannot give the jobs what they need (`review`), for `plan --online` and the provider's check.
+
+Compute Engine's endpoint is `https://compute.googleapis.com/compute/v1/`; an endpoint override (the stack's
+apiEndpoint, the emulator's address) serves it under `compute/v1/`, as Google's client calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gcp_training_jobs.backends import transport
+from gcp_training_jobs.jobspec.review.reservations import (
+    Misfit,
+    Named,
+    Reservation,
+    misfits,
+    missing,
+    reservation_of,
+    stack_needs,
+)
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+
+#: Where Compute Engine's v1 API is served, under an endpoint's root.
+SERVICE_PATH = "compute/v1/"
+
+
+def endpoint_of(endpoint: str | None) -> str:
+    """Compute Engine's endpoint: Google's, or `compute/v1/` under an override."""
+    if not endpoint:
+        return "https://compute.googleapis.com/" + SERVICE_PATH
+    return endpoint.rstrip("/") + "/" + SERVICE_PATH
+
+
+def _reservations(at: str) -> Any:
+    return transport.collection(transport.service("compute", "v1", at), "reservations")
+
+
+def get(project: str, zone: str, name: str, endpoint: str | None = None) -> dict[str, Any] | None:
+    """reservations.get: the reservation, or None when there is none (404)."""
+    at = endpoint_of(endpoint)
+    try:
+        answer = transport.call(lambda: _reservations(at).get(project=project, zone=zone, reservation=name), at,
+                                "reservations.get")
+    except transport.ApiError as error:
+        if error.status == 404:
+            return None
+        raise
+    return dict(answer)
+
+
+def aggregated(project: str, endpoint: str | None = None) -> list[dict[str, Any]]:
+    """reservations.aggregatedList: every reservation of the project in every zone, all pages."""
+    at = endpoint_of(endpoint)
+    found: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        page = token
+        answer = transport.call(lambda: _reservations(at).aggregatedList(project=project, pageToken=page), at,  # noqa: B023
+                                "reservations.aggregatedList")
+        for scoped in (answer.get("items") or {}).values():
+            found += list((scoped or {}).get("reservations") or [])
+        token = answer.get("nextPageToken")
+        if not token:
+            return found
+
+
+@dataclass(frozen=True)
+class Looked:
+    """What Compute Engine said of a reservation a job names: why no job can take from it (none there, or several
+    zones hold that name), else None; and the reservation read."""
+
+    why_not: str | None
+    reservation: Reservation | None = None
+
+
+def look_up(named: Named, project: str, region: str | None = None, endpoint: str | None = None) -> Looked:
+    """The reservation a job names, read once: by `reservations.get` at the project and zone of its path, or, when
+    the path names no zone, by `aggregatedList` of `project` (in `region`'s zones when given). An API error or a lost
+    connection is raised (transport.ApiError, transport.TransportError)."""
+    owner = named.project or project
+    if named.zone is not None:
+        answer = get(owner, named.zone, named.name, endpoint)
+        if answer is None:
+            return Looked(missing(named))
+        return Looked(None, reservation_of(answer, owner))
+    found = [reservation_of(a, owner) for a in aggregated(owner, endpoint) if a.get("name") == named.name]
+    if region:
+        found = [r for r in found if r.zone.startswith(region + "-")]
+    if not found:
+        return Looked(missing(named))
+    if len(found) > 1:
+        zones = ", ".join(r.zone for r in found)
+        return Looked(f"reservation {named.name} is in several zones ({zones}); allowed: its full name, "
+                      f"projects/{owner}/zones/ZONE/reservations/{named.name}")
+    return Looked(None, found[0])
+
+
+def review(jobs: Mapping[str, JobFacts], project: str, endpoint: str | None = None) -> list[Misfit]:
+    """Every reservation the stack's jobs (name -> facts, in the stack's order; only jobs not yet running) name, read
+    once each, and why it cannot give them what they need (`jobspec.review.reservations.misfits`): the jobs' pools on
+    one reservation summed. Empty when every reservation fits."""
+    out: list[Misfit] = []
+    for needs in stack_needs(jobs, project).values():
+        looked = look_up(needs[0].named, project, needs[0].region, endpoint)
+        if looked.reservation is None:
+            out.append(Misfit(tuple(dict.fromkeys(n.job for n in needs)), str(looked.why_not)))
+            continue
+        out += misfits(looked.reservation, needs)
+    return out

@@ -1,0 +1,67 @@
+"""A job on a Compute Engine reservation under the real Pulumi engine, against the emulator: a reservation of 2
+a3-highgpu-8g inserted through Compute Engine's REST API (as `gcloud compute reservations create` sends it), a stack
+whose job takes 2 machines from it comes up and the reservation then reads `inUseCount` 2; the client's review of the
+stack's jobs (backends.reservations, what `plan --online` and the provider's check call) passes a job that needs 2
+and refuses one that needs 3, in the project's words.
+
+Needs the `pulumi` CLI (official, or built by scripts/install-pulumi-engine.sh). Outside CI a missing engine skips
+these tests; under CI (CI=true) it fails them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+from gcp_training_jobs.backends import reservations
+from gcp_training_jobs.jobspec.load import judge
+from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+
+pytestmark = pytest.mark.e2e
+
+PULUMI = require_pulumi()
+
+PROJECT, ZONE = "local-project", "us-central1-a"
+RESERVATION = f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-res"
+IMAGE = "us-docker.pkg.dev/local-project/trainers/example:0.1"
+H100 = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
+        "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                "key": "compute.googleapis.com/reservation-name", "values": [RESERVATION]}}
+
+
+def on_reservation(machines: int) -> dict[str, Any]:
+    pool = {"machineSpec": H100, "replicaCount": 1, "containerSpec": {"imageUri": IMAGE}}
+    pools = [pool] + ([{**pool, "replicaCount": machines - 1}] if machines > 1 else [])
+    return {"jobSpec": {"scheduling": {"timeout": "3600s"}, "workerPoolSpecs": pools}}
+
+
+def compute(emulator: Emulator, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    request = urllib.request.Request(f"{emulator.url}compute/v1/{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        found: dict[str, Any] = json.loads(answer.read())
+        return found
+
+
+def test_a_job_on_a_reservation_comes_up_and_holds_its_machines(tmp_path: Any, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    compute(emulator, "POST", f"projects/{PROJECT}/zones/{ZONE}/reservations", {
+        "name": "h100-res", "specificReservationRequired": True,
+        "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+        "specificReservation": {"count": "2", "instanceProperties": {"machineType": "a3-highgpu-8g"}}})
+    facts = {n: judge(on_reservation(n)["jobSpec"], region="us-central1").checked().facts for n in (2, 3)}
+    assert reservations.review({"fits": facts[2]}, PROJECT, emulator.url) == []
+    [refused] = reservations.review({"big": facts[3]}, PROJECT, emulator.url)
+    assert refused.message == "needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)"
+    config = offline_config("local", {"on-res": on_reservation(2)}, buckets=LOCAL_BUCKETS, tpuAccess={"grant": False})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="reserved", config=copy.deepcopy(config))
+    project.up()
+    (job,) = emulator.live().values()
+    assert job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["reservationAffinity"]["values"] == [RESERVATION]
+    held = compute(emulator, "GET", f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-res")
+    assert held["specificReservation"]["inUseCount"] == "2"

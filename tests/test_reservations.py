@@ -1,0 +1,196 @@
+"""Compute Engine reservations, over real HTTP against the emulator: inserted, read, listed, resized and deleted by
+Google's own compute client (`discovery.build("compute", "v1")`, the discovery document google-api-python-client
+ships); a Vertex AI job that consumes one raises its inUseCount while it lives and lowers it when it ends, and a job
+that needs more than is free, or another machine, is refused; the client's read of the reservations a stack's jobs
+name (backends.reservations) and the words of why one does not fit (jobspec.review.reservations)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.auth.credentials import AnonymousCredentials
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+
+from gcp_training_jobs.backends import reservations as backend
+from gcp_training_jobs.emulator import Emulator
+from gcp_training_jobs.jobspec.load import judge
+from gcp_training_jobs.jobspec.review.reservations import Named, misfits, reservation_of, stack_needs
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from tests.conftest_emulator import build_client
+
+PROJECT, REGION, ZONE = "my-proj", "us-central1", "us-central1-a"
+PARENT = f"projects/{PROJECT}/locations/{REGION}"
+RESERVATION = f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-res"
+IMAGE = "us-docker.pkg.dev/p/r/t:1"
+H100 = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8}
+
+
+@pytest.fixture
+def compute(emulator: Emulator) -> Any:
+    """Google's compute client pointed at the emulator's `compute/v1/`, as backends.reservations builds it."""
+    return build("compute", "v1", static_discovery=True, credentials=AnonymousCredentials(), cache_discovery=False,
+                 client_options={"api_endpoint": backend.endpoint_of(emulator.url)})
+
+
+def insert(compute: Any, name: str = "h100-res", count: int = 2, machine: str = "a3-highgpu-8g",
+           **fields: Any) -> dict[str, Any]:
+    body = {"name": name, "specificReservationRequired": True,
+            "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+            "specificReservation": {"count": str(count), "instanceProperties": {"machineType": machine}}, **fields}
+    operation: dict[str, Any] = compute.reservations().insert(project=PROJECT, zone=ZONE, body=body).execute()
+    return operation
+
+
+def read(compute: Any, name: str = "h100-res") -> dict[str, Any]:
+    found: dict[str, Any] = compute.reservations().get(project=PROJECT, zone=ZONE, reservation=name).execute()
+    return found
+
+
+def pools(machines: int, machine: dict[str, Any] | None = None, reservation: str = RESERVATION) -> list[dict[str, Any]]:
+    """`machines` replicas on the reservation: the chief, then the rest (Vertex's first pool has one replica)."""
+    spec = {**(machine or H100), "reservationAffinity": {
+        "reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+        "values": [reservation]}}
+    out = [{"machineSpec": dict(spec), "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}}]
+    if machines > 1:
+        out.append({"machineSpec": dict(spec), "replicaCount": str(machines - 1), "containerSpec": {"imageUri": IMAGE}})
+    return out
+
+
+def create_job(vertex: Any, machines: int, machine: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = {"displayName": "on-res", "jobSpec": {"workerPoolSpecs": pools(machines, machine)}}
+    job: dict[str, Any] = vertex.projects().locations().customJobs().create(parent=PARENT, body=body).execute()
+    return job
+
+
+def facts(machines: int, machine: dict[str, Any] | None = None, reservation: str = RESERVATION) -> JobFacts:
+    return judge({"workerPoolSpecs": pools(machines, machine, reservation)}, region=REGION).checked().facts
+
+
+def named_by_name(machines: int) -> JobFacts:
+    """A job naming the reservation without its zone (refused offline; its facts are still read)."""
+    return judge({"workerPoolSpecs": pools(machines, reservation="h100-res")}, region=REGION).facts
+
+
+# --------------------------------------------------------------------------------------------- the emulator
+
+
+def test_google_client_inserts_gets_lists_resizes_and_deletes(emulator: Emulator, compute: Any) -> None:
+    operation = insert(compute)
+    assert operation["status"] == "DONE" and operation["operationType"] == "insert"
+    done = compute.zoneOperations().get(project=PROJECT, zone=ZONE, operation=operation["name"]).execute()
+    assert done["status"] == "DONE"
+    found = read(compute)
+    assert found["specificReservation"]["count"] == "2" and found["specificReservation"]["inUseCount"] == "0"
+    assert found["zone"].endswith(f"/projects/{PROJECT}/zones/{ZONE}") and found["specificReservationRequired"]
+    listed = compute.reservations().aggregatedList(project=PROJECT).execute()
+    assert [r["name"] for r in listed["items"][f"zones/{ZONE}"]["reservations"]] == ["h100-res"]
+    compute.reservations().resize(project=PROJECT, zone=ZONE, reservation="h100-res",
+                                  body={"specificSkuCount": "3"}).execute()
+    assert read(compute)["specificReservation"]["count"] == "3"
+    with pytest.raises(HttpError) as taken:
+        insert(compute)
+    assert taken.value.resp.status == 409
+    compute.reservations().delete(project=PROJECT, zone=ZONE, reservation="h100-res").execute()
+    assert compute.reservations().list(project=PROJECT, zone=ZONE).execute().get("items") == []
+    with pytest.raises(HttpError) as gone:
+        read(compute)
+    assert gone.value.resp.status == 404
+    methods = [r["method"] for r in emulator.state.requests() if r["method"]]
+    assert methods[:3] == ["reservations.insert", "zoneOperations.get", "reservations.get"]
+
+
+def test_a_job_on_the_reservation_holds_its_machines_while_it_lives(emulator: Emulator, compute: Any) -> None:
+    insert(compute)
+    vertex = build_client("aiplatform", emulator.url)
+    job = create_job(vertex, 2)
+    assert read(compute)["specificReservation"]["inUseCount"] == "2"
+    vertex.projects().locations().customJobs().cancel(name=job["name"]).execute()
+    assert read(compute)["specificReservation"]["inUseCount"] == "0"
+    create_job(vertex, 1)
+    emulator.state.set_phase_seconds(10.0)
+    emulator.state.advance(15.0)  # QUEUED -> PENDING: still holding
+    assert read(compute)["specificReservation"]["inUseCount"] == "1"
+    emulator.state.advance(30.0)  # ... RUNNING, then SUCCEEDED: released
+    assert read(compute)["specificReservation"]["inUseCount"] == "0"
+
+
+def test_vertex_refuses_a_job_over_the_free_machines_or_of_another_machine(emulator: Emulator, compute: Any) -> None:
+    insert(compute)
+    vertex = build_client("aiplatform", emulator.url)
+    with pytest.raises(HttpError) as over:
+        create_job(vertex, 3)
+    assert over.value.resp.status == 400
+    assert "needs 3 machines from reservation" in str(over.value) and "2 free (count 2, in use 0)" in str(over.value)
+    mega = {"machineType": "a3-megagpu-8g", "acceleratorType": "NVIDIA_H100_MEGA_80GB", "acceleratorCount": 8}
+    with pytest.raises(HttpError) as other:
+        create_job(vertex, 1, mega)
+    assert "does not match the machine of reservation" in str(other.value)
+    create_job(vertex, 2)
+    with pytest.raises(HttpError) as taken:
+        create_job(vertex, 1)
+    assert "0 free (count 2, in use 2)" in str(taken.value)
+
+
+def test_vertex_refuses_a_reservation_vertex_may_not_consume(emulator: Emulator, compute: Any) -> None:
+    insert(compute, "closed", reservationSharingPolicy={"serviceShareType": "DISALLOW_ALL"})
+    vertex = build_client("aiplatform", emulator.url)
+    body = {"displayName": "x", "jobSpec": {"workerPoolSpecs": pools(1, reservation=RESERVATION.replace(
+        "h100-res", "closed"))}}
+    with pytest.raises(HttpError) as refused:
+        vertex.projects().locations().customJobs().create(parent=PARENT, body=body).execute()
+    assert "ALLOW_ALL" in str(refused.value)
+
+
+# ----------------------------------------------------------------------------------------------- the client
+
+
+def test_the_client_reads_a_reservation_by_its_path_and_without_its_zone(emulator: Emulator, compute: Any) -> None:
+    insert(compute, count=4, shareSettings={"shareType": "SPECIFIC_PROJECTS",
+                                            "projectMap": {"other": {"projectId": "other"}}})
+    looked = backend.look_up(Named.of(RESERVATION), PROJECT, REGION, emulator.url)
+    held = looked.reservation
+    assert looked.why_not is None and held is not None
+    assert (held.zone, held.machine_type, held.accelerators, held.count, held.in_use) == (
+        ZONE, "a3-highgpu-8g", (("nvidia-h100-80gb", 8),), 4, 0)
+    assert held.specific_required and held.services_allowed and held.shared_with == ("other",)
+    by_name = backend.look_up(Named.of("h100-res"), PROJECT, REGION, emulator.url)
+    assert by_name.reservation == held
+    assert [r["method"] for r in emulator.state.requests() if r["method"]][-2:] == [
+        "reservations.get", "reservations.aggregatedList"]
+    absent = backend.look_up(Named.of(RESERVATION.replace("h100-res", "nope")), PROJECT, REGION, emulator.url)
+    assert absent.reservation is None and "does not exist" in str(absent.why_not)
+
+
+def test_the_review_sums_the_stacks_jobs_on_one_reservation(emulator: Emulator, compute: Any) -> None:
+    insert(compute)
+    assert backend.review({"big": facts(3)}, PROJECT, emulator.url)[0].message == (
+        "needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)")
+    assert backend.review({"fits": facts(2)}, PROJECT, emulator.url) == []
+    both = backend.review({"a": facts(2), "b": facts(1)}, PROJECT, emulator.url)
+    assert [(m.jobs, m.message) for m in both] == [(("a", "b"), "jobs a, b need 3 a3-highgpu-8g from reservation "
+                                                     "h100-res (a 2, b 1); it has 2 free (count 2, in use 0)")]
+    create_job(build_client("aiplatform", emulator.url), 1)  # a live job holds one: in inUseCount
+    assert backend.review({"fits": facts(2)}, PROJECT, emulator.url)[0].message.endswith(
+        "it has 1 free (count 2, in use 1)")
+
+
+def test_the_review_wants_the_exact_machine() -> None:
+    answer = {"name": "h100-res", "zone": f"https://www.googleapis.com/compute/v1/projects/{PROJECT}/zones/{ZONE}",
+              "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+              "specificReservation": {"count": "4", "inUseCount": "0", "instanceProperties": {
+                  "machineType": "a3-highgpu-8g",
+                  "guestAccelerators": [{"acceleratorType": "nvidia-h100-80gb", "acceleratorCount": 8}]}}}
+    reservation = reservation_of(answer, PROJECT)
+    assert misfits(reservation, stack_needs({"ok": facts(1)}, PROJECT)[RESERVATION]) == []
+    mega = {"machineType": "a3-megagpu-8g", "acceleratorType": "NVIDIA_H100_MEGA_80GB", "acceleratorCount": 8}
+    [wrong] = misfits(reservation, stack_needs({"mega": facts(1, mega)}, PROJECT)[RESERVATION])
+    assert wrong.jobs == ("mega",) and "runs a3-megagpu-8g + 8 nvidia-h100-mega-80gb" in wrong.message
+    assert "reserves a3-highgpu-8g + 8 nvidia-h100-80gb" in wrong.message and "exact match" in wrong.message
+    [zone] = misfits(reservation_of({**answer, "zone": "europe-west4-a"}, PROJECT),
+                     stack_needs({"far": named_by_name(1)}, PROJECT)["h100-res"])
+    assert "is in zone europe-west4-a, not in the job's region us-central1" in zone.message
+    [foreign] = misfits(reservation_of(answer, "owner"), stack_needs({"x": facts(1)}, PROJECT)[RESERVATION])
+    assert "not shared with my-proj" in foreign.message
