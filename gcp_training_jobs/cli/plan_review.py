@@ -21,6 +21,7 @@ from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.cost import Estimate, ResourceEstimate, StackEstimate
 from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,
+    reservation_text,
     part_text,
     resource_text,
     runs_as,
@@ -105,7 +106,13 @@ def _resource(r: ResourceEstimate) -> dict[str, Any]:
 
 
 def _job(e: Estimate) -> dict[str, Any]:
-    where = {"persistentResource": e.on_resource} if e.on_resource else {}
+    where: dict[str, Any] = {"persistentResource": e.on_resource} if e.on_resource else {}
+    if e.reservation is not None:
+        where["reservation"] = {"name": e.reservation, "machinesOnDemand": _amount(e.machines_on_demand),
+                                "adds": _amount(e.hourly), "feeShare": prices.RESERVATION_FEE.share,
+                                "text": reservation_text(e), "why": prices.RESERVATION_FEE.why}
+    elif e.may_leave:
+        where["reservation"] = {"name": None, "pricedOnDemand": e.may_leave}
     return {**where, "region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
             "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),

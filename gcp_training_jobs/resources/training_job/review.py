@@ -56,7 +56,7 @@ def cost_line(facts: JobFacts, name: str) -> str:
         found = estimate(facts, name)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
-    if found.on_resource is not None:
+    if found.on_resource is not None or found.reservation is not None:
         return f"job {name}: {estimate_text(found)}"
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
     how = runs_as(found)

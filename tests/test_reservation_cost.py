@@ -1,0 +1,80 @@
+"""A job on a reservation is priced as Google bills it: the reservation pays the machines, the job adds Vertex AI's
+training management fee (catalog.prices.RESERVATION_FEE); `plan`, its JSON, the provider's cost line and the
+guardrails count what the merge adds. A job on ANY_RESERVATION may run on demand: priced at its machines' rate."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gcp_training_jobs.cli.plan import run_plan
+from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.review.cost import estimate
+from gcp_training_jobs.jobspec.review.guardrails import all_guardrail_problems
+from gcp_training_jobs.resources.settings.stack_file import load_stack_file
+from gcp_training_jobs.resources.training_job.review import cost_line
+from tests.helpers import offline_review, scratch_project
+from tests.test_diff_words import RESERVATION, ROOT, job, stack
+
+
+def _facts(tmp_path: Path, spec: dict[str, Any]) -> Any:
+    path = tmp_path / "Pulumi.res.yaml"
+    path.write_text(stack({"j": spec}))
+    return load_stack_file(path, root=ROOT).jobs["j"].facts
+
+
+def _any(spec: dict[str, Any]) -> dict[str, Any]:
+    for pool in spec["jobSpec"]["workerPoolSpecs"]:
+        pool["machineSpec"]["reservationAffinity"] = {"reservationAffinityType": "ANY_RESERVATION"}
+    return spec
+
+
+def test_a_job_on_a_specific_reservation_adds_only_the_fee(tmp_path: Path) -> None:
+    found = estimate(_facts(tmp_path, job(workers=2)), "j")
+    machines = found.machines_on_demand.known
+    assert found.reservation == RESERVATION and machines == pytest.approx(3 * 88.49 * 1.15, abs=1e-4)
+    assert found.hourly.known == pytest.approx(machines * prices.RESERVATION_FEE.share)
+    assert found.on_demand == found.hourly == found.spot and found.hourly.known <= 0.2 * machines
+    assert found.worst_case.known == pytest.approx(found.hourly.known * 1.0)  # 3600s timeout
+    line = cost_line(_facts(tmp_path, job(workers=2)), "j")
+    assert f"on reservation {RESERVATION}: its machines are paid by the reservation ($305.29/h on demand); " \
+           "the job adds $45.79/h (Vertex AI's training management fee, at most 15%" in line
+
+
+def test_any_reservation_is_priced_at_its_machines_rate(tmp_path: Path) -> None:
+    found = estimate(_facts(tmp_path, _any(job())), "j")
+    assert found.reservation is None and "ANY_RESERVATION may run on demand" in found.may_leave
+    assert found.hourly.known == pytest.approx(88.49 * 1.15, abs=1e-4)
+
+
+def test_the_guardrails_count_what_the_merge_adds(tmp_path: Path) -> None:
+    rails = {"maxJobCostUsd": 100, "maxHourlyUsd": 100, "maxAcceleratorsPerStack": 16}
+    reserved = {"j": _facts(tmp_path, job(workers=2))}  # $305/h of machines paid by the reservation, 24 GPUs
+    said = [str(p) for p in all_guardrail_problems(reserved, rails)]
+    assert len(said) == 1 and "maxAcceleratorsPerStack" in said[0]  # the machines still count there
+    on_demand = {"j": _facts(tmp_path, _any(job(workers=2)))}
+    said = " ".join(str(p) for p in all_guardrail_problems(on_demand, rails))
+    assert "maxJobCostUsd" in said and "maxHourlyUsd" in said
+
+
+def test_plan_json_and_text_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    offline_review(monkeypatch, tmp_path)
+    repo = scratch_project(tmp_path)
+    (repo / "stacks/Pulumi.res.yaml").write_text(stack({"h100-res": job(workers=2)}))
+    monkeypatch.chdir(repo)
+    outputs = []
+    for as_json in (True, False):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert run_plan("res", None, as_json=as_json) == 0
+        outputs.append(out.getvalue())
+    cost = json.loads(outputs[0])["cost"]["jobs"]["h100-res"]
+    machines = cost["reservation"]["machinesOnDemand"]["knownUsdPerHour"]
+    assert cost["atItsRate"]["knownUsdPerHour"] <= 0.2 * machines and cost["reservation"]["name"] == RESERVATION
+    assert cost["worstCaseUsd"] == pytest.approx(cost["atItsRate"]["knownUsdPerHour"], abs=0.01)
+    assert "its machines are paid by the reservation" in outputs[1] and "the job adds $45.79/h" in outputs[1]
