@@ -68,7 +68,8 @@ def test_the_vertex_rule_is_labelled_data_with_evidence() -> None:
     assert rules["n1"]["factor"] == 1.15 and rules["n1"]["status"] == "observed"
     assert "0.21849885 = 0.189999 x 1.15" in rules["n1"]["evidence"][0]
     assert "0.4025" in rules["attachable-gpu"]["evidence"][0] and rules["a3-h100"]["factor"] == 1.15
-    assert rules["a3-h100"]["status"] == "inferred" and "could not be read whole" in " ".join(rules["a3-h100"]["evidence"])
+    a3 = rules["a3-h100"]
+    assert a3["status"] == "inferred" and "could not be read whole" in " ".join(a3["evidence"])
     assert {r["status"] for r in rules.values()} == {"observed", "inferred"}
     assert all(r["evidence"] and r["why"] for r in rules.values())
     inferred = TABLE.machine("g2-standard-8", "us-central1")

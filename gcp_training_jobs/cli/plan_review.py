@@ -21,8 +21,8 @@ from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.cost import Estimate, ResourceEstimate, StackEstimate
 from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,
-    reservation_text,
     part_text,
+    reservation_text,
     resource_text,
     runs_as,
     source_lines,

@@ -4,8 +4,9 @@ and the builder that scripts/generate_prices.py (from public snapshots) and `pri
 Billing Catalog API) share, so both write the one format gcp_training_jobs.jobspec.catalog.prices reads.
 
 Vertex AI custom training bills Compute Engine resources with a markup. Google's own figures (each row of
-VERTEX_RULES names them) fix it at +15% for N1 machines and attachable GPUs (and, on the August 2025 SKUs, for the A3's H100s,
-vCPUs and memory: rule a3-h100, inferred, the higher of two figures that disagree). For the families without a Vertex figure the rule applied is stated, with why, and marked
+VERTEX_RULES names them) fix it at +15% for N1 machines and attachable GPUs; the August 2025 SKUs show it on the
+A3's H100s, vCPUs and memory too (rule a3-h100: the higher of two figures that disagree, inferred). For the
+families without a Vertex figure the rule applied is stated, with why, and marked
 "inferred"; families no source prices stay unknown.
 """
 
