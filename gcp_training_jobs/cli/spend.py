@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from gcp_training_jobs.backends.lifecycle import Jobs
 from gcp_training_jobs.cli.job_args import start_of
 from gcp_training_jobs.cli.stack_jobs import (
     FoundJob,
@@ -36,10 +37,10 @@ from gcp_training_jobs.cli.stack_jobs import (
 )
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import EXIT_OK
+from gcp_training_jobs.jobspec.core.names import EXIT_OK, TUNING
 from gcp_training_jobs.jobspec.review.cost_text import RATE_WORDS, table_line
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
-from gcp_training_jobs.jobspec.review.run_cost import run_cost
+from gcp_training_jobs.jobspec.review.run_cost import WHAT_IT_IS, WHAT_IT_IS_NOT, run_cost
 
 NO_VALUE = "(none)"
 CENT = Decimal("0.01")
@@ -61,6 +62,7 @@ class Spent:
     hours: float
     usd_per_hour: float
     rate: str
+    how: str = "run time"
 
     def row(self, by: str | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -68,6 +70,7 @@ class Spent:
             "createTime": self.job.resource.get("createTime"), "rate": self.rate,
             "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4), "costUsd": float(self.cents),
             "complete": self.complete, "unknown": list(self.unknown), "labels": self.job.labels,
+            "hoursCounted": self.how, "is": WHAT_IT_IS, "isNot": WHAT_IT_IS_NOT,
         }
         if by is not None:
             row["labelValue"] = self.job.labels.get(by, NO_VALUE)
@@ -85,15 +88,16 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     table = prices.active_table()
     spent = []
     for job in found:
-        cost = run_cost(job.resource, job.facts, job.title, now, since=start, table=table)
+        cost = run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table)
         amount = cost.amount
         spent.append(Spent(job, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
-                           tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.estimate.hourly.known,
-                           cost.estimate.rate))
+                           tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.rate.known,
+                           cost.estimate.rate, cost.how))
     spent = [s for s in spent if s.hours > 0]  # a job that did not run in the window cost nothing in it
     document: dict[str, Any] = {
         "stack": stack.name, "project": stack.settings.project, "since": _stamp(start), "until": _stamp(now),
         "prices": table_line(table), "jobs": [s.row(by) for s in spent], **_sum(spent),
+        "is": WHAT_IT_IS, "isNot": WHAT_IT_IS_NOT,
     }
     if by is not None:
         groups: dict[str, list[Spent]] = {}
@@ -102,6 +106,17 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
         document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(members)}
                                                        for value, members in sorted(groups.items())]}
     return document
+
+
+def _with_trials(job: FoundJob) -> dict[str, Any]:
+    """A tuning job as the API's get answers it (a list's answer leaves its trials out), else as listed."""
+    if job.facts.kind != TUNING or "trials" in job.resource or not job.resource.get("name"):
+        return job.resource
+    try:
+        got = Jobs(job.backend, job.target).get(str(job.resource["name"]))
+    except TrainingJobsError:
+        return job.resource  # counted as run time x parallel trials, and said so
+    return got if got is not None else job.resource
 
 
 def _stamp(when: datetime) -> str:
