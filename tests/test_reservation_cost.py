@@ -19,7 +19,27 @@ from gcp_training_jobs.jobspec.review.guardrails import all_guardrail_problems
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
 from gcp_training_jobs.resources.training_job.review import cost_line
 from tests.helpers import offline_review, scratch_project
-from tests.test_diff_words import RESERVATION, ROOT, job, stack
+
+ROOT = Path(__file__).resolve().parents[1]
+RESERVATION = "projects/my-proj/zones/us-central1-a/reservations/h100s"
+
+
+def job(workers: int = 0) -> dict[str, Any]:
+    """8 H100s (and `workers` more machines like it) on reservation h100s, for an hour."""
+    machine = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
+               "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                       "key": "compute.googleapis.com/reservation-name", "values": [RESERVATION]}}
+    pool = {"machineSpec": machine, "replicaCount": 1,
+            "containerSpec": {"imageUri": "us-central1-docker.pkg.dev/my-proj/trainers/llm:1.0"}}
+    pools = [pool] + ([{**pool, "replicaCount": workers}] if workers else [])
+    return {"jobSpec": {"workerPoolSpecs": pools, "scheduling": {"timeout": "3600s"}}}
+
+
+def stack(jobs: dict[str, Any]) -> str:
+    return json.dumps({"config": {"gcp:project": "my-proj", "gcp:region": "us-central1",
+                                  "gcp-training-jobs:backend": "vertex",
+                                  "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+                                  "gcp-training-jobs:jobs": jobs}})
 
 
 def _facts(tmp_path: Path, spec: dict[str, Any]) -> Any:

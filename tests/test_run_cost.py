@@ -11,7 +11,13 @@ import pytest
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.review.run_cost import WHAT_IT_IS_NOT, run_cost
 from gcp_training_jobs.jobspec.translate.facts import facts_of_body
-from tests.test_cost import N1_4, pool
+
+N1_4 = 0.21849885  # n1-standard-4 in us-central1, Google's own figure (the table's)
+
+
+def pool(machine: str) -> dict[str, object]:
+    return {"machineSpec": {"machineType": machine}, "replicaCount": 1,
+            "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/i:1"}}
 
 NOW = datetime(2026, 11, 28, 12, tzinfo=UTC)
 SWEEP = {"parallelTrialCount": 2, "maxTrialCount": 3, "trialJobSpec": {"workerPoolSpecs": [pool("n1-standard-4")]}}
