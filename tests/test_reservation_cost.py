@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import io
 import json
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,9 @@ import pytest
 from gcp_training_jobs.cli.plan import run_plan
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.review.cost import estimate
-from gcp_training_jobs.jobspec.review.guardrails import all_guardrail_problems
+from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
-from gcp_training_jobs.resources.training_job.review import cost_line
+from gcp_training_jobs.resources.training_job.review import cost_line, job_rule_problems
 from tests.helpers import offline_review, scratch_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,3 +99,59 @@ def test_plan_json_and_text_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert cost["atItsRate"]["knownUsdPerHour"] <= 0.2 * machines and cost["reservation"]["name"] == RESERVATION
     assert cost["worstCaseUsd"] == pytest.approx(cost["atItsRate"]["knownUsdPerHour"], abs=0.01)
     assert "its machines are paid by the reservation" in outputs[1] and "the job adds $45.79/h" in outputs[1]
+
+
+def _plan_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: dict[str, Any],
+               rails: dict[str, Any] | None = None) -> tuple[int, Any, str]:
+    """`plan --json` of stack `res` with `jobs` (and `rails`): its exit code, its document (None when refused) and
+    what it said on stderr."""
+    offline_review(monkeypatch, tmp_path)
+    repo = scratch_project(tmp_path)
+    text = json.loads(stack(jobs))
+    if rails:
+        text["config"]["gcp-training-jobs:guardrails"] = rails
+    (repo / "stacks/Pulumi.res.yaml").write_text(json.dumps(text))
+    monkeypatch.chdir(repo)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = run_plan("res", None, as_json=True)
+    return code, json.loads(out.getvalue()) if out.getvalue() else None, err.getvalue()
+
+
+#: A fallback on demand: the same machines, run when the reservation has no room (a fallback keeps the job's
+#: reservationAffinity, so it is in the same region; it runs off the reservation at worst, priced so).
+ON_DEMAND_FALLBACK = {"scheduling": {"strategy": "STANDARD"}}
+
+
+def test_a_job_with_a_fallback_is_priced_at_its_worst_placement(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    with_fallback = {**job(), "fallbacks": [ON_DEMAND_FALLBACK]}
+    code, plan, _ = _plan_json(tmp_path, monkeypatch, {"held": job(), "leaves": with_fallback})
+    assert code == 0
+    held, leaves = plan["cost"]["jobs"]["held"], plan["cost"]["jobs"]["leaves"]
+    fallback = plan["placement"]["leaves"]["fallbacks"][0]
+    # without a fallback: the fee only; with one: the fallback's on-demand price, for the job's 1 h timeout
+    fee = held["reservation"]["adds"]["knownUsdPerHour"]
+    assert held["worstCaseUsd"] == pytest.approx(fee, abs=0.01) and fee <= 0.2 * fallback["usdPerHour"]
+    assert leaves["worstCaseUsd"] == pytest.approx(fallback["usdPerHour"], abs=0.01)
+    assert leaves["reservation"]["name"] is None and "its fallbacks may run it off reservation" in \
+        leaves["reservation"]["pricedOnDemand"]
+    stack_hourly = plan["cost"]["stack"]["atJobRates"]["knownUsdPerHour"]
+    assert stack_hourly == pytest.approx(fee + fallback["usdPerHour"], abs=0.01)
+
+
+def test_the_guardrails_and_the_providers_check_count_the_fallbacks_placement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rails = {"maxJobCostUsd": 50, "maxHourlyUsd": 50}
+    code, _, said = _plan_json(tmp_path / "held", monkeypatch, {"held": job()}, rails)
+    assert code == 0 and "maxJobCostUsd" not in said  # $15.26/h of fee, within both caps
+    code, _, said = _plan_json(tmp_path / "leaves", monkeypatch,
+                               {"held": {**job(), "fallbacks": [ON_DEMAND_FALLBACK]}}, rails)
+    assert code == 1 and "maxJobCostUsd: job held's worst case is $101.76 ($101.76/h x 1 h" in said
+    assert "maxHourlyUsd: the stack's estimated on-demand cost is $101.76/h, over the cap" in said
+    facts = _facts(tmp_path, job())
+    assert not job_rule_problems(facts, "j", Guardrails.of(rails), date(2026, 12, 1))
+    over = job_rule_problems(facts, "j", Guardrails.of(rails), date(2026, 12, 1), falls_back=True)
+    assert [p.path for p in over] == ["gcp-training-jobs:guardrails.maxJobCostUsd"]
+    line = cost_line(facts, "j", falls_back=True)
+    assert "worst case $101.76 (1 h)" in line and "its fallbacks may run it off reservation" in line

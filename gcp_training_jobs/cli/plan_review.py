@@ -35,7 +35,7 @@ from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
-from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of, stack_facts
+from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -68,7 +68,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)
-    cost = stack_estimate(jobs, table, settings.resources)
+    cost = stack_estimate(jobs, table, settings.resources, falling_back(settings))
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings))

@@ -28,8 +28,10 @@ default of 7 days (catalog.DEFAULT_TIMEOUT_SECONDS, catalog.DEFAULT_MAX_RUNNING_
 Where it runs: a job on a persistent resource holds no machines of its own ($0/h; the resource is priced). A job on
 a SPECIFIC_RESERVATION takes machines the reservation pays for, whether used or not: it adds only Vertex AI's
 training management fee (catalog.prices.RESERVATION_FEE, a share of the machines' on-demand price, an upper
-bound), and that fee is what its rate, its worst case and the stack's sums and guardrails count. A job on
-ANY_RESERVATION may run on demand when no reservation is free: it is priced at its machines' rate.
+bound), and that fee is what its rate, its worst case and the stack's sums and guardrails count. A job that may
+run off its reservation is priced at its worst placement, its machines' rate: on ANY_RESERVATION (Vertex AI runs it
+on demand when no reservation is free), or with fallbacks (`falls_back`: the job's `jobs.NAME.fallbacks` run it
+elsewhere when the reservation has no room; each fallback is priced so too, at its own machines' rate).
 """
 
 from __future__ import annotations
@@ -225,10 +227,11 @@ class Estimate:
     def bases(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(b for p in self.parts if (b := p.basis) is not None))
 
-def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Estimate:
+def estimate(facts: JobFacts, name: str, table: PriceTable | None = None, *, falls_back: bool = False) -> Estimate:
     """The cost of a job (machines times replicas, accelerators, parallel runs) in its region, from its facts
     (load.Judged.facts, or translate.facts.facts_of_body for a job as the API holds it) and `table` (default:
-    prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
+    prices.active_table(), which raises prices.PriceTableError for a broken table file). `falls_back`: the job has
+    fallbacks, or is one: a reservation it names does not hold it, so its machines are priced at their rate."""
     table = table or prices.active_table()
     machines: list[Part] = []
     held: list[Part] = []
@@ -238,21 +241,25 @@ def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Est
         found = _pool_parts(pool, facts.region, facts.parallel_runs, table)
         machines += found[0]
         held += found[1]
-    reservation, may_leave = _reservation(facts)
+    reservation, may_leave = _reservation(facts, falls_back)
     return Estimate(name, facts.region, facts.strategy, _merged(machines + held), table, facts.timeout,
                     facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1, on_resource=facts.on_persistent_resource,
                     reservation=reservation, may_leave=may_leave)
 
 
-def _reservation(facts: JobFacts) -> tuple[str | None, str]:
+def _reservation(facts: JobFacts, falls_back: bool) -> tuple[str | None, str]:
     """(the reservation that pays the job's machines, or None; why a job asking for reserved capacity is priced
-    at its machines' rate all the same). Only a SPECIFIC_RESERVATION holds the job to reserved machines; with
-    ANY_RESERVATION Vertex AI falls back to on demand, so it is priced at its worst placement."""
+    at its machines' rate all the same). Only a SPECIFIC_RESERVATION holds the job to reserved machines, and only
+    when nothing runs it elsewhere: with ANY_RESERVATION Vertex AI falls back to on demand, and a job's fallbacks
+    run it off the reservation (`falls_back`), so it is priced at its worst placement."""
     runs_on = facts.runs_on
     if runs_on.kind != RESERVATION:
         return None, ""
     if runs_on.reservation_type == "SPECIFIC_RESERVATION" and runs_on.reservation_name:
-        return runs_on.reservation_name, ""
+        if not falls_back:
+            return runs_on.reservation_name, ""
+        return None, (f"its fallbacks may run it off reservation {runs_on.reservation_name}, so its machines are "
+                      "priced at their rate (its worst placement)")
     return None, (f"{runs_on.reservation_type} may run on demand when no reservation is free, so its machines are "
                   "priced at their rate (its worst placement)")
 
