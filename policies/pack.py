@@ -116,6 +116,14 @@ def judged_job(name: str, props: Mapping[str, Any]) -> tuple[str, JobFacts] | No
     return str(name), judged.facts
 
 
+def has_fallbacks(props: Mapping[str, Any]) -> bool:
+    """Whether a TrainingJob's inputs give it fallbacks (a list with any entry, as the provider reads them:
+    job_model.inputs.Inputs.fallbacks): a reservation it names does not hold it, so it is priced at its worst
+    placement."""
+    given = props.get("fallbacks")
+    return isinstance(given, list) and bool(given)
+
+
 # --- The stack's guardrails, from its config file ------------------------------------------------------
 
 
@@ -153,9 +161,10 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
     if not args.resource_type.endswith(TRAINING_JOB):
         return
     rails, problems = stack_guardrails(stack_of(args.urn))
-    job = judged_job(args.name, plain(args.props))
+    props = plain(args.props)
+    job = judged_job(args.name, props)
     if job is not None:
-        problems += tuple(guardrail_problems(job[1], job[0], rails))
+        problems += tuple(guardrail_problems(job[1], job[0], rails, falls_back=has_fallbacks(props)))
     _report(problems, report)
 
 
@@ -185,23 +194,30 @@ class Registered:
     stack: str | None
     jobs: dict[str, JobFacts]
     resources: dict[str, ResourceFacts]
+    falls_back: frozenset[str] = frozenset()
+    """The jobs with fallbacks (priced at their worst placement, off any reservation: review.cost.estimate)."""
 
 
 def registered(args: StackValidationArgs) -> Registered:
     jobs: list[tuple[str, JobFacts]] = []
     resources: dict[str, ResourceFacts] = {}
+    falls_back: set[str] = set()
     stack = None
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
         if resource.resource_type.endswith(TRAINING_JOB):
-            job = judged_job(resource.name, plain(resource.props))
+            props = plain(resource.props)
+            job = judged_job(resource.name, props)
             if job is not None:
                 jobs.append(job)
+                if has_fallbacks(props):
+                    falls_back.add(job[0])
         elif resource.resource_type == RESOURCE_TYPE:
             held = registered_facts(resource.name, known_only(plain(resource.props), is_unknown))
             if held is not None:
                 resources[held.name] = held
-    return Registered(stack, dict(sorted(jobs, key=lambda job: job[0])), dict(sorted(resources.items())))
+    return Registered(stack, dict(sorted(jobs, key=lambda job: job[0])), dict(sorted(resources.items())),
+                      frozenset(falls_back))
 
 
 def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None:
@@ -209,7 +225,8 @@ def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None
     if found.stack is None:
         return
     rails, _ = stack_guardrails(found.stack)  # reading problems are reported once, per job
-    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources), report)
+    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources, falls_back=found.falls_back),
+            report)
 
 
 def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
@@ -219,7 +236,7 @@ def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
     if not found.jobs and not found.resources:
         return
     try:
-        cost = stack_estimate(found.jobs, resources=found.resources)
+        cost = stack_estimate(found.jobs, resources=found.resources, falls_back=found.falls_back)
     except PriceTableError as error:
         report(f"no cost estimate: {error}")
         return

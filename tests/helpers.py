@@ -383,3 +383,15 @@ def offline_review(env: pytest.MonkeyPatch, tmp: Path) -> None:
     env.setenv(VARIABLES["build_dir"], str(tmp / "build"))
     for proxy in ("HTTPS_PROXY", "HTTP_PROXY"):
         env.setenv(proxy, "http://127.0.0.1:9")
+
+
+def rest(emulator: Any, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    """A call to the emulator's REST API over real HTTP, as gcloud makes it: (its status, its JSON answer)."""
+    request = urllib.request.Request(f"{emulator.url.rstrip('/')}/v1/{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")

@@ -132,7 +132,8 @@ def test_changing_rerun_replaces_the_job(tmp_path: Path, fresh: Emulator) -> Non
 def sweep_config(parallel: int) -> dict[str, Any]:
     """A tuning job of L4 trials on demand, `parallel` at once."""
     return {"studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
-                          "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]},
+                          "parameters": [{"parameterId": "lr",
+                                          "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]},
             "trialJobSpec": l4_spec(), "maxTrialCount": parallel * 2, "parallelTrialCount": parallel}
 
 
@@ -164,7 +165,8 @@ def test_a_fleet_is_placed_job_by_job_and_the_review_and_the_deploy_agree(tmp_pa
     refused = [line for line in said.splitlines() if "quota aiplatform.googleapis.com" in line]
     assert len(refused) == 1 and "job big: quota aiplatform.googleapis.com/" + L4 in refused[0], said
     # steady and sweep are live: counted as what they hold, big is the one new job
-    assert "big needs 1, the stack's earlier new jobs there take 0, live jobs hold 3, the limit is 3" in refused[0], said
+    assert "big needs 1, the stack's earlier new jobs there take 0, live jobs hold 3, the limit is 3" in refused[0], \
+        said
     preview = project.pulumi("preview", ok=False)
     text = preview.stdout + preview.stderr
     assert preview.returncode != 0, text

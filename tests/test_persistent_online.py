@@ -7,8 +7,6 @@ resource."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -18,24 +16,13 @@ from gcp_training_jobs.cli.plan.quota import online_review
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.resources.settings.judge import judge
-from tests.helpers import checked, spec_props
+from tests.helpers import checked, rest, spec_props
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT, REGION = "my-proj", "us-central1"
 PARENT = f"projects/{PROJECT}/locations/{REGION}"
 T4 = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 2}
 IMAGE = "us-docker.pkg.dev/p/r/t:1"
-
-
-def rest(emulator: Emulator, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-    request = urllib.request.Request(f"{emulator.url.rstrip('/')}/v1/{path}", method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read() or b"{}")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}")
 
 
 def make_resource(emulator: Emulator, resource_id: str, replicas: int = 2) -> None:

@@ -321,3 +321,33 @@ def test_the_cost_advisory_prices_the_resource_while_it_exists_and_the_job_on_it
     assert lines[1].startswith("persistent resource team-pool: us-central1, on demand while it exists: "), lines
     assert " at the least, " in lines[1] and " at the most" in lines[1], lines
     assert "persistent resources team-pool counted at the most" in lines[2], lines
+
+
+def test_a_job_on_a_reservation_with_fallbacks_is_held_at_its_worst_placement(project: Path) -> None:
+    """The pack prices a job as the provider and plan do: on a SPECIFIC_RESERVATION, the fee; with fallbacks, its
+    machines off the reservation (tests/test_reservation_cost.py: the plan and the provider's check)."""
+    with_guardrails(project, """\
+        maxJobCostUsd: 50
+        maxHourlyUsd: 50
+        """)
+    reservation = {"reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+                   "values": ["projects/my-ml-test/zones/us-central1-a/reservations/h100s"]}
+    machine = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8.0,
+               "reservationAffinity": reservation}
+    held = {"name": "held", "project": "my-ml-test", "backend": "vertex", "jobId": None,
+            "job": {"region": "us-central1", "labels": {"env": "qa", "team": "ml"}, "jobSpec": {
+                "workerPoolSpecs": [{"machineSpec": machine, "replicaCount": 1.0,
+                                     "containerSpec": {"imageUri": "us-docker.pkg.dev/my-ml-test/trainers/t:1"}}],
+                "scheduling": {"timeout": "3600s"}}}}
+    leaves = {**held, "fallbacks": [{"scheduling": {"strategy": "STANDARD"}}]}
+
+    def cost(validate: Any, args: Any) -> list[str]:  # (the fixture's allowedAccelerators refuse H100s too)
+        return [line for line in run(validate, args) if "Usd:" in line]
+
+    assert cost(pack.validate_job_guardrails, resource_args("held", held)) == []  # the fee: $15.26
+    said = cost(pack.validate_job_guardrails, resource_args("held", leaves))
+    assert len(said) == 1 and "maxJobCostUsd: job held's worst case is $101.76" in said[0]
+    assert cost(pack.validate_stack_guardrails, stack_args(("held", held))) == []
+    assert cost(pack.validate_stack_guardrails, stack_args(("held", leaves))) == [
+        "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $101.76/h, over the cap; "
+        "allowed: at most $50.00/h"]

@@ -58,16 +58,18 @@ def test_googles_own_figures_come_out_of_the_table_with_their_basis() -> None:
     assert n1.basis.text == "Compute Engine list 2026-07-30 + Vertex 15%" and n1.basis.date == date(2026, 7, 30)
     t4 = TABLE.accelerator("NVIDIA_TESLA_T4", "us-central1", 2)
     assert t4.on_demand == 0.4025 and t4.unit == "GPU" and 2 in t4.counts
-    a3 = TABLE.machine("a3-highgpu-8g", "us-central1")  # whole machine, H100s included, no markup
-    assert a3.on_demand == pytest.approx(88.49, abs=1e-6) and a3.includes_accelerators
-    assert a3.basis is not None and "Vertex charges the same, rule a3-h100" in a3.basis.text
+    a3 = TABLE.machine("a3-highgpu-8g", "us-central1")  # whole machine, H100s included, the higher figure: +15%
+    assert a3.on_demand == pytest.approx(88.49 * 1.15, abs=1e-6) and a3.includes_accelerators
+    assert a3.basis is not None and a3.basis.text.endswith("+ Vertex 15% (inferred, rule a3-h100)")
 
 
 def test_the_vertex_rule_is_labelled_data_with_evidence() -> None:
     rules = {r["id"]: r for r in TABLE.vertex_rules}
     assert rules["n1"]["factor"] == 1.15 and rules["n1"]["status"] == "observed"
     assert "0.21849885 = 0.189999 x 1.15" in rules["n1"]["evidence"][0]
-    assert "0.4025" in rules["attachable-gpu"]["evidence"][0] and rules["a3-h100"]["factor"] == 1.0
+    assert "0.4025" in rules["attachable-gpu"]["evidence"][0] and rules["a3-h100"]["factor"] == 1.15
+    a3 = rules["a3-h100"]
+    assert a3["status"] == "inferred" and "could not be read whole" in " ".join(a3["evidence"])
     assert {r["status"] for r in rules.values()} == {"observed", "inferred"}
     assert all(r["evidence"] and r["why"] for r in rules.values())
     inferred = TABLE.machine("g2-standard-8", "us-central1")

@@ -79,7 +79,8 @@ def test_live_jobs_outside_the_stack_are_counted_and_a_region_is_read_once() -> 
     found = fit((job("a", ("us-central1", {L4: 1})), job("b", ("us-central1", {L4: 1}))),
                 limits({(L4, "us-central1"): 4}), live)
     assert [v.fits for v in found.verdicts] == [True, False]
-    assert found.verdicts[1].over[0][0].short() == (f"{L4} in us-central1: needs 1, the stack's earlier new jobs take 1, "
+    assert found.verdicts[1].over[0][0].short() == (f"{L4} in us-central1: needs 1, the stack's earlier new jobs "
+                                                    "take 1, "
                                                     "live jobs hold 3, limit 4")
     assert read == ["us-central1"]
 

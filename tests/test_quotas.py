@@ -318,7 +318,8 @@ def test_plan_online_holds_the_whole_stack_against_the_quotas(tmp_path, emulator
     over = plan_online(tmp_path, emulator, jobs, "--online")
     assert over.returncode == 1, over.stdout + over.stderr
     # `a` fits beside the live job; `b` is named alone, with what `a` takes
-    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier new jobs there " \
+    assert f"job b: quota aiplatform.googleapis.com/{L4} in us-central1: b needs 1, the stack's earlier new jobs " \
+           "there " \
            "take 1, live jobs hold 1, the limit is 2 (3 > 2)" in over.stdout
     assert "job a:" not in over.stdout
     assert "Quotas (Vertex AI custom training, project my-proj, us-central1): 1 job(s) over" in over.stdout

@@ -15,8 +15,11 @@ import yaml
 from gcp_training_jobs.cli.main import main
 from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, STACK_LABEL
+from gcp_training_jobs.jobspec.review.cost import estimate_resource
 from gcp_training_jobs.resources.job_model import identity
+from gcp_training_jobs.resources.settings import load_stack_file
 from tests.frozen_clock.stack_project import IMAGE, L4_SPOT_USD_PER_HOUR, PHASE, deploy, pool
+from tests.helpers import rest
 
 
 def test_status_shows_every_job_of_the_stack_with_its_state_cost_and_console(project, emulator, run) -> None:
@@ -259,3 +262,60 @@ def test_status_says_where_a_fallback_or_a_retry_made_a_job(project, emulator, r
     _, out, _ = run("status", "--stack", "team")
     assert "placement 1 (fallbacks[0], not the job as written); retry 1 (made again after a failure of Google's)" \
         in out
+
+
+# -- spend of a persistent resource ------------------------------------------------------------------------
+
+PARENT = "projects/my-proj/locations/us-central1"
+T4 = {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 2}
+POOL_STACK = {"config": {
+    "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+    "gcp-training-jobs:enableApis": False,
+    "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+    "gcp-training-jobs:persistentResources": {"team-pool": {"resourcePools": [{"machineSpec": dict(T4),
+                                                                               "replicaCount": 2}]}},
+    "gcp-training-jobs:jobs": {"on-pool": {"jobSpec": {
+        "persistentResourceId": "team-pool", "scheduling": {"timeout": "3600s"},
+        "workerPoolSpecs": [{"machineSpec": dict(T4), "replicaCount": 1, "containerSpec": {"imageUri": IMAGE}}]}}},
+}}
+
+
+def test_spend_counts_a_persistent_resource_for_the_hours_it_existed_and_its_jobs_at_zero(
+        project, emulator, run) -> None:
+    config = json.loads(json.dumps(POOL_STACK))
+    config["config"]["gcp-training-jobs:apiEndpoint"] = emulator.url
+    (project / "stacks" / "Pulumi.pool.yaml").write_text(yaml.safe_dump(config))
+    status, answer = rest(emulator, "POST", f"{PARENT}/persistentResources?persistentResourceId=team-pool",
+                          {"resourcePools": [{"machineSpec": T4, "replicaCount": "2"}]})  # as the stack makes it
+    assert status == 200, answer
+    emulator.state.advance(PHASE)  # RUNNING
+    deploy(project, emulator, "on-pool", stack="pool")
+    emulator.state.advance(3 * PHASE + 1800)  # the job ran 30 minutes on it and ended; the resource is 2.5 h old
+    declared = load_stack_file(project / "stacks" / "Pulumi.pool.yaml").resources["team-pool"]
+    rate = estimate_resource(declared).on_demand.known  # the price plan says for it (plan --json
+    # cost.persistentResources), 2 x n1-standard-8 + 2 T4 on demand
+    code, out, _ = run("spend", "--stack", "pool", "--json")
+    document = json.loads(out)
+    (held,) = document["persistentResources"]
+    (job,) = document["jobs"]
+    assert code == EXIT_OK and document["complete"] and document["resourceCount"] == 1
+    assert held["id"] == "team-pool" and held["state"] == "RUNNING" and held["declared"] and held["jobs"] == ["on-pool"]
+    assert held["hours"] == 2.5 and held["usdPerHour"] == round(rate, 4)
+    assert held["costUsd"] == round(2.5 * rate, 2) and "createTime to now" in held["hoursCounted"]
+    assert held["is"].startswith("an estimate") and held["isNot"].startswith("not the invoice")
+    assert job["name"] == "on-pool" and job["hours"] == 0.5 and job["costUsd"] == 0.0  # its machines: the resource's
+    assert document["costUsd"] == held["costUsd"]
+    _, out, _ = run("spend", "--stack", "pool", "--by", "team", "--json")  # the resource has no label team
+    assert json.loads(out)["byLabel"]["groups"] == [{"value": "(none)", "costUsd": held["costUsd"], "complete": True,
+                                                     "jobCount": 1, "resourceCount": 1}]
+    _, out, _ = run("spend", "--stack", "pool", "--since", "1h")  # only the last hour of it (the job's run ended in it)
+    assert f"  persistent resource team-pool RUNNING us-central1: 1.00 h x ${rate:.2f}/h (on demand, while it " \
+           f"exists; jobs on it: on-pool, $0.00/h) = ${rate:.2f}" in out
+    assert "  on-pool " in out and "0.50 h x $0.00/h" in out
+    assert out.splitlines()[-1] == f"stack pool: ${rate:.2f} (1 job and 1 persistent resource)"
+    status, answer = rest(emulator, "DELETE", f"{PARENT}/persistentResources/team-pool")
+    assert status == 200, answer
+    emulator.state.advance(PHASE)
+    code, out, _ = run("spend", "--stack", "pool", "--since", "1h")  # deleted: the API holds none of it
+    assert code == EXIT_OK and "  persistent resource team-pool us-central1: not found: deleted, or never made" in out
+    assert out.splitlines()[1] == "  no job of the stack ran in that time"

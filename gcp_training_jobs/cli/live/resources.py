@@ -1,10 +1,12 @@
 """`status`'s persistent resources: the ones the stack declares and the ones its jobs run on, listed from the API
 (backends.persistent_resources: persistentResources.list in each region where one is), each with its state, its
-pools and the jobs found on it (a job's `persistentResourceId`, from its facts)."""
+pools and the jobs found on it (a job's `persistentResourceId`, from its facts). `stack_resources` is the one read:
+`spend` prices what it finds."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources
@@ -35,21 +37,42 @@ def _pool(pool: Mapping[str, Any]) -> dict[str, Any]:
             "minReplicaCount": scaling.get("minReplicaCount"), "maxReplicaCount": scaling.get("maxReplicaCount")}
 
 
-def resources_status(stack: Stack, jobs: list[FoundJob]) -> list[dict[str, Any]]:
-    """Each persistent resource of the stack as the API holds it (or `state: NOT_FOUND` when it holds none)."""
-    shown: list[dict[str, Any]] = []
+@dataclass(frozen=True)
+class HeldResource:
+    """One persistent resource of the stack (declared, or named by a job) as the API holds it (None: it holds none,
+    deleted or never made), with the jobs found on it."""
+
+    id: str
+    region: str
+    resource: dict[str, Any] | None
+    declared: bool
+    jobs: tuple[str, ...]
+
+    @property
+    def state(self) -> str:
+        return str(self.resource.get("state")) if self.resource else "NOT_FOUND"
+
+
+def stack_resources(stack: Stack, jobs: list[FoundJob]) -> list[HeldResource]:
+    """Each persistent resource of the stack, read from the API (persistentResources.list in each region where
+    one is): what `status` shows and `spend` prices."""
+    held: list[HeldResource] = []
     for region, ids in sorted(_wanted(stack, jobs).items()):
         listed = {str(r.get("name", "")).rsplit("/", 1)[-1]: r
                   for r in persistent_resources.list_resources(stack.settings.project, region, stack.endpoint)}
         for resource_id in sorted(ids):
-            found = listed.get(resource_id)
-            on = sorted(j.name or j.job_id for j in jobs
-                        if j.facts.on_persistent_resource == resource_id and j.target.region == region)
-            shown.append({"id": resource_id, "region": region,
-                          "state": str(found.get("state")) if found else "NOT_FOUND",
-                          "declared": resource_id in stack.settings.resources,
-                          "pools": [_pool(p) for p in (found or {}).get("resourcePools") or []], "jobs": on})
-    return shown
+            on = tuple(sorted(j.name or j.job_id for j in jobs
+                              if j.facts.on_persistent_resource == resource_id and j.target.region == region))
+            held.append(HeldResource(resource_id, region, listed.get(resource_id),
+                                     resource_id in stack.settings.resources, on))
+    return held
+
+
+def resources_status(stack: Stack, jobs: list[FoundJob]) -> list[dict[str, Any]]:
+    """Each persistent resource of the stack as the API holds it (or `state: NOT_FOUND` when it holds none)."""
+    return [{"id": r.id, "region": r.region, "state": r.state, "declared": r.declared,
+             "pools": [_pool(p) for p in (r.resource or {}).get("resourcePools") or []], "jobs": list(r.jobs)}
+            for r in stack_resources(stack, jobs)]
 
 
 def resource_lines(resources: list[dict[str, Any]]) -> list[str]:

@@ -6,6 +6,12 @@ the job holds them, in its region, on demand or at Spot rates as its strategy is
 active price table). A job whose price is not known in full is "unknown (at least $X)", never guessed, and so are
 the sums it is part of.
 
+A persistent resource the stack declares or its jobs name (live.resources.stack_resources, the read `status`
+shows) is spent for the time it existed within the window, its createTime to now (it bills while it exists, whatever
+runs on it; a deleted one the API no longer holds, and its time is not counted, said so), at its machines' on-demand
+rate as `plan` prices it (review.cost.estimate_resource: under autoscaling at the most, maxReplicaCount, an upper
+bound); the jobs on it add $0/h. Its labels place it in `--by`'s groups like a job.
+
 Each job's figure is rounded to the cent first and the sums are of those figures, so the per-job lines, the
 per-label lines (`--by LABEL`: the jobs by their value of that label, "(none)" without it) and the stack's total
 add up exactly. `--json` and `--csv` print the same (CSV: one row per job, for a FinOps sheet).
@@ -26,6 +32,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from gcp_training_jobs.backends.lifecycle import Jobs
 from gcp_training_jobs.cli.job_args import start_of
 from gcp_training_jobs.cli.live.jobs import (
     FoundJob,
@@ -34,12 +41,16 @@ from gcp_training_jobs.cli.live.jobs import (
     open_stack,
     reported,
 )
+from gcp_training_jobs.cli.live.resources import HeldResource, stack_resources
 from gcp_training_jobs.jobspec.catalog import prices
+from gcp_training_jobs.jobspec.catalog.prices import PriceTable
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import EXIT_OK
+from gcp_training_jobs.jobspec.core.names import EXIT_OK, TUNING
+from gcp_training_jobs.jobspec.review.cost import estimate_resource
 from gcp_training_jobs.jobspec.review.cost_text import RATE_WORDS, table_line
-from gcp_training_jobs.jobspec.review.money import usd, usd_total
-from gcp_training_jobs.jobspec.review.run_cost import run_cost
+from gcp_training_jobs.jobspec.review.money import Amount, usd, usd_total
+from gcp_training_jobs.jobspec.review.run_cost import WHAT_IT_IS, WHAT_IT_IS_NOT, run_cost, run_seconds
+from gcp_training_jobs.jobspec.translate.persistent import api_facts
 
 NO_VALUE = "(none)"
 CENT = Decimal("0.01")
@@ -61,6 +72,7 @@ class Spent:
     hours: float
     usd_per_hour: float
     rate: str
+    how: str = "run time"
 
     def row(self, by: str | None) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -68,40 +80,132 @@ class Spent:
             "createTime": self.job.resource.get("createTime"), "rate": self.rate,
             "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4), "costUsd": float(self.cents),
             "complete": self.complete, "unknown": list(self.unknown), "labels": self.job.labels,
+            "hoursCounted": self.how, "is": WHAT_IT_IS, "isNot": WHAT_IT_IS_NOT,
         }
         if by is not None:
             row["labelValue"] = self.job.labels.get(by, NO_VALUE)
         return row
 
 
-def _sum(spent: list[Spent]) -> dict[str, Any]:
-    total = sum((s.cents for s in spent), Decimal(0))
-    return {"costUsd": float(total), "complete": all(s.complete for s in spent), "jobCount": len(spent)}
+#: How a persistent resource's hours are counted, and what its rate is.
+RESOURCE_HOURS = ("its createTime to now, within the window: a persistent resource is billed while it exists, "
+                  "whatever runs on it (the jobs on it add $0/h)")
+RESOURCE_GONE = ("not found: deleted, or never made; the API keeps no deleted resource, so its time before its delete "
+                 "is not counted here")
+
+
+@dataclass(frozen=True)
+class SpentResource:
+    """One persistent resource's spend in the window: the hours it existed in it at its machines' rate."""
+
+    held: HeldResource
+    cents: Decimal
+    complete: bool
+    unknown: tuple[str, ...]
+    hours: float
+    usd_per_hour: float
+    least_usd_per_hour: float | None
+    """Its machines' rate at the least (autoscaling's minReplicaCount), when it autoscales; else None."""
+
+    @property
+    def labels(self) -> dict[str, str]:
+        given = (self.held.resource or {}).get("labels")
+        return {str(k): str(v) for k, v in given.items()} if isinstance(given, dict) else {}
+
+    def row(self, by: str | None) -> dict[str, Any]:
+        resource = self.held.resource or {}
+        row: dict[str, Any] = {
+            "id": self.held.id, "name": resource.get("name"), "state": self.held.state, "region": self.held.region,
+            "declared": self.held.declared, "createTime": resource.get("createTime"), "rate": "on_demand",
+            "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4), "costUsd": float(self.cents),
+            "complete": self.complete, "unknown": list(self.unknown), "labels": self.labels,
+            "jobs": list(self.held.jobs),
+            "hoursCounted": RESOURCE_HOURS if self.held.resource is not None else RESOURCE_GONE,
+            "is": WHAT_IT_IS_RESOURCE, "isNot": WHAT_IT_IS_NOT,
+        }
+        if self.least_usd_per_hour is not None:
+            row["usdPerHourAtLeast"] = round(self.least_usd_per_hour, 4)
+        if by is not None:
+            row["labelValue"] = self.labels.get(by, NO_VALUE)
+        return row
+
+
+#: What a persistent resource's figure is (spend --json says it per figure).
+WHAT_IT_IS_RESOURCE = ("an estimate: the hours the persistent resource existed (its createTime to now) times its "
+                       "machines' on-demand list price in the active price table (under autoscaling at the most, "
+                       "maxReplicaCount: an upper bound)")
+
+
+def resource_spend(held: HeldResource, start: datetime, now: datetime, table: PriceTable) -> SpentResource:
+    """A persistent resource's spend over [start, now], priced as `plan` prices it (review.cost.estimate_resource,
+    from its pools as the API answers them)."""
+    if held.resource is None:
+        return SpentResource(held, Decimal(0), True, (), 0.0, 0.0, None)
+    facts = api_facts(held.id, held.resource, held.region)
+    seconds = run_seconds({"startTime": held.resource.get("createTime")}, now, since=start)
+    if facts is None:
+        rate, least = Amount(0.0, (f"persistent resource {held.id} (its resourcePools do not read)",)), None
+    else:
+        found = estimate_resource(facts, table)
+        rate = found.on_demand
+        least = found.least.on_demand.known if facts.autoscales else None
+    amount = rate.times(seconds / 3600)
+    return SpentResource(held, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
+                         tuple(dict.fromkeys(amount.unknown)), seconds / 3600, rate.known, least)
+
+
+def _sum(spent: list[Spent], held: list[SpentResource] | None = None) -> dict[str, Any]:
+    figures: list[Spent | SpentResource] = [*spent, *(held or [])]
+    total = sum((s.cents for s in figures), Decimal(0))
+    found: dict[str, Any] = {"costUsd": float(total), "complete": all(s.complete for s in figures),
+                             "jobCount": len(spent)}
+    if held:
+        found["resourceCount"] = len(held)
+    return found
 
 
 def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: datetime,
-                   by: str | None) -> dict[str, Any]:
-    """The spend document of a stack's jobs over [start, now]."""
+                   by: str | None, resources: list[HeldResource] | None = None) -> dict[str, Any]:
+    """The spend document of a stack's jobs and persistent resources (as stack_resources read them) over
+    [start, now]."""
     table = prices.active_table()
     spent = []
     for job in found:
-        cost = run_cost(job.resource, job.facts, job.title, now, since=start, table=table)
+        cost = run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table)
         amount = cost.amount
         spent.append(Spent(job, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
-                           tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.estimate.hourly.known,
-                           cost.estimate.rate))
+                           tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.rate.known,
+                           cost.estimate.rate, cost.how))
     spent = [s for s in spent if s.hours > 0]  # a job that did not run in the window cost nothing in it
+    held = [resource_spend(r, start, now, table) for r in resources or ()]
+    counted = [r for r in held if r.hours > 0]
     document: dict[str, Any] = {
         "stack": stack.name, "project": stack.settings.project, "since": _stamp(start), "until": _stamp(now),
-        "prices": table_line(table), "jobs": [s.row(by) for s in spent], **_sum(spent),
+        "prices": table_line(table), "jobs": [s.row(by) for s in spent], **_sum(spent, counted),
+        "is": WHAT_IT_IS, "isNot": WHAT_IT_IS_NOT,
     }
+    if held:
+        document["persistentResources"] = [r.row(by) for r in held]
     if by is not None:
-        groups: dict[str, list[Spent]] = {}
+        groups: dict[str, tuple[list[Spent], list[SpentResource]]] = {}
         for s in spent:
-            groups.setdefault(s.job.labels.get(by, NO_VALUE), []).append(s)
-        document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(members)}
+            groups.setdefault(s.job.labels.get(by, NO_VALUE), ([], []))[0].append(s)
+        for r in counted:
+            groups.setdefault(r.labels.get(by, NO_VALUE), ([], []))[1].append(r)
+        document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(*members)}
                                                        for value, members in sorted(groups.items())]}
     return document
+
+
+def _with_trials(job: FoundJob) -> dict[str, Any]:
+    """A tuning job as the API's get answers it (a list's answer leaves its trials out), else as listed."""
+    if job.facts.kind != TUNING or "trials" in job.resource or not job.resource.get("name"):
+        return job.resource
+    try:
+        got = Jobs(job.backend, job.target).get(str(job.resource["name"]))
+    except TrainingJobsError:
+        return job.resource  # counted as run time x parallel trials, and said so
+    return got if got is not None else job.resource
 
 
 def _stamp(when: datetime) -> str:
@@ -117,8 +221,9 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
     jobs = document["jobs"]
     head = f"spend of stack {document['stack']} (project {document['project']}) from {document['since']} to " \
            f"{document['until']}: run time x the rate each job ran at (an estimate; prices: {document['prices']})"
-    if not jobs:
-        return [head, "  no job of the stack ran in that time"]
+    held = document.get("persistentResources", [])
+    if not jobs and not any(r["hours"] for r in held):
+        return [head, "  no job of the stack ran in that time", *_gone_lines(held)]
     lines = [head]
     for job in jobs:
         title = job["name"] or f"({job['jobId']}: not in the stack file)"
@@ -127,17 +232,35 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
                      f"{_money(job['costUsd'], job['complete'])}")
         if not job["complete"]:
             lines.append(f"      no price for {'; '.join(job['unknown'])}")
+    for item in held:
+        if not item["hours"]:
+            continue
+        on = ", ".join(item["jobs"]) or "none"
+        lines.append(f"  persistent resource {item['id']} {item['state']} {item['region']}: {item['hours']:.2f} h x "
+                     f"{usd(item['usdPerHour'])} (on demand, while it exists; jobs on it: {on}, $0.00/h) = "
+                     f"{_money(item['costUsd'], item['complete'])}")
+        if not item["complete"]:
+            lines.append(f"      no price for {'; '.join(item['unknown'])}")
+    lines += _gone_lines(held)
     if "byLabel" in document:
         lines.append(f"by label {document['byLabel']['label']}:")
-        lines += [f"  {g['value']}: {_money(g['costUsd'], g['complete'])} ({_jobs(g['jobCount'])})"
+        lines += [f"  {g['value']}: {_money(g['costUsd'], g['complete'])} ({_count(g)})"
                   for g in document["byLabel"]["groups"]]
     lines.append(f"stack {document['stack']}: {_money(document['costUsd'], document['complete'])} "
-                 f"({_jobs(document['jobCount'])})")
+                 f"({_count(document)})")
     return lines
 
 
-def _jobs(count: int) -> str:
-    return f"{count} job{'s' if count != 1 else ''}"
+def _gone_lines(held: list[dict[str, Any]]) -> list[str]:
+    return [f"  persistent resource {r['id']} {r['region']}: {r['hoursCounted']}" for r in held
+            if r["state"] == "NOT_FOUND"]
+
+
+def _count(sums: dict[str, Any]) -> str:
+    """`3 jobs`, `1 job and 1 persistent resource`."""
+    jobs = f"{sums['jobCount']} job{'s' if sums['jobCount'] != 1 else ''}"
+    held = sums.get("resourceCount", 0)
+    return f"{jobs} and {held} persistent resource{'s' if held != 1 else ''}" if held else jobs
 
 
 CSV_FIELDS = ("stack", "name", "job_id", "state", "region", "create_time", "rate", "usd_per_hour", "hours", "cost_usd",
@@ -154,6 +277,12 @@ def write_csv(document: dict[str, Any], by: str | None) -> None:
                          job["createTime"] or "", job["rate"], job["usdPerHour"], job["hours"],
                          f"{job['costUsd']:.2f}", str(job["complete"]).lower(),
                          *([job["labelValue"]] if by else [])])
+    for held in document.get("persistentResources", []):  # a row each, so the rows add up to the stack's total
+        if held["hours"]:
+            writer.writerow([document["stack"], f"persistent resource {held['id']}", held["name"] or "",
+                             held["state"], held["region"], held["createTime"] or "", held["rate"],
+                             held["usdPerHour"], held["hours"], f"{held['costUsd']:.2f}",
+                             str(held["complete"]).lower(), *([held["labelValue"]] if by else [])])
 
 
 def run_spend(args: argparse.Namespace, *, now: Callable[[], datetime],
@@ -161,8 +290,9 @@ def run_spend(args: argparse.Namespace, *, now: Callable[[], datetime],
     try:
         stack = open_stack(args.stack, args.stacks_dir, args.endpoint)
         found = find_jobs(stack, args.organization, sleep)
+        held = stack_resources(stack, found)
         when = now()
-        document = spend_document(stack, found, start_of(args.since, when), when, args.by)
+        document = spend_document(stack, found, start_of(args.since, when), when, args.by, held)
     except (TrainingJobsError, OSError) as error:
         return reported("spend", error)
     if args.json:

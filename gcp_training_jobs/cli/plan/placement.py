@@ -101,8 +101,9 @@ def _accelerated(facts: JobFacts) -> list[Pool]:
 
 def fallback(facts: JobFacts, name: str, table: PriceTable | None) -> dict[str, Any]:
     """One alternative as judged: region, machine, strategy, $/h at the rate it runs at (null when a part has no
-    price) and the text a reviewer reads."""
-    cost = estimate(facts, name, table)
+    price) and the text a reviewer reads. A fallback runs when the job's first placement had no room: a reservation
+    it names does not hold it (priced at its machines' rate)."""
+    cost = estimate(facts, name, table, falls_back=True)
     hourly = cost.hourly
     strategy = facts.strategy or "STANDARD"
     machine_types = list(dict.fromkeys(str(p.machine_type) for p in _accelerated(facts)))

@@ -3,10 +3,10 @@
 The one rule (gcp_training_jobs.jobspec.review.quota_fit) over the one list of what the stack asks
 (resources.settings.quota.askers): a job already live counted as live; each other in the stack's order at its first
 placement that fits beside the stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas,
-else Service Usage: gcp_training_jobs.backends.quotas). A job that fits only at a fallback is a warning naming where `up` will make it; a
-job that fits nowhere fails the plan, named alone with the metric it asks: the words and the verdict of the provider's
-check at `pulumi preview` and `up`. Quotas that cannot be read (no credentials, permission denied, no answer) are a
-warning: the plan goes on.
+else Service Usage: gcp_training_jobs.backends.quotas). A job that fits only at a fallback is a warning naming where
+`up` will make it; a job that fits nowhere fails the plan, named alone with the metric it asks: the words and the
+verdict of the provider's check at `pulumi preview` and `up`. Quotas that cannot be read (no credentials, permission
+denied, no answer) are a warning: the plan goes on.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from gcp_training_jobs.jobspec.review.cost import Estimate, ResourceEstimate, St
 from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,
     part_text,
+    reservation_text,
     resource_text,
     runs_as,
     source_lines,
@@ -34,7 +35,7 @@ from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
-from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of, stack_facts
+from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -67,7 +68,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)
-    cost = stack_estimate(jobs, table, settings.resources)
+    cost = stack_estimate(jobs, table, settings.resources, falling_back(settings))
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings))
@@ -105,7 +106,13 @@ def _resource(r: ResourceEstimate) -> dict[str, Any]:
 
 
 def _job(e: Estimate) -> dict[str, Any]:
-    where = {"persistentResource": e.on_resource} if e.on_resource else {}
+    where: dict[str, Any] = {"persistentResource": e.on_resource} if e.on_resource else {}
+    if e.reservation is not None:
+        where["reservation"] = {"name": e.reservation, "machinesOnDemand": _amount(e.machines_on_demand),
+                                "adds": _amount(e.hourly), "feeShare": prices.RESERVATION_FEE.share,
+                                "text": reservation_text(e), "why": prices.RESERVATION_FEE.why}
+    elif e.may_leave:
+        where["reservation"] = {"name": None, "pricedOnDemand": e.may_leave}
     return {**where, "region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
             "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),

@@ -33,6 +33,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
+from gcp_training_jobs.jobspec.catalog.source import Source
 from gcp_training_jobs.jobspec.core.env import VARIABLES, env_settings
 from gcp_training_jobs.jobspec.core.errors import UnreadableError
 
@@ -47,6 +48,45 @@ KINDS: Final = ("snapshot", "refresh")
 #: Strategies estimates know; each maps to the rate it runs at in `strategies` of the table.
 STRATEGY_RATES: Final = ("on_demand", "spot")
 
+
+# --- A job on a reservation ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReservationFee:
+    """What Vertex AI bills a training job on top of the reserved machines it runs on: the reservation pays the
+    machines (billed whether used or not), the job adds Vertex AI's training management fee."""
+
+    share: float
+    """The fee as a share of the machines' on-demand price in the table (an upper bound: see `why`)."""
+    why: str
+    sources: tuple[Source, ...]
+
+
+RESERVATION_FEE: Final = ReservationFee(
+    share=0.15,
+    why=("Google bills a training job on a Compute Engine reservation 'Compute Engine pricing for the Compute Engine "
+         "resources' (paid by the reservation) and 'serverless training management fees in addition to your "
+         "infrastructure usage'; the management-fee SKUs of Vertex AI Training are 15% of Compute Engine's "
+         "on-demand price (August 2025: 'management fee on NVIDIA H100 80GB' 1.4694826 = 9.79655057 x 0.15, on A3 "
+         "Instance Core 0.0038247 = 0.0254980 x 0.15; the same 15% the N1 and T4 figures add). 15% of the table's "
+         "Vertex price, itself Compute Engine's or above, is at least that fee: the figure is an upper bound"),
+    sources=(
+        Source("Use reservations with training", "https://cloud.google.com/vertex-ai/docs/training/use-reservations",
+               date(2026, 11, 28), note="Section Billing: Compute Engine pricing for the reserved resources, "
+               "including any applicable committed use discounts, and serverless training management fees in "
+               "addition to the infrastructure usage (Custom-trained models pricing). The fee's rate is not on "
+               "this page."),
+        Source("Use reservations with inference", "https://cloud.google.com/vertex-ai/docs/predictions/use-reservations",
+               date(2026, 11, 28), note="'You're charged for the reserved resources at the same on-demand rate "
+               "as running VMs, including any applicable discounts, until the reservation is deleted. A VM "
+               "consuming a reservation doesn't incur separate charges.'"),
+        Source("Vertex AI Training SKUs", "https://cloud.google.com/skus/sku-groups/vertex-training",
+               date(2026, 11, 28), note="The management-fee SKUs per accelerator, vCPU and GiB; their August 2025 "
+               "Iowa prices as a billing report showed them (15% of Compute Engine's on-demand price). The page "
+               "could not be read whole when this was set: the rate is inferred from those SKUs."),
+    ),
+)
 
 _Day = date  # the type, for the annotations of PriceTable (whose `date` property shadows the name)
 

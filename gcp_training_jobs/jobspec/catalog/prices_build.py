@@ -4,8 +4,9 @@ and the builder that scripts/generate_prices.py (from public snapshots) and `pri
 Billing Catalog API) share, so both write the one format gcp_training_jobs.jobspec.catalog.prices reads.
 
 Vertex AI custom training bills Compute Engine resources with a markup. Google's own figures (each row of
-VERTEX_RULES names them) fix it at +15% for N1 machines and attachable GPUs, and at nothing for the A3 GPUs
-(H100). For the families without a Vertex figure the rule applied is stated, with why, and marked
+VERTEX_RULES names them) fix it at +15% for N1 machines and attachable GPUs; the August 2025 SKUs show it on the
+A3's H100s, vCPUs and memory too (rule a3-h100: the higher of two figures that disagree, inferred). For the
+families without a Vertex figure the rule applied is stated, with why, and marked
 "inferred"; families no source prices stay unknown.
 """
 
@@ -44,6 +45,15 @@ SKU_ARTICLE: Final = (
     "'management fee on A3 Instance Core' 0.0038247 = 0.0254980 x 0.15"
 )
 
+H100_PAGES_READ: Final = (
+    "Google's own pages, read 2026-11-28: the Vertex AI pricing page (https://cloud.google.com/vertex-ai/pricing) "
+    "and the Vertex AI Training SKU group (https://cloud.google.com/skus/sku-groups/vertex-training) could not "
+    "be read whole when this rule was set (only their opening sections, without the training price tables), so "
+    "neither page's A3, A3 Ultra or A4 figure was read; Google's page on reservations for training "
+    "(https://cloud.google.com/vertex-ai/docs/training/use-reservations, section Billing) confirms the "
+    "management fee is billed on top of Compute Engine's price"
+)
+
 
 @dataclass(frozen=True)
 class VertexRule:
@@ -76,14 +86,17 @@ VERTEX_RULES: Final = (
         "billed the same way (accelerators on N1), with no figure of their own.",
     ),
     VertexRule(
-        "a3-h100", 1.0, "observed", "A3 machines with H100 GPUs (a3-highgpu-*, a3-megagpu-8g), whole machines",
-        (f"{PAGE_FIGURES}; 9.79655057 equals Compute Engine's H100 GPU charge: Cyclenerd's a3-highgpu-8g in "
-         "us-central1, 88.49, is 8 x 9.79655057 plus 10.12 for its 208 vCPUs, 1872 GB and 6000 GB local SSD; "
-         "SkyPilot's H100 x 8 in us-east4 is 78.37241 = 8 x 9.79655",
-         f"{SKU_ARTICLE}: in August 2025 the H100 was CE x 1.15 too; the 2026 page figure drops the markup"),
-        "The 2026 page prices the H100 at Compute Engine's rate. Its vCPU, memory and local SSD (about 11% of "
-        "an a3-highgpu-8g) have no 2026 figure: they are taken at the same rate, so an A3 estimate may be low "
-        "by at most 15% of that part (about 1.7% of the machine).",
+        "a3-h100", 1.15, "inferred", "A3 machines with H100 GPUs (a3-highgpu-*, a3-megagpu-8g), whole machines",
+        (f"{SKU_ARTICLE}: Vertex AI bills an A3's H100s, vCPUs and memory at Compute Engine's list price plus "
+         "15%, the same markup as rule n1",
+         f"{PAGE_FIGURES}: 9.79655057 per H100-hour, Compute Engine's own H100 charge (Cyclenerd's a3-highgpu-8g "
+         "in us-central1, 88.49, is 8 x 9.79655057 plus 10.12 for its 208 vCPUs, 1872 GB and 6000 GB local "
+         "SSD); a third-party copy of the page, not Google's page itself, and it disagrees with the SKUs",
+         f"{H100_PAGES_READ}"),
+        "The two figures disagree (Compute Engine's rate on a 2026 copy of the page, +15% on the August 2025 "
+        "SKUs) and Google's pricing page could not be read whole to settle it: the higher, +15%, is taken, so "
+        "the dearest machine is never stated low (at most 13% high, should Vertex charge Compute Engine's "
+        "rate). Marked inferred until Google's page is read.",
     ),
     VertexRule(
         "cpu", 1.15, "inferred", "CPU-only families other than N1 (e2, n2, n4, c2, m1)",
@@ -96,7 +109,7 @@ VERTEX_RULES: Final = (
         "6000)",
         ("no Vertex figure for these families was found; the observed +15% holds for the N1 machine and the "
          "T4, and held for every A3 part in August 2025", SKU_ARTICLE),
-        "Only the H100 shows no markup, and only since 2026; applying +15% keeps these estimates from being "
+        "Every Vertex figure read for these parts is +15%; applying it keeps these estimates from being "
         "low (a cost cap errs on the safe side). Marked inferred so a report can say so.",
     ),
     VertexRule(

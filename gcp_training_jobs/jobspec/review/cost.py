@@ -24,6 +24,14 @@ A job runs at the rate its scheduling strategy is billed at (the table's `strate
 FLEX_START at the on-demand rate as an upper bound, anything else on demand). Its worst case is that rate times
 the longest it may run: its timeout (a Vertex tuning job's is each trial's: times its trials), else the API's
 default of 7 days (catalog.DEFAULT_TIMEOUT_SECONDS, catalog.DEFAULT_MAX_RUNNING_SECONDS).
+
+Where it runs: a job on a persistent resource holds no machines of its own ($0/h; the resource is priced). A job on
+a SPECIFIC_RESERVATION takes machines the reservation pays for, whether used or not: it adds only Vertex AI's
+training management fee (catalog.prices.RESERVATION_FEE, a share of the machines' on-demand price, an upper
+bound), and that fee is what its rate, its worst case and the stack's sums and guardrails count. A job that may
+run off its reservation is priced at its worst placement, its machines' rate: on ANY_RESERVATION (Vertex AI runs it
+on demand when no reservation is free), or with fallbacks (`falls_back`: the job's `jobs.NAME.fallbacks` run it
+elsewhere when the reservation has no room; each fallback is priced so too, at its own machines' rate).
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.catalog.prices import Price, PriceTable
 from gcp_training_jobs.jobspec.review.money import Amount, named_total, total
-from gcp_training_jobs.jobspec.translate.facts import JobFacts, Timeout
+from gcp_training_jobs.jobspec.translate.facts import RESERVATION, JobFacts, Timeout
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
@@ -166,14 +174,31 @@ class Estimate:
     """An ml v1 body (AI Platform Training, shut down on 2025-01-31): priced at Vertex AI's rates."""
     on_resource: str | None = None
     """The persistent resource it runs on: its machines are the resource's (ResourceEstimate), the job adds $0/h."""
+    reservation: str | None = None
+    """The reservation whose machines it takes (SPECIFIC_RESERVATION): the reservation pays them, the job adds only
+    Vertex AI's management fee (catalog.prices.RESERVATION_FEE)."""
+    may_leave: str = ""
+    """Why a job that asks for reserved capacity is priced at its machines' rate all the same (ANY_RESERVATION:
+    it may run on demand), else ""."""
 
     @property
-    def on_demand(self) -> Amount:
+    def machines_on_demand(self) -> Amount:
+        """Its machines per hour on demand, whoever pays them (on a reservation: the reservation)."""
         return total(p.on_demand for p in self.parts)
 
     @property
+    def fee(self) -> Amount:
+        """On a reservation: what the job adds per hour, the management fee on its machines (an upper bound)."""
+        return self.machines_on_demand.times(prices.RESERVATION_FEE.share)
+
+    @property
+    def on_demand(self) -> Amount:
+        """What the job adds per hour on demand: its machines, or on a reservation the fee alone."""
+        return self.fee if self.reservation is not None else self.machines_on_demand
+
+    @property
     def spot(self) -> Amount:
-        return total(p.spot for p in self.parts)
+        return self.fee if self.reservation is not None else total(p.spot for p in self.parts)
 
     @property
     def billing(self) -> Mapping[str, Any]:
@@ -186,7 +211,9 @@ class Estimate:
 
     @property
     def hourly(self) -> Amount:
-        """Per hour at the rate the job runs at."""
+        """Per hour at the rate the job runs at (on a reservation: the fee it adds)."""
+        if self.reservation is not None:
+            return self.fee
         return total(p.amount(self.rate) for p in self.parts)
 
     @property
@@ -200,10 +227,11 @@ class Estimate:
     def bases(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(b for p in self.parts if (b := p.basis) is not None))
 
-def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Estimate:
+def estimate(facts: JobFacts, name: str, table: PriceTable | None = None, *, falls_back: bool = False) -> Estimate:
     """The cost of a job (machines times replicas, accelerators, parallel runs) in its region, from its facts
     (load.Judged.facts, or translate.facts.facts_of_body for a job as the API holds it) and `table` (default:
-    prices.active_table(), which raises prices.PriceTableError for a broken table file)."""
+    prices.active_table(), which raises prices.PriceTableError for a broken table file). `falls_back`: the job has
+    fallbacks, or is one: a reservation it names does not hold it, so its machines are priced at their rate."""
     table = table or prices.active_table()
     machines: list[Part] = []
     held: list[Part] = []
@@ -213,8 +241,27 @@ def estimate(facts: JobFacts, name: str, table: PriceTable | None = None) -> Est
         found = _pool_parts(pool, facts.region, facts.parallel_runs, table)
         machines += found[0]
         held += found[1]
+    reservation, may_leave = _reservation(facts, falls_back)
     return Estimate(name, facts.region, facts.strategy, _merged(machines + held), table, facts.timeout,
-                    facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1, on_resource=facts.on_persistent_resource)
+                    facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1, on_resource=facts.on_persistent_resource,
+                    reservation=reservation, may_leave=may_leave)
+
+
+def _reservation(facts: JobFacts, falls_back: bool) -> tuple[str | None, str]:
+    """(the reservation that pays the job's machines, or None; why a job asking for reserved capacity is priced
+    at its machines' rate all the same). Only a SPECIFIC_RESERVATION holds the job to reserved machines, and only
+    when nothing runs it elsewhere: with ANY_RESERVATION Vertex AI falls back to on demand, and a job's fallbacks
+    run it off the reservation (`falls_back`), so it is priced at its worst placement."""
+    runs_on = facts.runs_on
+    if runs_on.kind != RESERVATION:
+        return None, ""
+    if runs_on.reservation_type == "SPECIFIC_RESERVATION" and runs_on.reservation_name:
+        if not falls_back:
+            return runs_on.reservation_name, ""
+        return None, (f"its fallbacks may run it off reservation {runs_on.reservation_name}, so its machines are "
+                      "priced at their rate (its worst placement)")
+    return None, (f"{runs_on.reservation_type} may run on demand when no reservation is free, so its machines are "
+                  "priced at their rate (its worst placement)")
 
 
 # --- A persistent resource -------------------------------------------------------------------------

@@ -41,7 +41,10 @@ def part_text(part: Part) -> str:
 
 
 def runs_as(cost: Estimate) -> str:
-    """`on demand`, `SPOT, at Spot rates`, `FLEX_START, at the on-demand rate (an upper bound)`."""
+    """`on demand`, `SPOT, at Spot rates`, `FLEX_START, at the on-demand rate (an upper bound)`, `on reservation R
+    (its machines paid by the reservation)`."""
+    if cost.reservation is not None:
+        return f"on reservation {cost.reservation} (its machines paid by the reservation)"
     if cost.strategy is None and cost.rate == "on_demand":
         return "on demand"
     words = RATE_WORDS[cost.rate]
@@ -68,9 +71,23 @@ def estimate_text(cost: Estimate) -> str:
         return (f"{where}, runs on persistent resource {cost.on_resource}: $0.00/h of machines of its own (the "
                 "resource's machines are billed while it exists)")
     rates = "; an ml v1 job, at Vertex AI's rates" if cost.ml_v1 else ""
+    if cost.reservation is not None:
+        return (f"{where}, {reservation_text(cost)}; worst case {worst_case_text(cost)}"
+                f"{missing_text(cost.machines_on_demand)}")
+    if cost.may_leave:
+        rates += f"; {cost.may_leave}"
     return (f"{where}, runs {runs_as(cost)}: {cost.hourly.short()} (on demand {cost.on_demand.short()}; Spot "
             f"{cost.spot.short()}); worst case {worst_case_text(cost)}{rates}"
             f"{missing_text(cost.on_demand, cost.spot)}")
+
+
+def reservation_text(cost: Estimate) -> str:
+    """`on reservation R: its machines are paid by the reservation ($265.47/h on demand); the job adds $34.63/h
+    (Vertex AI's training management fee, at most 15% of the machines' on-demand rate)`."""
+    share = f"{prices.RESERVATION_FEE.share * 100:g}%"
+    return (f"on reservation {cost.reservation}: its machines are paid by the reservation "
+            f"({cost.machines_on_demand.short()} on demand); the job adds {cost.hourly.short()} (Vertex AI's "
+            f"training management fee, at most {share} of the machines' on-demand rate)")
 
 
 def stack_text(cost: StackEstimate) -> str:

@@ -18,7 +18,7 @@ cannot be held.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import date
 from typing import Any
 
@@ -90,10 +90,10 @@ class Guardrails(WireModel):
 
 
 def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapping[str, Any] | None,
-                       table: PriceTable | None = None) -> list[Problem]:
+                       table: PriceTable | None = None, *, falls_back: bool = False) -> list[Problem]:
     """What one job breaks of its stack's guardrails (the per-job ones), each naming guardrail, job, value: from its
     facts (its labels as created, its region: maxJobCostUsd prices it there); `table`: the price table (default:
-    the active one)."""
+    the active one); `falls_back`: the job has fallbacks, or is one (cost.estimate: priced off a reservation)."""
     rails = Guardrails.of(guardrails)
     problems: list[Problem] = []
     if rails.allowed_accelerators is not None and not facts.on_persistent_resource:  # the resource is judged
@@ -122,16 +122,17 @@ def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapp
                                 "with its longest run set: scheduling.timeout in a jobSpec (e.g. 7200s), "
                                 "scheduling.maxRunningTime in a trainingInput"))
     if rails.max_job_cost_usd is not None:
-        problems += _job_cost_problems(facts, name, rails.max_job_cost_usd, table)
+        problems += _job_cost_problems(facts, name, rails.max_job_cost_usd, table, falls_back)
     return problems
 
 
-def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable | None) -> list[Problem]:
+def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable | None,
+                       falls_back: bool) -> list[Problem]:
     where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
     if facts.region is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
         return []
     try:
-        cost = estimate(facts, name, table)
+        cost = estimate(facts, name, table, falls_back=falls_back)
     except PriceTableError as error:
         return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
     worst = cost.worst_case
@@ -188,10 +189,11 @@ def end_of_life_problems(facts: JobFacts, name: str, today: date | None = None) 
 
 def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                              table: PriceTable | None = None,
-                             resources: Mapping[str, ResourceFacts] | None = None) -> list[Problem]:
+                             resources: Mapping[str, ResourceFacts] | None = None,
+                             falls_back: Collection[str] = ()) -> list[Problem]:
     """What the stack's jobs (name -> facts) and persistent resources (name -> facts) together break:
-    maxAcceleratorsPerStack and maxHourlyUsd (a resource counted at the most, a job on one not at all), and
-    allowedAccelerators on each resource's pools."""
+    maxAcceleratorsPerStack and maxHourlyUsd (a resource counted at the most, a job on one not at all, a job named
+    in `falls_back`, which has fallbacks, off any reservation), and allowedAccelerators on each resource's pools."""
     rails = Guardrails.of(guardrails)
     resources = resources or {}
     problems: list[Problem] = []
@@ -213,7 +215,7 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
     if rails.max_hourly_usd is not None:
         cap = usd(rails.max_hourly_usd)
         try:
-            cost = stack_estimate(jobs, table, resources).on_demand
+            cost = stack_estimate(jobs, table, resources, falls_back).on_demand
         except PriceTableError as error:
             return problems + [Problem(key("maxHourlyUsd"), f"the stack's cost cannot be priced: {error}; allowed: "
                                        f"at most {cap}")]
@@ -229,23 +231,28 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
 
 
 def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None,
-                   resources: Mapping[str, ResourceFacts] | None = None) -> StackEstimate:
+                   resources: Mapping[str, ResourceFacts] | None = None,
+                   falls_back: Collection[str] = ()) -> StackEstimate:
     """The cost of the stack's jobs (name -> facts), each in its region, and of its persistent resources (name ->
-    facts) (PriceTableError for a broken table file)."""
-    estimates: list[Estimate] = [estimate(facts, name, table) for name, facts in jobs.items()]
+    facts) (PriceTableError for a broken table file); the jobs named in `falls_back` have fallbacks (priced off
+    any reservation: cost.estimate)."""
+    estimates: list[Estimate] = [estimate(facts, name, table, falls_back=name in falls_back)
+                                 for name, facts in jobs.items()]
     held = [estimate_resource(resource, table) for resource in (resources or {}).values()]
     return estimate_stack(estimates, table, held)
 
 
 def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                            today: date | None = None, table: PriceTable | None = None,
-                           resources: Mapping[str, ResourceFacts] | None = None) -> list[Problem]:
-    """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report."""
+                           resources: Mapping[str, ResourceFacts] | None = None,
+                           falls_back: Collection[str] = ()) -> list[Problem]:
+    """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report (the jobs
+    named in `falls_back` have fallbacks: priced off any reservation, cost.estimate)."""
     problems: list[Problem] = []
     for name, facts in jobs.items():
-        problems += guardrail_problems(facts, name, guardrails, table)
+        problems += guardrail_problems(facts, name, guardrails, table, falls_back=name in falls_back)
         problems += end_of_life_problems(facts, name, today)
-    return problems + stack_guardrail_problems(jobs, guardrails, table, resources)
+    return problems + stack_guardrail_problems(jobs, guardrails, table, resources, falls_back)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

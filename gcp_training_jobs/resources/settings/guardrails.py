@@ -2,8 +2,9 @@
 
 The rules themselves are pure (gcp_training_jobs.jobspec.review.guardrails); this module validates what a stack file or
 `pulumi.Config` declares (known accelerator names, label keys) and hands the rules a judged stack's jobs as the
-facts they were judged with (`stack_facts`). `guardrail_problems_of(settings)`
-is what `plan` holds a stack to; the policy pack and the provider call the same rules, so the three agree.
+facts they were judged with (`stack_facts`), and the names of those with fallbacks (`falling_back`: priced at their
+worst placement, off any reservation). `guardrail_problems_of(settings)` is what `plan` holds a stack to; the policy
+pack and the provider call the same rules, with the same fallbacks, so the three agree.
 """
 
 from __future__ import annotations
@@ -74,8 +75,15 @@ def stack_facts(settings: Any) -> dict[str, JobFacts]:
     return {name: job.facts for name, job in settings.jobs.items()}
 
 
+def falling_back(settings: Any) -> frozenset[str]:
+    """The names of a judged stack's jobs that have fallbacks (JobSettings.alternatives): a reservation they name
+    does not hold them, so they are priced at their worst placement (review.cost.estimate's `falls_back`)."""
+    return frozenset(name for name, job in settings.jobs.items() if job.alternatives)
+
+
 def guardrail_problems_of(settings: Any, today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
     """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
     plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
     `table`: the price table the cost guardrails read (default: the active one)."""
-    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table, settings.resources)
+    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table, settings.resources,
+                                  falling_back(settings))

@@ -148,10 +148,11 @@ class TrainingJobProvider(EndpointProvider):
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
         if judged is not None and judged.body is not None and new.backend in BACKENDS:
             name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
+            falls_back = bool(new.fallbacks)  # priced at its worst placement: off any reservation (review.cost)
             failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,
-                                                                                 today())]
+                                                                                 today(), falls_back=falls_back)]
             # said once: not again in the preview's summary (provider_log)
-            say_once(cost_line(judged.facts, name))
+            say_once(cost_line(judged.facts, name, falls_back=falls_back))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)
         failures += check_runs(olds, new, judged, self._endpoint())
         return CheckResult(inputs, self._refused("TrainingJob", new.name, failures))  # the project's own lines

@@ -41,29 +41,31 @@ class ProtectedJobError(TrainingJobsError):
     """A change would replace or delete a protected job that is queued, preparing or running."""
 
 
-def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date) -> list[Problem]:
+def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date, *,
+                      falls_back: bool = False) -> list[Problem]:
     """What one job breaks of its stack's per-job guardrails (maxJobCostUsd priced in its region) and of the fixed
     job rules (end-of-life accelerators), on its facts (load.Judged.facts); the stack-wide guardrails
-    (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's."""
-    return guardrail_problems(facts, name, rails) + end_of_life_problems(facts, name, today)
+    (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's. `falls_back`: the job has fallbacks, or is
+    one (priced off any reservation: cost.estimate)."""
+    return guardrail_problems(facts, name, rails, falls_back=falls_back) + end_of_life_problems(facts, name, today)
 
 
-def cost_line(facts: JobFacts, name: str) -> str:
+def cost_line(facts: JobFacts, name: str, *, falls_back: bool = False) -> str:
     """One line, in full: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h),
     us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price instead of the basis,
     each with its reason; `plan` shows each part on its own line)."""
     try:
-        found = estimate(facts, name)
+        found = estimate(facts, name, falls_back=falls_back)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
-    if found.on_resource is not None:
+    if found.on_resource is not None or found.reservation is not None:
         return f"job {name}: {estimate_text(found)}"
     worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
     how = runs_as(found)
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
     head = (f"job {name}: {found.hourly.short()} {how if how == 'on demand' else f'({how})'}, "
             f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
-            f"{found.region or 'region unknown'}")
+            f"{found.region or 'region unknown'}{f'; {found.may_leave}' if found.may_leave else ''}")
     return head + (missing_text(found.on_demand, found.spot) or f"; basis: {'; '.join(found.bases)}")
 
 

@@ -115,8 +115,8 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         if other.body is None:
             continue
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
-                     for p in job_rule_problems(other.facts, name, rails, today())]
-        say_once(cost_line(other.facts, f"{name} {where}"))
+                     for p in job_rule_problems(other.facts, name, rails, today(), falls_back=True)]
+        say_once(cost_line(other.facts, f"{name} {where}", falls_back=True))  # run when the first had no room
         tries[index + 1] = other.facts
     # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
     if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
