@@ -79,13 +79,13 @@ def parse_wire(job: Any) -> Renderable:
 
 
 def judge_wire(job: Any, *, backend: str | None = None, today: date | None = None, job_id: str | None = None,
-               judge: bool = True) -> Judged:
+               rules: bool = True) -> Judged:
     """The `job` input read once by the one entry point (load.judge, enclosed): a trainingInput judged by the
     limits of `backend` (AI Platform Training's historic ones, or Vertex AI's of today on its translation), a
-    CustomJobSpec by Vertex AI's in its region; every problem at its path in the `job` input. `judge=False`
+    CustomJobSpec by Vertex AI's in its region; every problem at its path in the `job` input. `rules=False`
     parses, translates and renders only (a job judged by `check` before its create). A job that does not parse
     is a SpecError."""
-    return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=judge)
+    return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=rules)
 
 
 def wire_of(job: Renderable) -> dict[str, Any]:
