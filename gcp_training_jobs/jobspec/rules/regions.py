@@ -9,12 +9,17 @@ every cloud.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, allowed_some, suggestion
 
 #: How a refusal names each backend's regions.
-REGIONS_OF = {AI_PLATFORM: "an AI Platform Training region", VERTEX: "a Vertex AI training region"}
+REGIONS_OF: Final[Mapping[str, str]] = MappingProxyType({
+    AI_PLATFORM: "an AI Platform Training region", VERTEX: "a Vertex AI training region"})
 
 
 def training_regions(backend: str | None) -> tuple[str, ...]:
