@@ -80,7 +80,8 @@ def test_refusals_name_the_keys(tmp_path: Path) -> None:
         f"{tmp_path}/Pulumi.forms.yaml: {JOBS}.x: has trainingInput, jobSpec and tuningJob; allowed: exactly one of "
         "trainingInput, jobSpec, tuningJob"]
     nowhere = problems_of(write(tmp_path, {"h100": {**H100, "region": "mars-1"}}, "nowhere"))
-    assert len(nowhere) == 1 and f"{JOBS}.h100.region: 'mars-1' is not a training region; allowed:" in nowhere[0]
+    assert len(nowhere) == 1
+    assert f"{JOBS}.h100.region: 'mars-1' is not a Vertex AI training region; allowed:" in nowhere[0]
     bad = copy.deepcopy(SWEEP)
     bad["tuningJob"]["maxTrialCount"] = 0
     assert any(f"{JOBS}.sweep.tuningJob.maxTrialCount:" in line

@@ -203,7 +203,8 @@ def test_gs_uris_where_uris_are_expected() -> None:
 
 def test_region_must_be_a_training_region() -> None:
     (problem,) = problems_of(custom(region="us-moon1"))
-    assert problem.startswith("trainingInput.region: 'us-moon1' is not a training region; allowed: us-west1,")
+    assert problem.startswith("trainingInput.region: 'us-moon1' is not an AI Platform Training region; "
+                              "allowed: us-west1,")
 
 
 def test_labels_and_names() -> None:

@@ -105,9 +105,22 @@ def _region(job: Renderable) -> str | None:
     return job.training_input.region if isinstance(job, Job) else job.region
 
 
+#: What a label value the caller holds encrypted (`opaque`) is judged as: any valid value (Google judges the real one).
+OPAQUE_STAND_IN = "secret"
+
+
+def stand_ins(labels: Mapping[str, Any] | None, opaque: str | None) -> dict[str, Any] | None:
+    """The labels the rules judge: each value `opaque` (one the caller holds encrypted) standing in as a valid one.
+    The job keeps the labels as given."""
+    if labels is None or opaque is None:
+        return dict(labels) if labels is not None else None
+    return {k: OPAQUE_STAND_IN if v == opaque else v for k, v in labels.items()}
+
+
 def judge_job(
     data: Any, *, default_region: str | None = None, partial: bool = False, package_supplied: bool = False,
-    backend: str | None = None, today: date | None = None, job_id: str | None = None, judge: bool = True,
+    backend: str | None = None, today: date | None = None, job_id: str | None = None, rules: bool = True,
+    opaque: str | None = None,
 ) -> Judged:
     """An ml v1 Job (trainingInput) read once.
 
@@ -117,8 +130,9 @@ def judge_job(
     `backend` "vertex" judges the job by Vertex AI's catalog on its translation (machine types of today,
     Vertex's regions, prebuilt containers and their dates) and renders a CustomJob (or a
     HyperparameterTuningJob); else AI Platform Training's limits and an ml v1 Job. `today`: the day date rules
-    judge against. `judge=False` skips the rules, for a job judged where it entered (the provider's create).
-    A job that does not parse is a SpecError.
+    judge against. `rules=False` skips the rules, for a job judged where it entered (the provider's create).
+    `opaque`: a value standing for one the caller holds encrypted (a stack's secret): a label with that value is
+    judged as any valid one (OPAQUE_STAND_IN) and kept as given. A job that does not parse is a SpecError.
     """
     job = parse_job(data)
     if job.training_input.region is None and default_region:
@@ -131,9 +145,11 @@ def judge_job(
     pools = training_input_pools(job.training_input, untranslated, warnings) if vertex else \
         ml_pools(job.training_input)
     problems = list(untranslated)
-    if judge:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
-        problems = check_job(job, Options(partial=partial, package_supplied=package_supplied,
-                                          backend=backend if backend in BACKENDS else None, today=today),
+    if rules:  # AI Platform's own limits judge the model; Vertex AI's judge the translation
+        seen = job if opaque is None or opaque not in (job.labels or {}).values() else \
+            job.model_copy(update={"labels": stand_ins(job.labels, opaque)})
+        problems = check_job(seen, Options(partial=partial, package_supplied=package_supplied,
+                                           backend=backend if backend in BACKENDS else None, today=today),
                              pools, untranslated)
         warnings += credential_warnings(data)
     return _finish(job, VERTEX if vertex else AI_PLATFORM, pools, problems, job_id, warnings)
@@ -141,13 +157,15 @@ def judge_job(
 
 def judge_custom_job(
     data: Any, *, region: str | None, region_at: str = "region", labels: dict[str, str] | None = None,
-    job_id: str | None = None, today: date | None = None, judge: bool = True,
+    job_id: str | None = None, today: date | None = None, rules: bool = True, package_supplied: bool = False,
+    opaque: str | None = None,
 ) -> Judged:
     """A CustomJobSpec (what `gcloud ai custom-jobs create --config FILE --region R` reads) read once.
 
     `region` is the job's location (gcloud's --region, or the stack's), `region_at` where it was given, for
     messages; `labels` and `job_id` (the display name) come from the command line or the stack. Every problem
-    names the path as the user wrote it. A spec that does not parse is a SpecError.
+    names the path as the user wrote it. `package_supplied`, `opaque` and `rules` as judge_job's (a stack's
+    trainer goes first into every pythonPackageSpec's packageUris). A spec that does not parse is a SpecError.
     """
     from gcp_training_jobs.jobspec.vocab.custom_job import (
         parse_custom_job_spec,  # Vertex's models, when a job uses them
@@ -156,25 +174,31 @@ def judge_custom_job(
     spec, single = parse_custom_job_spec(data)
     job = VertexJob(spec, region=region, labels=labels, job_id=job_id, single_pool=single)
     pools = spec_pools(job)
-    problems = check_custom_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
-    return _finish(job, VERTEX, pools, problems, job_id, credential_warnings(data) if judge else ())
+    problems = check_custom_job(replace(job, labels=stand_ins(labels, opaque)),
+                                Options(today=today, package_supplied=package_supplied), region_at=region_at,
+                                pools=pools) if rules else []
+    return _finish(job, VERTEX, pools, problems, job_id, credential_warnings(data) if rules else ())
 
 
 def judge_tuning_job(
     data: Any, *, region: str | None, region_at: str = "region", labels: dict[str, str] | None = None,
-    job_id: str | None = None, today: date | None = None, judge: bool = True,
+    job_id: str | None = None, today: date | None = None, rules: bool = True, package_supplied: bool = False,
+    opaque: str | None = None,
 ) -> Judged:
     """A tuning config (what `gcloud ai hp-tuning-jobs create --config FILE --region R` reads: studySpec,
     trialJobSpec, the trial counts) read once. As in gcloud, `labels` (--labels) and `job_id` (--display-name)
-    replace the file's labels and displayName when given. Its pools are its trials'."""
+    replace the file's labels and displayName when given. Its pools are its trials'. `package_supplied`, `opaque`
+    and `rules` as judge_custom_job's (on its trials' CustomJobSpec)."""
     from gcp_training_jobs.jobspec.vocab.tuning import parse_tuning_config  # its models, when a job uses them
 
     config, single = parse_tuning_config(data)
     job = TuningJob(config, region=region, labels=labels if labels is not None else config.labels,
                     job_id=job_id or config.display_name, single_pool=single)
     pools = spec_pools(job.trial) if config.trial_job_spec is not None else []
-    problems = check_tuning_job(job, Options(today=today), region_at=region_at, pools=pools) if judge else []
-    return _finish(job, VERTEX, pools, problems, job_id or job.job_id, credential_warnings(data) if judge else ())
+    problems = check_tuning_job(replace(job, labels=stand_ins(job.labels, opaque)),
+                                Options(today=today, package_supplied=package_supplied), region_at=region_at,
+                                pools=pools) if rules else []
+    return _finish(job, VERTEX, pools, problems, job_id or job.job_id, credential_warnings(data) if rules else ())
 
 
 #: The keys of a CustomJobSpec enclosed as a stack's job or a TrainingJob's `job` input carries it.
@@ -189,7 +213,7 @@ def judge(
     data: Any, *, backend: str | None = None, backend_at: str = "backend", region: str | None = None,
     region_at: str = "region", labels: dict[str, str] | None = None, job_id: str | None = None,
     today: date | None = None, partial: bool = False, package_supplied: bool = False, enclosed: bool = False,
-    rules: bool = True,
+    rules: bool = True, opaque: str | None = None,
 ) -> Judged:
     """A job in any vocabulary read once: the one entry point of validate, render, the settings, the provider
     and the policy pack. Its vocabulary is told here, by io.vocabulary.vocabulary_of, and nowhere else.
@@ -202,10 +226,14 @@ def judge(
     Vertex AI's vocabularies on ai-platform are refused, naming `backend_at`, where the backend was set.
     `region`: a Vertex job's region (gcloud's --region, a stack's), or the default of a trainingInput's;
     `region_at` where it was given, for messages. `labels` (gcloud's --labels) and `job_id` (the display name)
-    go on a Vertex file, which holds neither; `partial` and `package_supplied` as judge_job's. `rules=False`
-    parses, translates and renders only (a job judged where it entered). A job that does not parse is a
-    SpecError.
+    go on a Vertex file, which holds neither; `partial` as judge_job's. What a stack knows of its job goes in
+    here too, for every vocabulary, so the job is judged once as the stack will send it: `package_supplied` (the
+    stack builds the trainer package: packageUris come later; on a CustomJobSpec or a tuning config's trials,
+    first in every pythonPackageSpec), `opaque` (a label value the stack holds encrypted, judged as any valid one
+    and kept). `rules=False` parses, translates and renders only (a job judged where it entered). A job that does
+    not parse is a SpecError.
     """
+    known: dict[str, Any] = {"today": today, "rules": rules, "package_supplied": package_supplied, "opaque": opaque}
     vocabulary = vocabulary_of(data)
     if enclosed and (unshaped := enclosed_problem(data)) is not None:
         raise SpecError([unshaped])
@@ -218,29 +246,27 @@ def judge(
         try:
             judged = judge_tuning_job(config, region=given_region or region, region_at=region_at,
                                       labels=given_labels if given_labels is not None else labels, job_id=job_id,
-                                      today=today, judge=rules)
+                                      **known)
         except SpecError as error:
             raise SpecError(within_spec(error.problems, region_at, TUNING_JOB)) from None
         return replace(judged, problems=tuple(within_spec(judged.problems, region_at, TUNING_JOB)),
                        warnings=tuple(within_spec(judged.warnings, region_at, TUNING_JOB)))
     if vocabulary == "tuning":
-        return judge_tuning_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
-                                judge=rules)
+        return judge_tuning_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, **known)
     if vocabulary == "customJobSpec" and enclosed:
         spec, given_region, given_labels = enclosed_spec(data)
         try:
             judged = judge_custom_job(spec, region=given_region or region, region_at=region_at,
                                       labels=given_labels if given_labels is not None else labels, job_id=job_id,
-                                      today=today, judge=rules)
+                                      **known)
         except SpecError as error:
             raise SpecError(within_spec(error.problems, region_at)) from None
         return replace(judged, problems=tuple(within_spec(judged.problems, region_at)),
                        warnings=tuple(within_spec(judged.warnings, region_at)))
     if vocabulary == "customJobSpec":
-        return judge_custom_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, today=today,
-                                judge=rules)
-    return judge_job(data, default_region=region, partial=partial, package_supplied=package_supplied,
-                     backend=backend if backend in BACKENDS else None, today=today, job_id=job_id, judge=rules)
+        return judge_custom_job(data, region=region, region_at=region_at, labels=labels, job_id=job_id, **known)
+    return judge_job(data, default_region=region, partial=partial, backend=backend if backend in BACKENDS else None,
+                     job_id=job_id, **known)
 
 
 def enclosed_problem(data: Any) -> Problem | None:
@@ -282,6 +308,31 @@ def within_spec(problems: Sequence[Problem], region_at: str = "region", key: str
     outside = ("region", "labels", region_at)
     return [p if p.path.startswith(outside) else replace(p, path=f"{key}.{p.path}" if p.path else key)
             for p in problems]  # a Notice, a CredentialWarning stay what they are
+
+
+def model_of(data: Any) -> Renderable:
+    """A job as a TrainingJob's `job` input carries it (enclosed), parsed in its vocabulary and nothing more: a
+    job judged where it entered (its identity, job_model.inputs.spec_of; the provider's create). Its problems are
+    named at their paths in the enclosing job; a job that does not parse is a SpecError."""
+    if isinstance(data, Mapping) and TUNING_JOB in data and TRAINING_INPUT not in data:
+        from gcp_training_jobs.jobspec.vocab.tuning import parse_tuning_config  # its models, when a job uses them
+
+        config, region, labels = enclosed_spec(data, TUNING_JOB)
+        try:
+            parsed_config, single = parse_tuning_config(config)
+        except SpecError as error:
+            raise SpecError(within_spec(error.problems, key=TUNING_JOB)) from None
+        return TuningJob(parsed_config, region=region, labels=labels, single_pool=single)
+    if vocabulary_of(data) != "customJobSpec":
+        return parse_job(data)
+    from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec  # Vertex's models, when used
+
+    spec, region, labels = enclosed_spec(data)
+    try:
+        parsed, single = parse_custom_job_spec(spec)
+    except SpecError as error:
+        raise SpecError(within_spec(error.problems)) from None
+    return VertexJob(parsed, region=region, labels=labels, single_pool=single)
 
 
 def load_job(data: Any, **options: Any) -> Job:

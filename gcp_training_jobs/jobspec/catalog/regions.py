@@ -1,7 +1,8 @@
-"""Where AI Platform Training offered GPUs and TPUs: regions and the GPU types of each zone. Data only.
+"""Where AI Platform Training offered GPUs and TPUs: regions and the GPU types of each zone; and where each backend
+trains (BACKEND_REGIONS, the one home the region rule, rules.regions, reads). Data only.
 
 Sources: ai_platform_pages (the AI Platform Training GPU and TPU guides, Compute Engine's GPU zones), named per
-table.
+table; Vertex AI's regions are vertex_regions' (its Locations page).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Final
 
 from gcp_training_jobs.jobspec.catalog.accelerators import A100, K80, P4, P100, T4, V100
 from gcp_training_jobs.jobspec.catalog.ai_platform_pages import SOURCE_GPU_ZONES, SOURCE_USING_GPUS, SOURCE_USING_TPUS
+from gcp_training_jobs.jobspec.catalog.vertex_regions import SOURCE_LOCATIONS
+from gcp_training_jobs.jobspec.catalog.vertex_regions import TRAINING_REGIONS as VERTEX_TRAINING_REGIONS
+from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, VERTEX
 
 # --- Regions and zones ----------------------------------------------------------------------------
 
@@ -32,6 +36,15 @@ GPU_REGIONS_SOURCES: Final = (SOURCE_USING_GPUS,)
 #: these 16 is refused here.
 TRAINING_REGIONS: Final = GPU_REGIONS
 TRAINING_REGIONS_SOURCES: Final = GPU_REGIONS_SOURCES
+
+#: Where each backend trains: AI Platform Training's regions (above), Vertex AI's (vertex_regions, the Locations
+#: page). The one answer to "the regions a backend trains in": the region rule (rules.regions) reads it, and the
+#: settings, persistent resources and job rules ask that rule.
+BACKEND_REGIONS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
+    AI_PLATFORM: TRAINING_REGIONS,
+    VERTEX: VERTEX_TRAINING_REGIONS,
+})
+BACKEND_REGIONS_SOURCES: Final = (*TRAINING_REGIONS_SOURCES, SOURCE_LOCATIONS)
 
 #: Zones offering each GPU type, for the regions above. Source: Compute Engine "GPU regions and zones"
 #: (https://cloud.google.com/compute/docs/gpus/gpu-regions-zones), as scraped in 2022 into SkyPilot's public

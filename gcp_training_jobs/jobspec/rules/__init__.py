@@ -2,7 +2,8 @@
 
 Each rule is a small function that yields Problems; `check_job`, `check_custom_job` and `check_tuning_job` run
 them all, so a job's every problem is reported at once. One module per concern: `tasks` (what the rules share),
-`identity` (ids, labels, URIs), `cluster` (tier, region, machine types, code), `hardware` (AI Platform's
+`identity` (ids, labels, URIs), `regions` (the one region rule, every place a region is written asks it),
+`cluster` (tier, region, machine types, code), `hardware` (AI Platform's
 accelerators, zones, TPUs), `tuning` (an ml v1 job's hyperparameters), and the Vertex AI modules below.
 
 Vertex AI is judged on worker pools in one form (`pools`), whichever vocabulary the job is written in: a
@@ -32,6 +33,7 @@ from gcp_training_jobs.jobspec.rules.cluster import (
 from gcp_training_jobs.jobspec.rules.containers import rule_prebuilt_images
 from gcp_training_jobs.jobspec.rules.hardware import rule_accelerators, rule_gpu_regions, rule_tpu
 from gcp_training_jobs.jobspec.rules.identity import credential_warnings, rule_job_id, rule_labels, rule_uris_and_names
+from gcp_training_jobs.jobspec.rules.regions import region_choices, region_problem, training_regions
 from gcp_training_jobs.jobspec.rules.tasks import TI, Options, Rule, Task, gpus_used, scale_tier, tasks, today, uses_tpu
 from gcp_training_jobs.jobspec.rules.tuning import rule_hyperparameters
 from gcp_training_jobs.jobspec.rules.vertex_hardware import Setting, rule_machines
@@ -50,7 +52,8 @@ from gcp_training_jobs.jobspec.vocab.training_input import Job
 
 __all__ = ["POOL_RULES", "RULES", "SPEC_RULES", "TI", "Options", "Pool", "Rule", "Setting", "Task",
            "check_custom_job", "check_job", "check_tuning_job", "gpus_used", "judge_pools", "judge_translation",
-           "rule_labels", "scale_tier", "tasks", "today", "uses_tpu", "credential_warnings"]
+           "region_choices", "region_problem", "rule_labels", "training_regions",
+           "scale_tier", "tasks", "today", "uses_tpu", "credential_warnings"]
 
 RULES: tuple[Rule, ...] = (
     rule_job_id,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.problems import Problem, allowed, allowed_some
+from gcp_training_jobs.jobspec.core.problems import Problem, allowed
+from gcp_training_jobs.jobspec.rules.regions import region_choices, region_problem
 from gcp_training_jobs.jobspec.rules.tasks import TI, Options, scale_tier, tasks
 from gcp_training_jobs.jobspec.vocab.training_input import Job
 
@@ -18,25 +19,16 @@ def rule_scale_tier(job: Job, opts: Options) -> Iterator[Problem]:
 
 
 def rule_region(job: Job, opts: Options) -> Iterator[Problem]:
-    """A region is given (or comes from --region); on AI Platform, one of its training regions (on Vertex AI
-    the pool rules judge it against Vertex's regions)."""
+    """A region is given (or comes from --region); on AI Platform, one of its training regions (rules.regions, the
+    one region rule; on Vertex AI the pool rules ask it on the translation)."""
     region = job.training_input.region
     if region is None and opts.partial:
         return
-    regions = catalog.VERTEX_TRAINING_REGIONS if opts.vertex else catalog.TRAINING_REGIONS
     if region is None:
-        yield Problem(f"{TI}.region", f"required (or pass --region); allowed: {_near(regions, 'us-central1')}")
-    elif region not in catalog.TRAINING_REGIONS and not opts.vertex:
-        yield Problem(f"{TI}.region", f"{region!r} is not a training region; allowed: "
-                      f"{_near(catalog.TRAINING_REGIONS, region)}")
-
-
-def _near(names: tuple[str, ...], name: str, sep: str = "-") -> str:
-    """The names of `names` relevant to `name`: those sharing its first part (us-, n1-, ...), else all of them
-    cut short (never a list of 70 on one line)."""
-    head = name.split(sep, 1)[0]
-    near = [n for n in names if n.split(sep, 1)[0] == head]
-    return allowed(near) if near else allowed_some(names)
+        yield Problem(f"{TI}.region", "required (or pass --region); allowed: "
+                      f"{region_choices('us-central1', opts.backend)}")
+    elif not opts.vertex and (refused := region_problem(region, f"{TI}.region", opts.backend)) is not None:
+        yield refused
 
 
 def rule_cluster_shape(job: Job, opts: Options) -> Iterator[Problem]:

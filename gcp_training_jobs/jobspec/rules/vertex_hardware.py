@@ -12,7 +12,9 @@ from datetime import date
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.catalog.replacements import replacement
+from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, allowed_some, suggestion
+from gcp_training_jobs.jobspec.rules.regions import region_problem
 from gcp_training_jobs.jobspec.rules.tasks import support_ended
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
@@ -233,13 +235,6 @@ def _cloud_tpu(acc: str | None, count: int | None, acc_at: str, count_at: str) -
 # --- Regions -----------------------------------------------------------------------------------------------
 
 
-def region_choices(region: str) -> str:
-    """The training regions relevant to a wrong one: those of its geography (us-, europe-, ...), else all."""
-    regions = catalog.VERTEX_TRAINING_REGIONS
-    near = [r for r in regions if r.split("-")[0] == region.split("-")[0]]
-    return allowed(near) if near else allowed_some(sorted(regions))
-
-
 def _regions_offering(accelerator: str) -> list[str]:
     return sorted(r for r, offered in catalog.REGION_ACCELERATORS.items() if accelerator in offered)
 
@@ -253,9 +248,8 @@ def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
     region = s.region
     if region is None:
         return
-    if region not in catalog.VERTEX_TRAINING_REGIONS:
-        yield Problem(s.region_at, f"{region!r} is not a Vertex AI training region"
-                      f"{suggestion(region, catalog.VERTEX_TRAINING_REGIONS)}; allowed: {region_choices(region)}")
+    if (refused := region_problem(region, s.region_at, VERTEX)) is not None:  # the one region rule
+        yield refused
         return
     offered = catalog.REGION_ACCELERATORS[region]
     for pool in pools:

@@ -126,14 +126,16 @@ def rule_pool_code(job: VertexJob, opts: Options) -> Iterator[Problem]:
         py, box = wp.python_package_spec, wp.container_spec
         if py is not None:
             at = f"{base}.pythonPackageSpec"
-            for name, value in (("executorImageUri", py.executor_image_uri), ("packageUris", py.package_uris),
-                                ("pythonModule", py.python_module)):
+            supplied = 1 if opts.package_supplied else 0  # the stack's trainer, put first in packageUris
+            for name, value in (("executorImageUri", py.executor_image_uri),
+                                ("packageUris", py.package_uris or supplied), ("pythonModule", py.python_module)):
                 if not value:
                     yield Problem(f"{at}.{name}", "required with pythonPackageSpec")
             uris = py.package_uris or []
-            if len(uris) > MAX_PACKAGE_URIS:
-                yield Problem(f"{at}.packageUris", f"{len(uris)} URIs; allowed: at most {MAX_PACKAGE_URIS}")
-            for i, uri in enumerate(uris):
+            if len(uris) + supplied > MAX_PACKAGE_URIS:
+                yield Problem(f"{at}.packageUris", f"{len(uris) + supplied} URIs; allowed: at most "
+                              f"{MAX_PACKAGE_URIS}")
+            for i, uri in enumerate(uris):  # at its index as written
                 if (problem := gcs_uri_problem(uri, needs_object=True)) is not None:
                     yield Problem(f"{at}.packageUris[{i}]", problem)
             yield from _env(f"{at}.env", py.env)

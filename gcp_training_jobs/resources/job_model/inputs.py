@@ -46,13 +46,13 @@ from gcp_training_jobs.jobspec.core.names import (
 )
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
-from gcp_training_jobs.jobspec.load import Judged, enclosed_spec, within_spec
+from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
-from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
+from gcp_training_jobs.jobspec.vocab.custom_job import spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
-from gcp_training_jobs.jobspec.vocab.training_input import job_body, parse_job
+from gcp_training_jobs.jobspec.vocab.training_input import job_body
 from gcp_training_jobs.resources.job_model.protection import guardrails_of, protect_of
 
 
@@ -76,33 +76,17 @@ def region_of(job: Any) -> str:
 
 def parse_wire(job: Any) -> Renderable:
     """The job, parsed but not judged (a job that was judged when it entered: the provider's create)."""
-    if isinstance(job, Mapping) and TUNING_JOB in job and TRAINING_INPUT not in job:
-        from gcp_training_jobs.jobspec.vocab.tuning import parse_tuning_config  # its models, when a job uses them
-
-        config, region, labels = enclosed_spec(job, TUNING_JOB)
-        try:
-            parsed_config, single = parse_tuning_config(config)
-        except SpecError as error:
-            raise SpecError(within_spec(error.problems, key=TUNING_JOB)) from None
-        return TuningJob(parsed_config, region=region, labels=labels, single_pool=single)
-    if not is_custom(job):
-        return parse_job(job)
-    spec, region, labels = enclosed_spec(job)
-    try:
-        parsed, single = parse_custom_job_spec(spec)
-    except SpecError as error:
-        raise SpecError(within_spec(error.problems)) from None
-    return VertexJob(parsed, region=region, labels=labels, single_pool=single)
+    return load.model_of(job)
 
 
 def judge_wire(job: Any, *, backend: str | None = None, today: date | None = None, job_id: str | None = None,
-               judge: bool = True) -> Judged:
+               rules: bool = True) -> Judged:
     """The `job` input read once by the one entry point (load.judge, enclosed): a trainingInput judged by the
     limits of `backend` (AI Platform Training's historic ones, or Vertex AI's of today on its translation), a
-    CustomJobSpec by Vertex AI's in its region; every problem at its path in the `job` input. `judge=False`
+    CustomJobSpec by Vertex AI's in its region; every problem at its path in the `job` input. `rules=False`
     parses, translates and renders only (a job judged by `check` before its create). A job that does not parse
     is a SpecError."""
-    return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=judge)
+    return load.judge(job, enclosed=True, backend=backend, today=today, job_id=job_id, rules=rules)
 
 
 def wire_of(job: Renderable) -> dict[str, Any]:

@@ -10,24 +10,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gcp_training_jobs.jobspec import catalog, load
+from gcp_training_jobs.jobspec import load
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import (
     BACKENDS,
     ENV_PREFIX,
     JOB_NAME,
     JOB_NAME_MAX,
-    JOB_SPEC,
     NAMESPACE,
     TRAINING_INPUT,
     TUNING_JOB,
-    VERTEX,
 )
-from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem, allowed, from_validation_error
-from gcp_training_jobs.jobspec.load import FORMS, Judged, enclosed_problem
-from gcp_training_jobs.jobspec.rules import Options, rule_labels
-from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec
-from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
+from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem, from_validation_error
+from gcp_training_jobs.jobspec.load import FORMS, Judged, enclosed_problem, stand_ins
+from gcp_training_jobs.jobspec.rules import Options, region_problem, rule_labels
 from gcp_training_jobs.jobspec.vocab.training_input import Job, TrainingInput
 from gcp_training_jobs.resources.fallbacks import KEYS as FALLBACK_KEYS
 from gcp_training_jobs.resources.fallbacks import alternative_job
@@ -36,7 +32,7 @@ from gcp_training_jobs.resources.settings.secrets import OPAQUE
 from gcp_training_jobs.resources.settings.trainers import trainer_problems
 
 
-def judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, region_key: str,
+def judge_stack_job(name: str, raw: Any, *, root: Path, backend: str, region: str, region_key: str,
               stack_labels: dict[str, str]) -> tuple[JobSettings | None, list[Problem]]:
     """One job: its name, its settings shape, the spec rules (Vertex AI's on vertex stacks), in either vocabulary.
 
@@ -72,8 +68,8 @@ def judge_job(name: str, raw: Any, *, root: Path, backend: str, region: str, reg
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     own = raw[form].get("labels") if form == TUNING_JOB else None  # a tuning config's own, under the job's
     merged = {**stack_labels, **(own if isinstance(own, dict) else {}), **labels}
-    judged, spec_problems = _judge_spec(raw, name=name, backend=backend, region=region, region_key=region_key,
-                                        labels=merged)
+    judged, spec_problems = _judge(raw, name=name, backend=backend, region=region, region_key=region_key,
+                                   labels=merged)
     if settings is not None:
         spec_problems += trainer_problems(settings, root)
     for problem in spec_problems:
@@ -109,9 +105,8 @@ def _job_region(raw: dict[str, Any], form: str, prefix: str, backend: str, regio
     at = f"{prefix}.region"
     if not isinstance(given, str):
         return region, region_key, []  # the settings model says what is wrong with it
-    if given not in regions(backend) and given != OPAQUE:
-        return region, region_key, [Problem(at, f"{given!r} is not a training region; allowed: "
-                                            f"{allowed(regions(backend))}")]
+    if given != OPAQUE and (refused := region_problem(given, at, backend)) is not None:  # the one region rule
+        return region, region_key, [refused]
     written = raw[form].get("region") if form == TRAINING_INPUT else None
     if isinstance(written, str) and written != given:
         return region, region_key, [Problem(at, f"{given!r} differs from {prefix}.{TRAINING_INPUT}.region "
@@ -138,13 +133,12 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
             continue
         ti = data.get(TRAINING_INPUT)
         given = fallback.get("region") if isinstance(fallback.get("region"), str) else None
-        if given is not None and given not in regions(backend):
-            problems.append(Problem(f"{where}.region", f"{given!r} is not a training region; allowed: "
-                                    f"{allowed(regions(backend))}"))
+        if given is not None and (refused := region_problem(given, f"{where}.region", backend)) is not None:
+            problems.append(refused)  # the one region rule's words
             continue
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
-        alternative, spec_problems = _judge_spec(data, name=name, backend=backend, region=there,
-                                                 region_key=f"{where}.region", labels=labels)
+        alternative, spec_problems = _judge(data, name=name, backend=backend, region=there,
+                                            region_key=f"{where}.region", labels=labels)
         problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems
                      if p not in own]
         if alternative is not None and not spec_problems:
@@ -152,117 +146,37 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
     return tuple(judged), problems
 
 
-#: A package URI standing in, while a jobSpec is judged, for the trainer package the stack builds and uploads.
-TRAINER_STAND_IN = "gs://trainer-package-built-by-the-stack/trainer.tar.gz"
-
-
-def _judge_spec(
+def _judge(
     raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
 ) -> tuple[Judged | None, list[Problem]]:
-    """A job's trainingInput or jobSpec (exactly one, enclosed_problem) read by the one pass (load.judge): the job as
-    judged (None when it has problems; its model with the stack's labels and region), and its problems. A
-    trainingInput is judged by the limits of the
-    stack's backend (and its Vertex AI translation); a CustomJobSpec by Vertex AI's in the stack's region (vertex
-    stacks only), carried over as written."""
-    custom = JOB_SPEC in raw
-    if (custom or TUNING_JOB in raw) and backend not in BACKENDS:
+    """A job's trainingInput, jobSpec or tuningJob (exactly one, enclosed_problem) read once by the one pass
+    (load.judge), told what the stack knows of it: its region (`region_key` said so), its labels (the stack's, a
+    tuning config's own and the job's, in that order; a value encrypted in the stack, OPAQUE, judged as any valid
+    one) and whether the stack builds its trainer package (`package_supplied`). The job as judged (None when it has
+    problems) and its problems. A trainingInput is judged by the limits of the stack's backend (and its Vertex AI
+    translation); a CustomJobSpec or a tuning config by Vertex AI's (vertex stacks only). A region the job inherits
+    that the region rule refuses is said once, at the key that wrote it: not again within the job."""
+    form = next(f for f in FORMS if f in raw)
+    if form != TRAINING_INPUT and backend not in BACKENDS:
         return None, []  # the backend key is reported
-    if TUNING_JOB in raw:
-        return _judge_tuning(raw, name=name, backend=backend, region=region, region_key=region_key, labels=labels)
-    written = raw[JOB_SPEC] if custom else raw[TRAINING_INPUT]
-    data: dict[str, Any] = ({JOB_SPEC: _with_trainer_stand_in(written) if "trainer" in raw else written} if custom
-                            else {TRAINING_INPUT: written})
+    data: dict[str, Any] = {form: raw[form]}
     if labels:
-        data["labels"] = judgeable(labels)
+        data["labels"] = labels
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
         judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
-                       region_at=region_key, job_id=name.replace("-", "_"), package_supplied="trainer" in raw)
+                            region_at=region_key, job_id=name.replace("-", "_"), package_supplied="trainer" in raw,
+                            opaque=OPAQUE)
         problems = list(judged.problems)
     except SpecError as error:  # it does not parse
         judged, problems = None, list(error.problems)
-    if custom:
-        if problems or judged is None:
-            known_region = region in regions(backend)  # else reported once, at the stack's region key
-            return None, [p for p in problems if known_region or p.path != region_key]
-        assert isinstance(judged.job, VertexJob)
-        parsed, single = (parse_custom_job_spec(written) if data[JOB_SPEC] is not written  # as given, not its stand-in
-                          else (judged.job.spec, judged.job.single_pool))
-        return replace(judged, job=VertexJob(parsed, region=region, labels=labels or None, single_pool=single)), []
-    job: Job | None = None
-    if judged is not None and judged.ok and isinstance(judged.job, Job):
-        job = judged.job
-        if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
-            job = job.model_copy(update={"labels": labels})
-    if "region" not in written:
-        inherited = []
-        for problem in problems:
-            if problem.path == f"{TRAINING_INPUT}.region":
-                if region not in regions(backend):
-                    continue  # reported once, at the stack's region key
-                problem = Problem(problem.path, f"{problem.message} (the job inherits {region_key})")
-            inherited.append(problem)
-        problems = inherited
-    if job is None or judged is None:
-        return None, problems
-    return replace(judged, job=job), problems
-
-
-def _judge_tuning(
-    raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
-) -> tuple[Judged | None, list[Problem]]:
-    """A job's tuningJob read by the one pass (load.judge, as the tuning file on its own is judged) in the job's
-    region: the job as judged (its labels the stack's, the config's and the job's, in that order), or its problems
-    named under tuningJob."""
-    written = raw[TUNING_JOB]
-    trial = written.get("trialJobSpec")
-    config = {**written, "trialJobSpec": _with_trainer_stand_in(trial)} \
-        if "trainer" in raw and isinstance(trial, dict) else written
-    data: dict[str, Any] = {TUNING_JOB: config}
-    if labels:
-        data["labels"] = judgeable(labels)
-    try:
-        judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
-                            region_at=region_key, job_id=name.replace("-", "_"))
-        problems = list(judged.problems)
-    except SpecError as error:
-        judged, problems = None, list(error.problems)
-    if problems or judged is None:
-        known_region = region in regions(backend)  # else reported once, at the stack's region key
-        return None, [p for p in problems if known_region or p.path != region_key]
-    assert isinstance(judged.job, TuningJob)
-    job = judged.job
-    if config is not written:  # the trainer's stand-in judged; the job keeps the config as given
-        from gcp_training_jobs.jobspec.vocab.tuning import parse_tuning_config
-
-        parsed, single = parse_tuning_config(written)
-        job = TuningJob(parsed, region=job.region, labels=job.labels, job_id=job.job_id, single_pool=single)
-    if OPAQUE in labels.values():  # judged with stand-ins; the job keeps what the stack says
-        job = TuningJob(job.config, region=job.region, labels=dict(labels), job_id=job.job_id,
-                        single_pool=job.single_pool)
-    return replace(judged, job=job), []
-
-
-def _with_trainer_stand_in(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec with the trainer package's URI standing in in every pythonPackageSpec's packageUris."""
-    pools = spec.get("workerPoolSpecs")
-    if not isinstance(pools, list | dict):
-        return spec
-
-    def with_package(pool: Any) -> Any:
-        package = pool.get("pythonPackageSpec") if isinstance(pool, dict) else None
-        if not isinstance(package, dict):
-            return pool
-        uris = package.get("packageUris")
-        uris = [TRAINER_STAND_IN, *uris] if isinstance(uris, list) else [TRAINER_STAND_IN]
-        return {**pool, "pythonPackageSpec": {**package, "packageUris": uris}}
-
-    packaged = with_package(pools) if isinstance(pools, dict) else [with_package(pool) for pool in pools]
-    return {**spec, "workerPoolSpecs": packaged}
-
-
-def regions(backend: str) -> tuple[str, ...]:
-    """Where the stack's backend trains: Vertex AI's regions, or AI Platform Training's."""
-    return tuple(catalog.VERTEX_TRAINING_REGIONS) if backend == VERTEX else tuple(catalog.TRAINING_REGIONS)
+    if form == TRAINING_INPUT and "region" in raw[form]:
+        return (judged if judged is not None and judged.ok else None), problems  # its region is its own
+    at = f"{TRAINING_INPUT}.region" if form == TRAINING_INPUT else region_key  # where judge names the region
+    refused = region == OPAQUE or region_problem(region, region_key, backend) is not None  # said at region_key
+    said = [problem if problem.path != at or form != TRAINING_INPUT
+            else replace(problem, message=f"{problem.message} (the job inherits {region_key})")
+            for problem in problems if not (refused and problem.path == at)]
+    return (judged if judged is not None and judged.ok else None), said
 
 
 def plain(problem: Problem) -> Problem:
@@ -270,18 +184,9 @@ def plain(problem: Problem) -> Problem:
     return Problem(problem.path, problem.message.replace(": Value error, ", ": "), problem.file)
 
 
-#: What an encrypted label value is judged as offline (any valid value: the real one is judged by Google).
-SECRET_LABEL_STAND_IN = "secret"
-
-
-def judgeable(labels: dict[str, Any]) -> dict[str, Any]:
-    """Labels with encrypted values (OPAQUE offline) standing in as a valid value, so the rest is judged."""
-    return {k: SECRET_LABEL_STAND_IN if v == OPAQUE else v for k, v in labels.items()}
-
-
 def label_problems(labels: Mapping[str, Any]) -> list[Problem]:
     """Label syntax (the stack's, a persistent resource's), judged by the same rule as a job's labels, at
-    `labels...`."""
+    `labels...` (a value encrypted in the stack, OPAQUE, judged as any valid one, as a job's are)."""
     if not labels or not all(isinstance(v, str) for v in labels.values()):
         return []
-    return list(rule_labels(Job(labels=judgeable(dict(labels)), training_input=TrainingInput()), Options()))
+    return list(rule_labels(Job(labels=stand_ins(labels, OPAQUE), training_input=TrainingInput()), Options()))

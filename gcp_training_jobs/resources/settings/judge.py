@@ -11,9 +11,10 @@ from pydantic import ValidationError
 from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, DEFAULT_REGION, NAMESPACE
-from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
+from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
+from gcp_training_jobs.jobspec.rules import region_problem
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
-from gcp_training_jobs.resources.settings.jobs import judge_job, label_problems, plain, regions
+from gcp_training_jobs.resources.settings.jobs import judge_stack_job, label_problems, plain
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
 from gcp_training_jobs.resources.settings.persistent import fit_problems_of, judge_resources
 from gcp_training_jobs.resources.settings.secrets import (
@@ -87,9 +88,8 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     backend = ours.get("backend", DEFAULT_BACKEND)
     region = ours.get("region") if isinstance(ours.get("region"), str) else DEFAULT_REGION
     region = region or DEFAULT_REGION
-    if region not in regions(str(backend)) and region != OPAQUE:
-        problems.append(Problem(region_key, f"{region!r} is not a training region; allowed: "
-                                f"{allowed(regions(str(backend)))}"))
+    if region != OPAQUE and (refused := region_problem(region, region_key, str(backend))) is not None:
+        problems.append(refused)  # the one region rule; each job inheriting it is not told again
     labels_given = ours.get("labels")
     stack_labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     bad_labels = label_problems(stack_labels)
@@ -101,7 +101,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
                                 f"{type(jobs_raw).__name__}"))
         jobs_raw = {}
     for name, raw in (jobs_raw or {}).items():
-        judged, job_problems = judge_job(str(name), raw, root=root, backend=str(backend), region=region,
+        judged, job_problems = judge_stack_job(str(name), raw, root=root, backend=str(backend), region=region,
                                          region_key=region_key,
                                          stack_labels={} if bad_labels else stack_labels)
         problems += job_problems

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, PERSISTENT_RESOURCE_ID, TUNING, TUNING_JOB
-from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, PERSISTENT_RESOURCE_ID, TUNING, TUNING_JOB, VERTEX
+from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
+from gcp_training_jobs.jobspec.rules import region_problem
 from gcp_training_jobs.jobspec.rules.persistent import fit_problems, resource_problems
 from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import PERSISTENT_RESOURCE, JobFacts
@@ -31,7 +31,7 @@ def judge_resources(raw: Any, *, region: str, stack_labels: Mapping[str, str],
     if not isinstance(raw, dict):
         return {}, [Problem(KEY, f"expected a mapping of resource name to PersistentResource, got "
                             f"{type(raw).__name__}")]
-    if backend != "vertex":
+    if backend != VERTEX:
         return {}, [Problem(KEY, f"is set on backend {backend}; persistent resources are Vertex AI's; allowed: "
                             f"{NAMESPACE}:backend vertex")]
     found: dict[str, ResourceFacts] = {}
@@ -47,9 +47,8 @@ def judge_resources(raw: Any, *, region: str, stack_labels: Mapping[str, str],
         except ValidationError as error:
             problems += [p.within(prefix=at) for p in from_validation_error(error, PersistentResourceSpec)]
             continue
-        if spec.region is not None and spec.region not in catalog.VERTEX_TRAINING_REGIONS:
-            problems.append(Problem(f"{at}.region", f"{spec.region!r} is not a training region; allowed: "
-                                    f"{allowed(catalog.VERTEX_TRAINING_REGIONS)}"))
+        if spec.region is not None and (refused := region_problem(spec.region, f"{at}.region", VERTEX)) is not None:
+            problems.append(refused)  # the one region rule, as a job's
             continue
         facts = resource_facts(str(name), spec, region=region, labels=stack_labels, at=at)
         own = [p.within(prefix=at) for p in label_problems(spec.labels or {})]

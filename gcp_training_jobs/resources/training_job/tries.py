@@ -165,7 +165,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
     tries = runs.placements(inputs.job, list(inputs.fallbacks))
     retries = inputs.retries
-    judged = {0: judge_wire(inputs.job, backend=inputs.backend, judge=False).checked()}
+    judged = {0: judge_wire(inputs.job, backend=inputs.backend, rules=False).checked()}
     model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try
     sample = labels_of(inputs, preview_job_id(inputs.name), model)
     identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
@@ -191,7 +191,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     while True:
         place = tries[step.index]
         if place.index not in judged:
-            judged[place.index] = judge_wire(place.job, backend=inputs.backend, judge=False).checked()
+            judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
         jobs = places[place.index]
         job_id = new_job_id(inputs.name or "job")
         labels = {**labels_of(inputs, job_id, model), **runs.run_labels(place.index, step.retry)}
