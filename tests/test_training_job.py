@@ -454,6 +454,38 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
     assert done.stdout.strip() == "QUEUED"
 
 
+def test_every_job_shares_one_configured_provider_that_no_call_writes_to() -> None:
+    """The engine's dynamic-provider process keeps one configured provider per pickle (pulumi/dynamic/__main__.py,
+    get_provider) and calls it from several threads; every TrainingJob pickles to the same bytes, so every job of a
+    stack is served by one instance. So nothing a call does may live on it: after `configure`, no method writes
+    to the provider (what a run shares lives in backends/run_cache.RUN, behind its lock)."""
+    assert serialize_provider(TrainingJobProvider()) == serialize_provider(TrainingJobProvider())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_provider_method_writes_to_the_configured_provider(emulator, monkeypatch, backend) -> None:
+    from pulumi.dynamic import Config, ConfigureRequest
+
+    monkeypatch.delenv("GCP_TRAINING_JOBS_API_ENDPOINT", raising=False)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    shared = TrainingJobProvider()
+    shared.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url,
+                                              "gcp-training-jobs:jobs": '{"resnet": {}}'}, "gcp-training-jobs")))
+    configured = copy.deepcopy(vars(shared))
+    assert configured == {"endpoint": emulator.url, "stack_jobs": frozenset({"resnet"})}
+    emulator.state.set_phase_seconds(0)
+    olds = checked(shared, props(backend))
+    created = shared.create({**olds, "waitForCompletion": True})
+    relabelled = t4_job(team="vision") if backend == "ai-platform" else t4_job()  # Vertex replaces on labels
+    news = checked(shared, props(backend, relabelled, protect=True), olds=dict(created.outs))
+    shared.diff(created.id, dict(created.outs), news)
+    shared.read(created.id, dict(created.outs))
+    updated = shared.update(created.id, dict(created.outs), news)
+    shared.delete(created.id, dict(updated.outs))
+    assert shared.check({}, {**props(backend), "retries": "three"}).failures  # a refusal writes nothing either
+    assert vars(shared) == configured
+
+
 # -- a job in Vertex AI's own vocabulary (jobs.NAME.jobSpec) ------------------------------------------
 
 def test_a_job_spec_is_created_as_given_on_spot_read_and_cancelled(provider, emulator) -> None:

@@ -2,12 +2,15 @@
 jobs hold), read by the first check that needs it and shared with the others.
 
 "Per run" lives in the process: the engine starts one dynamic-provider process per deployment and calls it from
-several threads, and it unpickles the provider for every call, so the provider object holds nothing from one call to
-the next. `RUN` is therefore the one piece of mutable module-level state in code the engine calls, and all of it is
-behind one lock: the first caller of a key reads it outside the lock while the later callers of that key wait for its
-answer (one read per key, however many threads ask); an answer, or a failure, older than `max_age` on the injected
-clock is read again, so a process that outlives one run (a test session, a program calling the provider itself)
-never keeps the limits it read once. A test is a run of its own: tests/conftest.py clears `RUN` before each.
+several threads (pulumi/dynamic/__main__.py: a pool of 4), and that process unpickles and configures a provider once
+per pickle (`get_provider`'s cache) and hands that one object to every call; every TrainingJob pickles to the same
+bytes, so all the stack's jobs, in all those threads at once, are served by one provider instance. The provider is
+therefore never written after `configure` (tests/test_training_job.py holds it), and what a run shares is kept here:
+`RUN` is the one piece of mutable module-level state in code the engine calls, and all of it is behind one lock:
+the first caller of a key reads it outside the lock while the later callers of that key wait for its answer (one
+read per key, however many threads ask); an answer, or a failure, older than `max_age` on the injected clock is read
+again, so a process that outlives one run (a test session, a program calling the provider itself) never keeps the
+limits it read once. A test is a run of its own: tests/conftest.py clears `RUN` before each.
 """
 
 from __future__ import annotations
