@@ -52,8 +52,8 @@ class RunCache:
     def once(self, key: Hashable, read: Callable[[], T]) -> T:
         """`read()`'s answer for `key`: read now by the first caller (or the first after the answer grew older than
         max_age), awaited by those who ask while it is being read, kept for those who ask later. A failure is an
-        answer too (raised to each caller until it is read again): the transport has retried what it retries, and
-        every job of the run would meet the same refusal."""
+        answer too (raised to each caller, a copy of its own, until it is read again): the transport has retried
+        what it retries, and every job of the run would meet the same refusal."""
         with self._lock:
             now = self._clock()
             entry = self._entries.get(key)
@@ -65,7 +65,7 @@ class RunCache:
         if mine:
             try:
                 entry.value = read()
-            except Exception as error:  # kept, and raised to every caller alike
+            except Exception as error:  # kept, and raised to every caller alike (each its own copy: _fresh)
                 entry.error = error
             except BaseException as error:  # an interrupt: not an answer, so not kept
                 entry.error = error
@@ -76,7 +76,7 @@ class RunCache:
         else:
             entry.done.wait()
         if entry.error is not None:
-            raise entry.error.with_traceback(None)
+            raise _fresh(entry.error) from entry.error
         return cast(T, entry.value)
 
     def clear(self) -> None:
@@ -93,6 +93,16 @@ class RunCache:
         """Forget answers past max_age (under the lock), so the table holds only what a run can still use."""
         for key in [k for k, e in self._entries.items() if e.done.is_set() and now - e.at > self.max_age]:
             del self._entries[key]
+
+
+def _fresh(cached: BaseException) -> BaseException:
+    """A new exception for one caller of a failed read, of the cached one's type, words and attributes: raising the
+    cached object itself in every thread would have them all write its one traceback at once. Made without the
+    type's __init__ (an ApiError's takes other arguments than the `args` it keeps)."""
+    fresh = type(cached).__new__(type(cached), *cached.args)
+    fresh.args = cached.args
+    fresh.__dict__.update(vars(cached))
+    return fresh
 
 
 #: The answers of the process's run (see the module's docstring for why it is module state and how it is safe).
