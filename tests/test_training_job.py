@@ -20,7 +20,9 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from gcp_training_jobs.backends import transport
-from gcp_training_jobs.backends.lifecycle import JobConflict
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.lifecycle import JobConflict, Jobs, NotAJobName
+from gcp_training_jobs.backends.vertex import VertexBackend
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.resources.training_job import UNKNOWN, TrainingJobProvider
 from gcp_training_jobs.resources.training_job import provider as provider_module
@@ -151,6 +153,31 @@ def test_a_state_pickled_under_another_provider_path_is_updated_in_place_once(pr
     assert (same.changes, same.replaces) == (False, [])
     moved = provider.diff("id", {**news, "__provider": elsewhere, "state": "RUNNING"}, news)
     assert (moved.changes, moved.replaces) == (True, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diff_of_an_id_that_names_no_job_reads_nothing_and_keeps_the_job(provider, emulator, backend) -> None:
+    """A state whose id is not one of the API's job names (NotAJobName) is kept as last known, with no request."""
+    olds = {**checked(provider, props(backend)), "state": "RUNNING"}
+    before = len(emulator.state.requests())
+    assert provider.diff("id", olds, olds).replaces == []
+    assert emulator.state.requests()[before:] == []
+    with pytest.raises(NotAJobName, match="'id' is not the name of a vertex job"):
+        Jobs(VertexBackend(), Target("my-proj", "us-central1", emulator.url)).get("id")
+
+
+def test_a_fault_in_reading_a_job_that_is_no_api_answer_is_raised_not_read_as_could_not_read(
+        provider, emulator, monkeypatch) -> None:
+    """Only the API's and the transport's failures (and the project's own NotAJobName) keep a job as last known: a
+    TypeError is a fault of the code, raised."""
+    id_, outs = created(provider, "vertex")
+
+    def broken(self: VertexBackend, svc: Any, name: str) -> Any:
+        raise TypeError("a fault of the code")
+
+    monkeypatch.setattr(VertexBackend, "get_request", broken)
+    with pytest.raises(TypeError, match="a fault of the code"):
+        provider.diff(id_, {**outs, "state": "FAILED"}, checked(provider, props("vertex")))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -147,7 +147,7 @@ def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> b
     try:
         jobs = reach.of_name(id_)
         resource = jobs.get(id_)
-    except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
+    except (ApiError, TransportError, ValueError) as error:  # (ValueError: NotAJobName, or a backend not known)
         log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
     found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
