@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
@@ -135,14 +135,6 @@ class Pool:
     def machines(self) -> int:
         """The VMs of the whole pool: replicas times the VMs of each (a TPU slice's hosts)."""
         return self.replica_count * self.held[2]
-
-    def path_in(self, body: Mapping[str, Any]) -> str:
-        """Where the pool is in its job's rendered body: `jobSpec.workerPoolSpecs[1]` (a tuning job's under
-        trialJobSpec), or in an ml v1 body where it was written (`trainingInput.workerType`)."""
-        for key in VERTEX_SPEC_KEYS:
-            if key in body:
-                return f"{key}.workerPoolSpecs[{self.index}]"
-        return self.where
 
 
 # --- CustomJobSpec -----------------------------------------------------------------------------------------
