@@ -1,8 +1,7 @@
 """The quota check of a TrainingJob's `check` (at `pulumi preview` and before `up` creates it): will Google run it?
 
 For a job the preview creates or replaces, on Vertex AI: what it needs (gcp_training_jobs.jobspec.review.quotas, from
-the
-body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
+the body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
 region and metric, computed by stack.py from the settings; it stands for what the stack's live jobs, found by their
 `pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against the limits
 (Cloud Quotas, else Service Usage). Over a limit at every placement (the job as written,
