@@ -43,7 +43,7 @@ def needs_of(facts: JobFacts) -> Needs:
         unchecked.append(f"the job's pools (they do not read: {facts.unread})")
     for pool in facts.own:  # a job on a persistent resource counts none: the resource holds its machines
         if pool.accelerators:
-            kind = pool.held[0]
+            kind = pool.held.kind
             metric = table.ACCELERATOR_METRICS.get(str(kind))
             if metric is None:
                 unchecked.append(f"{kind} (no quota metric known for it)")
