@@ -57,7 +57,7 @@ class Outcome:
 
 
 def check(project: str, name: str, resource: str,
-          tries: Mapping[int, JobFacts], stack: str, stack_needs: Mapping[str, Mapping[str, int]],
+          placements: Mapping[int, JobFacts], stack: str, stack_needs: Mapping[str, Mapping[str, int]],
           endpoint: str | None) -> Outcome:
     """Review each placement (its index: the facts of the job there, as judged, load.Judged.facts) in order; the
     first that fits ends the review.
@@ -69,7 +69,7 @@ def check(project: str, name: str, resource: str,
     first: list[str] = []
     failures: list[str] = []
     limits: quotas.Limits | None = None
-    for index, facts in tries.items():
+    for index, facts in placements.items():
         region = facts.region or ""
         own = quotas.Candidate(name, region, needs_of(facts), resource)
         together = stack_needs.get(region) if stack else None
