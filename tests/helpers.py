@@ -13,7 +13,8 @@ import sys
 import sysconfig
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -368,6 +369,18 @@ def scratch_project(tmp: Path) -> Path:
         shutil.copy2(ROOT / name, repo / name)
     git(repo, "init", "-q", "-b", "main")
     return repo
+
+
+@contextmanager
+def scratch_review(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Path]:
+    """A module's scratch repository (scratch_project, in a folder named `name`), reviewed offline (offline_review)
+    from inside it (the working directory) until the context ends: the caller writes and commits its sides."""
+    tmp = tmp_path_factory.mktemp(name)
+    repo = scratch_project(tmp)
+    with pytest.MonkeyPatch.context() as env:
+        offline_review(env, tmp)  # offline: a client that tried to reach Google would fail
+        env.chdir(repo)
+        yield repo
 
 
 def offline_review(env: pytest.MonkeyPatch, tmp: Path) -> None:

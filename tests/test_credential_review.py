@@ -18,7 +18,7 @@ import yaml
 from gcp_training_jobs.cli.diff.command import cmd_diff
 from gcp_training_jobs.cli.main import parser
 from gcp_training_jobs.cli.plan.command import run_plan
-from tests.helpers import CREDENTIAL_SAMPLES, commit_all, offline_review, scratch_project
+from tests.helpers import CREDENTIAL_SAMPLES, commit_all, scratch_review
 
 HF, GITHUB, SLACK, NPM = (CREDENTIAL_SAMPLES[r] for r in ("huggingface-access-token", "github-pat",
                                                           "slack-bot-token", "npm-access-token"))
@@ -70,14 +70,10 @@ class Scratch:
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
-    tmp = tmp_path_factory.mktemp("credentials")
-    repo = scratch_project(tmp)
-    with pytest.MonkeyPatch.context() as env:
-        offline_review(env, tmp)
+    with scratch_review(tmp_path_factory, "credentials") as repo:
         (repo / "stacks/Pulumi.creds.yaml").write_text(stack(credentials=False))
         base = commit_all(repo, "base")
         (repo / "stacks/Pulumi.creds.yaml").write_text(stack(credentials=True))  # the head: the working tree
-        env.chdir(repo)
         yield Scratch(repo, base)
 
 

@@ -23,7 +23,7 @@ from gcp_training_jobs.cli.diff.command import cmd_diff, diff, exit_code
 from gcp_training_jobs.cli.diff.text import MARKER, render_markdown, render_text
 from gcp_training_jobs.cli.main import MODULE, parser
 from gcp_training_jobs.cli.plan.command import run_plan
-from tests.helpers import commit_all, git, offline_review
+from tests.helpers import commit_all, git, offline_review, scratch_project, scratch_review
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What plan reads of the project: the program, its declarations, the stacks, the trainer one stack builds.
@@ -83,7 +83,7 @@ def _base(repo: Path, guardrail: bool = True) -> None:
     for name in PROJECT:
         source, target = ROOT / name, repo / name
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
@@ -116,12 +116,7 @@ def _head(repo: Path) -> None:
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
-    tmp = tmp_path_factory.mktemp("diff")
-    repo = tmp / "repo"
-    repo.mkdir()
-    with pytest.MonkeyPatch.context() as env:
-        offline_review(env, tmp)  # offline: a client that tried to reach Google would fail
-        git(repo, "init", "-q", "-b", "main")
+    with scratch_review(tmp_path_factory, "diff") as repo:
         _base(repo)
         base = commit_all(repo, "base")
         _head(repo)
@@ -130,9 +125,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scratch]:
         invalid = _side_branch(repo, "invalid", "stacks/Pulumi.qa.yaml",
                                QA.replace("acceleratorCount: 1}", "acceleratorCount: 3}"))
         _side_branch(repo, "no-project", "Pulumi.yaml", "name: [unclosed\n")
-        base_checkout = tmp / "base-checkout"
+        base_checkout = repo.parent / "base-checkout"
         git(repo, "worktree", "add", "-q", "--detach", str(base_checkout), base)
-        env.chdir(repo)
         yield Scratch(repo, base, head, broken, invalid, base_checkout, _diff(base))
 
 
@@ -527,8 +521,6 @@ def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Pat
 def test_a_bucket_that_must_move_is_said_replaced_with_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The stack's region moves its buckets' location, which a bucket cannot change in place: the diff says which
     are replaced and why (and that a bucket holding objects cannot be deleted), not merely "changed"."""
-    from tests.helpers import scratch_project
-
     repo = scratch_project(tmp_path)
     offline_review(monkeypatch, tmp_path)
     text = ("config:\n  gcp:project: my-proj\n  gcp-training-jobs:backend: vertex\n  gcp-training-jobs:region: {r}\n"

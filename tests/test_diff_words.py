@@ -20,7 +20,7 @@ from gcp_training_jobs.cli.diff.words import words
 from gcp_training_jobs.cli.plan.command import run_plan
 from gcp_training_jobs.cli.plan.placement import placement_lines, placement_of
 from gcp_training_jobs.resources.settings.stack_file import load_stack_file
-from tests.helpers import commit_all, offline_review, scratch_project
+from tests.helpers import commit_all, scratch_review
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "us-central1-docker.pkg.dev/my-proj/trainers/llm"
@@ -167,10 +167,7 @@ def test_where_a_job_runs_as_data(tmp_path: Path) -> None:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """prod (an H100 job on a reservation and an L4 job), staging and dev (an L4 job each); the head doubles prod's
     H100 job and gives it a new image tag and timeout."""
-    tmp = tmp_path_factory.mktemp("words")
-    repo = scratch_project(tmp)
-    with pytest.MonkeyPatch.context() as env:
-        offline_review(env, tmp)
+    with scratch_review(tmp_path_factory, "words") as repo:
         for name in ("staging", "dev"):
             (repo / f"stacks/Pulumi.{name}.yaml").write_text(stack({"eval": L4}))
         prod = repo / "stacks/Pulumi.prod.yaml"
@@ -181,7 +178,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         added = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500},
                     fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
         prod.write_text(stack({"llm": head, "eval": L4, "ft": added}))
-        env.chdir(repo)
         yield repo
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gcp_training_jobs.backends.run_cache import RUN, RunCache
+from gcp_training_jobs.backends.transport import ApiError
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
 from gcp_training_jobs.jobspec.review.quotas import Needs
@@ -95,6 +96,34 @@ def test_a_failure_is_an_answer_until_it_is_read_again() -> None:
     assert len(calls) == 1  # every job of the run meets the same refusal, without asking again
     clock.sleep(61.0)
     assert cache.once("limits", refused) == 7
+
+
+def test_each_caller_of_a_failed_read_gets_its_own_exception_with_the_same_words() -> None:
+    """Threads waiting on one read that fails each raise an exception of their own (one object raised in every
+    thread would have them write one traceback at once), of the failure's type, words and attributes."""
+    cache, threads = RunCache(), 4
+    asked = threading.Semaphore(0)
+
+    def refused() -> int:
+        for _ in range(threads - 1):  # every other thread is waiting on this read when it fails
+            assert asked.acquire(timeout=LIVENESS_SECONDS)
+        raise ApiError(403, "PERMISSION_DENIED", "quota read denied", method="quotaInfos.list")
+
+    def check(_: int) -> BaseException:
+        asked.release()
+        try:
+            cache.once("limits", refused)
+        except ApiError as error:
+            return error
+        raise AssertionError("the failed read raised nothing")
+
+    raised = gathered(threads, check)
+    assert len({id(error) for error in raised}) == threads
+    assert {(type(e), str(e), e.status, e.reason, e.method) for e in raised} == {
+        (ApiError, "quotaInfos.list: HTTP 403 PERMISSION_DENIED: quota read denied", 403, "PERMISSION_DENIED",
+         "quotaInfos.list")}
+    (cached,) = {id(e.__cause__): e.__cause__ for e in raised}.values()  # each made from the one failure kept
+    assert isinstance(cached, ApiError) and all(e is not cached for e in raised)
 
 
 def test_an_interrupted_read_is_not_kept() -> None:

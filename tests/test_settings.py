@@ -18,10 +18,11 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 
 from gcp_training_jobs.cli.plan.mocks import mocked_pulumi, pulumi_config  # noqa: E402
-from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
+from gcp_training_jobs.jobspec.io.documents import parse_yaml, read_yaml  # noqa: E402
 from gcp_training_jobs.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402
-from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS  # noqa: E402
+from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS, lossy_decimals  # noqa: E402
 
 STACKS = ROOT / "stacks"
 
@@ -513,6 +514,27 @@ def test_unquoted_decimals_pulumi_keeps_are_fine(tmp_path: Path) -> None:
         """)
     ti = load_stack_file(path, root=ROOT).jobs["gpu"].job.training_input
     assert (ti.runtime_version, ti.python_version) == ("2.11", "3.7")
+
+
+def test_the_decimals_check_reads_the_file_again_with_the_projects_bounded_reader(tmp_path: Path) -> None:
+    """The second reading, as Pulumi reads numbers, is the project's reader (bounded, its own errors): an unquoted
+    1.10 is the number there and the text in the first; a file gone since the first reading leaves the check, whose
+    every other fault is raised."""
+    path = write_stack(tmp_path, f"""\
+        config:
+          {NAMESPACE}:region: 1.10
+          {NAMESPACE}:labels: {{release: "2.10"}}
+        """)
+    assert read_yaml(path, numbers=True)["config"] == {f"{NAMESPACE}:region": 1.1,
+                                                       f"{NAMESPACE}:labels": {"release": "2.10"}}
+    assert read_yaml(path)["config"][f"{NAMESPACE}:region"] == "1.10"
+    config = {f"{NAMESPACE}:region": "1.10"}
+    assert [p.message for p in lossy_decimals(path, config)] == [
+        '1.10 unquoted: Pulumi reads it as the number 1.1; write it in quotes: "1.10"']
+    path.unlink()
+    assert lossy_decimals(path, config) == []
+    with pytest.raises(UnreadableError, match=r"bad\.yaml:2:1: not valid YAML: the \[ opened at line 1"):
+        parse_yaml("a: [1.10\n", "bad.yaml", numbers=True)
 
 
 def test_encrypted_values_are_opaque_not_errors(tmp_path: Path) -> None:

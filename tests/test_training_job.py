@@ -20,7 +20,9 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from gcp_training_jobs.backends import transport
-from gcp_training_jobs.backends.lifecycle import JobConflict
+from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.lifecycle import JobConflict, Jobs, NotAJobName
+from gcp_training_jobs.backends.vertex import VertexBackend
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.resources.training_job import UNKNOWN, TrainingJobProvider
 from gcp_training_jobs.resources.training_job import provider as provider_module
@@ -151,6 +153,31 @@ def test_a_state_pickled_under_another_provider_path_is_updated_in_place_once(pr
     assert (same.changes, same.replaces) == (False, [])
     moved = provider.diff("id", {**news, "__provider": elsewhere, "state": "RUNNING"}, news)
     assert (moved.changes, moved.replaces) == (True, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diff_of_an_id_that_names_no_job_reads_nothing_and_keeps_the_job(provider, emulator, backend) -> None:
+    """A state whose id is not one of the API's job names (NotAJobName) is kept as last known, with no request."""
+    olds = {**checked(provider, props(backend)), "state": "RUNNING"}
+    before = len(emulator.state.requests())
+    assert provider.diff("id", olds, olds).replaces == []
+    assert emulator.state.requests()[before:] == []
+    with pytest.raises(NotAJobName, match="'id' is not the name of a vertex job"):
+        Jobs(VertexBackend(), Target("my-proj", "us-central1", emulator.url)).get("id")
+
+
+def test_a_fault_in_reading_a_job_that_is_no_api_answer_is_raised_not_read_as_could_not_read(
+        provider, emulator, monkeypatch) -> None:
+    """Only the API's and the transport's failures (and the project's own NotAJobName) keep a job as last known: a
+    TypeError is a fault of the code, raised."""
+    id_, outs = created(provider, "vertex")
+
+    def broken(self: VertexBackend, svc: Any, name: str) -> Any:
+        raise TypeError("a fault of the code")
+
+    monkeypatch.setattr(VertexBackend, "get_request", broken)
+    with pytest.raises(TypeError, match="a fault of the code"):
+        provider.diff(id_, {**outs, "state": "FAILED"}, checked(provider, props("vertex")))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -452,6 +479,38 @@ def test_pickled_provider_is_small_holds_no_credentials_and_works_in_a_fresh_pro
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "QUEUED"
+
+
+def test_every_job_shares_one_configured_provider_that_no_call_writes_to() -> None:
+    """The engine's dynamic-provider process keeps one configured provider per pickle (pulumi/dynamic/__main__.py,
+    get_provider) and calls it from several threads; every TrainingJob pickles to the same bytes, so every job of a
+    stack is served by one instance. So nothing a call does may live on it: after `configure`, no method writes
+    to the provider (what a run shares lives in backends/run_cache.RUN, behind its lock)."""
+    assert serialize_provider(TrainingJobProvider()) == serialize_provider(TrainingJobProvider())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_provider_method_writes_to_the_configured_provider(emulator, monkeypatch, backend) -> None:
+    from pulumi.dynamic import Config, ConfigureRequest
+
+    monkeypatch.delenv("GCP_TRAINING_JOBS_API_ENDPOINT", raising=False)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
+    shared = TrainingJobProvider()
+    shared.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url,
+                                              "gcp-training-jobs:jobs": '{"resnet": {}}'}, "gcp-training-jobs")))
+    configured = copy.deepcopy(vars(shared))
+    assert configured == {"endpoint": emulator.url, "stack_jobs": frozenset({"resnet"})}
+    emulator.state.set_phase_seconds(0)
+    olds = checked(shared, props(backend))
+    created = shared.create({**olds, "waitForCompletion": True})
+    relabelled = t4_job(team="vision") if backend == "ai-platform" else t4_job()  # Vertex replaces on labels
+    news = checked(shared, props(backend, relabelled, protect=True), olds=dict(created.outs))
+    shared.diff(created.id, dict(created.outs), news)
+    shared.read(created.id, dict(created.outs))
+    updated = shared.update(created.id, dict(created.outs), news)
+    shared.delete(created.id, dict(updated.outs))
+    assert shared.check({}, {**props(backend), "retries": "three"}).failures  # a refusal writes nothing either
+    assert vars(shared) == configured
 
 
 # -- a job in Vertex AI's own vocabulary (jobs.NAME.jobSpec) ------------------------------------------

@@ -81,6 +81,10 @@ class Backend(ABC):
         """The job's full resource name."""
 
     @abstractmethod
+    def is_name(self, name: str) -> bool:
+        """Whether `name` is a full resource name of this API's jobs (what get, cancel and delete are given)."""
+
+    @abstractmethod
     def state(self, resource: dict[str, Any]) -> str:
         """The job's state in the common vocabulary (QUEUED ... CANCELLED)."""
 

@@ -41,6 +41,10 @@ class LookupFailed(TrainingJobsError):
     """The lookup before a create failed: nothing was created."""
 
 
+class NotAJobName(TrainingJobsError, ValueError):
+    """A job name that is not one of the API's job names (a resource id of another API, or none): nothing is read."""
+
+
 class CreateOutcomeUnknown(TrainingJobsError):
     """A create that may or may not have made the job, not found in time; it was not sent again."""
 
@@ -209,7 +213,9 @@ class Jobs:
             delay = min(self.policy.cap_seconds, delay * 2)
 
     def get(self, name: str) -> dict[str, Any] | None:
-        """The job, or None when it no longer exists."""
+        """The job, or None when it no longer exists; NotAJobName for a name that is not one of this API's."""
+        if not self.backend.is_name(name):
+            raise NotAJobName(f"{name!r} is not the name of a {self.backend.name} job")
         try:
             job: dict[str, Any] = self._call("get", lambda s: self.backend.get_request(s, name))
             return job

@@ -3,6 +3,7 @@ kept for the emulator, for history, and for anyone holding an exemption."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
@@ -59,6 +60,9 @@ class MlV1Backend(Backend):
 
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         return f"projects/{target.project}/jobs/{job_id}"
+
+    def is_name(self, name: str) -> bool:
+        return re.fullmatch(r"projects/[^/]+/jobs/[^/]+", name) is not None
 
     def state(self, resource: dict[str, Any]) -> str:
         return str(resource.get("state") or "STATE_UNSPECIFIED")

@@ -2,12 +2,15 @@
 jobs hold), read by the first check that needs it and shared with the others.
 
 "Per run" lives in the process: the engine starts one dynamic-provider process per deployment and calls it from
-several threads, and it unpickles the provider for every call, so the provider object holds nothing from one call to
-the next. `RUN` is therefore the one piece of mutable module-level state in code the engine calls, and all of it is
-behind one lock: the first caller of a key reads it outside the lock while the later callers of that key wait for its
-answer (one read per key, however many threads ask); an answer, or a failure, older than `max_age` on the injected
-clock is read again, so a process that outlives one run (a test session, a program calling the provider itself)
-never keeps the limits it read once. A test is a run of its own: tests/conftest.py clears `RUN` before each.
+several threads (pulumi/dynamic/__main__.py: a pool of 4), and that process unpickles and configures a provider once
+per pickle (`get_provider`'s cache) and hands that one object to every call; every TrainingJob pickles to the same
+bytes, so all the stack's jobs, in all those threads at once, are served by one provider instance. The provider is
+therefore never written after `configure` (tests/test_training_job.py holds it), and what a run shares is kept here:
+`RUN` is the one piece of mutable module-level state in code the engine calls, and all of it is behind one lock:
+the first caller of a key reads it outside the lock while the later callers of that key wait for its answer (one
+read per key, however many threads ask); an answer, or a failure, older than `max_age` on the injected clock is read
+again, so a process that outlives one run (a test session, a program calling the provider itself) never keeps the
+limits it read once. A test is a run of its own: tests/conftest.py clears `RUN` before each.
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ class RunCache:
     def once(self, key: Hashable, read: Callable[[], T]) -> T:
         """`read()`'s answer for `key`: read now by the first caller (or the first after the answer grew older than
         max_age), awaited by those who ask while it is being read, kept for those who ask later. A failure is an
-        answer too (raised to each caller until it is read again): the transport has retried what it retries, and
-        every job of the run would meet the same refusal."""
+        answer too (raised to each caller, a copy of its own, until it is read again): the transport has retried
+        what it retries, and every job of the run would meet the same refusal."""
         with self._lock:
             now = self._clock()
             entry = self._entries.get(key)
@@ -62,7 +65,7 @@ class RunCache:
         if mine:
             try:
                 entry.value = read()
-            except Exception as error:  # kept, and raised to every caller alike
+            except Exception as error:  # kept, and raised to every caller alike (each its own copy: _fresh)
                 entry.error = error
             except BaseException as error:  # an interrupt: not an answer, so not kept
                 entry.error = error
@@ -73,7 +76,7 @@ class RunCache:
         else:
             entry.done.wait()
         if entry.error is not None:
-            raise entry.error.with_traceback(None)
+            raise _fresh(entry.error) from entry.error
         return cast(T, entry.value)
 
     def clear(self) -> None:
@@ -90,6 +93,16 @@ class RunCache:
         """Forget answers past max_age (under the lock), so the table holds only what a run can still use."""
         for key in [k for k, e in self._entries.items() if e.done.is_set() and now - e.at > self.max_age]:
             del self._entries[key]
+
+
+def _fresh(cached: BaseException) -> BaseException:
+    """A new exception for one caller of a failed read, of the cached one's type, words and attributes: raising the
+    cached object itself in every thread would have them all write its one traceback at once. Made without the
+    type's __init__ (an ApiError's takes other arguments than the `args` it keeps)."""
+    fresh = type(cached).__new__(type(cached), *cached.args)
+    fresh.args = cached.args
+    fresh.__dict__.update(vars(cached))
+    return fresh
 
 
 #: The answers of the process's run (see the module's docstring for why it is module state and how it is safe).

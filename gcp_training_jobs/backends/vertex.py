@@ -6,6 +6,7 @@ to call the API and read what it returns.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
@@ -88,6 +89,9 @@ class VertexBackend(Backend):
         if resource is None or "name" not in resource:
             raise ValueError("a Vertex AI job's name is assigned by the server")
         return str(resource["name"])
+
+    def is_name(self, name: str) -> bool:
+        return re.fullmatch(rf"projects/[^/]+/locations/[^/]+/{self.collection}/[^/]+", name) is not None
 
     def state(self, resource: dict[str, Any]) -> str:
         return STATES.get(str(resource.get("state")), "STATE_UNSPECIFIED")

@@ -3,8 +3,7 @@ of a create over quota, a stockout's failure, a Spot preemption and a replica's 
 functions (the state keeps the limits and stockouts; `vertex.create` and the clock apply them).
 
 The emulator's own transcription, kept apart from the client's catalog (gcp_training_jobs/jobspec/catalog/quotas.py),
-which
-tests/test_quotas_tables.py holds it against. Sources, read 2026-11-24:
+which tests/test_quotas_tables.py holds it against. Sources, read 2026-11-24:
 - the metric of each accelerator: GoogleCloudPlatform/vertex-ai-samples community-content/vertex_model_garden/
   model_oss/notebook_util/common_util.py @ 1ab9e4b6 (training_accelerator_map); H100 Mega: the same repository's
   a3mega llama-3-8b-nemo-pretraining/README.md @ 66ce2fa5; TPU v2: google-deepmind/xmanager#29 (a 429 naming

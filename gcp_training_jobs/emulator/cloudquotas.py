@@ -22,7 +22,7 @@ from typing import Any
 from gcp_training_jobs.emulator import capacity
 from gcp_training_jobs.emulator.errors import ApiError, invalid
 from gcp_training_jobs.emulator.jobs import project_number
-from gcp_training_jobs.emulator.listing import decode_token, encode_token
+from gcp_training_jobs.emulator.listing import offset_page
 from gcp_training_jobs.emulator.routing import Request, Route
 from gcp_training_jobs.emulator.state import EmulatorState
 
@@ -74,12 +74,11 @@ def list_infos(state: EmulatorState, r: Request) -> dict[str, Any]:
     size = r.page_size()
     if size is not None and size < 0:
         raise invalid("page_size must not be negative.", "page_size")
-    size = min(size or DEFAULT_PAGE, MAX_PAGE)
-    token = str(r.query.get("pageToken") or "")
-    start = decode_token(token, "quotainfos") if token else 0
-    answer: dict[str, Any] = {"quotaInfos": infos[start:start + size]} if infos[start:start + size] else {}
-    if start + size < len(infos):
-        answer["nextPageToken"] = encode_token(start + size, "quotainfos")
+    page, token = offset_page(infos, min(size or DEFAULT_PAGE, MAX_PAGE), str(r.query.get("pageToken") or ""),
+                              "quotainfos")
+    answer: dict[str, Any] = {"quotaInfos": page} if page else {}
+    if token:
+        answer["nextPageToken"] = token
     return answer
 
 

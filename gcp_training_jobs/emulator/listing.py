@@ -106,6 +106,14 @@ def page_size(requested: int | None, default: int, largest: int) -> int:
     return min(requested or default, largest)
 
 
+def offset_page(items: Sequence[Any], size: int, page_token: str | None, kind: str) -> tuple[list[Any], str | None]:
+    """The page of `items` (in their order) that `page_token` (of `kind`: an offset) starts, `size` long at most; and
+    the next page's token, None after the last."""
+    start = decode_token(page_token, kind) if page_token else 0
+    page = list(items[start:start + size])
+    return page, encode_token(start + size, kind) if start + size < len(items) else None
+
+
 def select_page(
     jobs: Sequence[Any],
     terms: list[Term],

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from gcp_training_jobs.emulator import capacity
 from gcp_training_jobs.emulator.errors import ApiError, invalid
 from gcp_training_jobs.emulator.jobs import project_number
-from gcp_training_jobs.emulator.listing import decode_token, encode_token
+from gcp_training_jobs.emulator.listing import offset_page
 from gcp_training_jobs.emulator.routing import Request, Route
 from gcp_training_jobs.emulator.state import EmulatorState
 
@@ -65,12 +65,10 @@ def list_metrics(state: EmulatorState, r: Request) -> dict[str, Any]:
     if r.params["s"] != capacity.SERVICE:
         return {}
     metrics = [_metric(r.project, m, buckets, full) for m, buckets in state.quota_table().items()]
-    size = r.page_size() or DEFAULT_PAGE
-    token = str(r.query.get("pageToken") or "")
-    start = decode_token(token, "quota") if token else 0
-    answer: dict[str, Any] = {"metrics": metrics[start:start + size]} if metrics[start:start + size] else {}
-    if start + size < len(metrics):
-        answer["nextPageToken"] = encode_token(start + size, "quota")
+    page, token = offset_page(metrics, r.page_size() or DEFAULT_PAGE, str(r.query.get("pageToken") or ""), "quota")
+    answer: dict[str, Any] = {"metrics": page} if page else {}
+    if token:
+        answer["nextPageToken"] = token
     return answer
 
 

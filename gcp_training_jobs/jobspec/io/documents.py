@@ -56,11 +56,13 @@ class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
     resolvers, so a node's tag is found in one step (libyaml calls `resolve` for every node it composes)."""
 
     yaml_implicit_resolvers = {first: list(resolvers) for first, resolvers in _IMPLICIT.items()}
+    #: The resolvers `resolve` tries, by a plain scalar's first character.
+    implicit: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = _IMPLICIT
 
     def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode:
             if implicit[0] and value is not None:
-                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                for tag, pattern in self.implicit.get(value[:1], ()):
                     if pattern.match(value):
                         return tag
             return _STR_TAG
@@ -86,6 +88,14 @@ def _no_duplicate_keys(loader: _Loader, node: yaml.MappingNode, deep: bool = Fal
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
+
+
+class _NumbersLoader(_Loader):
+    """_Loader with YAML's own float resolver: an unquoted 1.10 is the number 1.1, as Pulumi's CLI reads it."""
+
+    yaml_implicit_resolvers = {first: list(resolvers)
+                               for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    implicit = {first: tuple(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 def _scalar(loader: _Loader, node: yaml.ScalarNode) -> Any:
@@ -197,11 +207,12 @@ def _expanded_size(node: yaml.Node, source: str) -> int:
     return total
 
 
-def parse_yaml(text: str, source: str) -> Any:
-    """Parse YAML text; UnreadableError names the file, line and column on failure."""
+def parse_yaml(text: str, source: str, *, numbers: bool = False) -> Any:
+    """Parse YAML text; UnreadableError names the file, line and column on failure. `numbers`: with YAML's own
+    number rules (an unquoted 1.10 the number 1.1, as Pulumi reads a stack file), else decimals kept as text."""
     try:
         _bounded(text, source)
-        loader = _Loader(text)
+        loader = (_NumbersLoader if numbers else _Loader)(text)
         try:
             node = loader.get_single_node()
             if node is None:
@@ -253,8 +264,8 @@ def read_text(path: Path) -> str:
         raise UnreadableError(f"{path}: cannot be read: {error}") from None
 
 
-def read_yaml(path: Path) -> Any:
-    return parse_yaml(read_text(path), str(path))
+def read_yaml(path: Path, *, numbers: bool = False) -> Any:
+    return parse_yaml(read_text(path), str(path), numbers=numbers)
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def _accelerator_pools(facts: JobFacts) -> dict[str, str]:
     """Each accelerator type the job uses -> the pools using it (`jobSpec.workerPoolSpecs[0], ...`)."""
     found: dict[str, list[str]] = {}
     for pool in facts.running:
-        kind = pool.held[0]
+        kind = pool.held.kind
         if kind:
             found.setdefault(kind, []).append(facts.pool_path(pool))
     return {kind: ", ".join(dict.fromkeys(paths)) for kind, paths in found.items()}
@@ -158,7 +158,7 @@ def _accelerator_pools(facts: JobFacts) -> dict[str, str]:
 
 def _breakdown(facts: JobFacts) -> str:
     """`4 NVIDIA_TESLA_T4 x 10 replicas` per pool, joined; times the parallel trials of a tuning job."""
-    parts = [f"{p.held[1]} {p.held[0]} x {p.replica_count} replica{'s' if p.replica_count != 1 else ''}"
+    parts = [f"{p.held.per_replica} {p.held.kind} x {p.replica_count} replica{'s' if p.replica_count != 1 else ''}"
              for p in facts.running if p.accelerators]
     runs = facts.parallel_runs
     text = " + ".join(parts) or "none"

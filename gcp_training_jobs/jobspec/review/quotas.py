@@ -45,7 +45,7 @@ def needs_of(facts: JobFacts) -> Needs:
         if pool.reservation is not None and pool.reservation.reservation_affinity_type == table.RESERVED_ONLY_AFFINITY:
             continue  # on a named reservation's machines only: no on-demand quota (catalog.quotas)
         if pool.accelerators:
-            kind = pool.held[0]
+            kind = pool.held.kind
             metric = table.ACCELERATOR_METRICS.get(str(kind))
             if metric is None:
                 unchecked.append(f"{kind} (no quota metric known for it)")

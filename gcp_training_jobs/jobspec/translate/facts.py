@@ -155,7 +155,7 @@ class JobFacts:
         totals: dict[str, int] = {}
         for pool in self.running:
             if pool.accelerators:
-                kind = str(pool.held[0])
+                kind = str(pool.held.kind)
                 totals[kind] = totals.get(kind, 0) + pool.accelerators
         return {kind: n * self.parallel_runs for kind, n in sorted(totals.items())}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, TRAINING_INPUT
@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from gcp_training_jobs.jobspec.vocab.custom_job import ReservationAffinity
 
 TI = TRAINING_INPUT  # where a trainingInput's fields are, in problems
+
+
+class Held(NamedTuple):
+    """What each replica of a pool holds: its accelerator type (None: none), how many per replica, and its VMs."""
+
+    kind: str | None
+    per_replica: int
+    vms: int
+
 #: Where a Vertex AI body holds its CustomJobSpec: a CustomJob's jobSpec, a HyperparameterTuningJob's trials'.
 VERTEX_SPEC_KEYS = (JOB_SPEC, TRIAL)
 
@@ -106,19 +115,20 @@ class Pool:
         return not self.empty and (self.machine_type is not None or self.chosen_by_service)
 
     @property
-    def held(self) -> tuple[str | None, int, int]:
-        """(accelerator type, accelerators per replica, VMs per replica) the pool holds: its accelerators as
-        given; a TPU VM host without them holds its chips (TPU v6e and TPU7x have no acceleratorType value at
-        all: they are named by their machine type), a slice of several VMs as its topology says
+    def held(self) -> Held:
+        """What each replica holds (Held: accelerator type, accelerators per replica, VMs per replica): its
+        accelerators as given; a TPU VM host without them holds its chips (TPU v6e and TPU7x have no
+        acceleratorType value at all: they are named by their machine type), a slice of several VMs as its topology
+        says
         (catalog.TPU_SLICES)."""
         kind = self.accelerator_type or None
         count = (self.accelerator_count or 0) if kind else 0
         host = catalog.TPU_HOSTS.get(self.machine_type or "")
         if host is None or count:
-            return kind, count, 1
+            return Held(kind, count, 1)
         chips, hosts = catalog.TPU_SLICES.get((str(self.machine_type), str(self.tpu_topology)),
                                               (host.chips_per_host, 1))
-        return kind or host.accelerator or self.machine_type, chips, hosts
+        return Held(kind or host.accelerator or self.machine_type, chips, hosts)
 
     @property
     def replica_count(self) -> int:
@@ -128,21 +138,13 @@ class Pool:
     @property
     def accelerators(self) -> int:
         """Accelerators of the whole pool (TPU cores for Cloud TPU; a TPU slice's chips)."""
-        kind, count, _ = self.held
-        return count * self.replica_count if kind else 0
+        held = self.held
+        return held.per_replica * self.replica_count if held.kind else 0
 
     @property
     def machines(self) -> int:
         """The VMs of the whole pool: replicas times the VMs of each (a TPU slice's hosts)."""
-        return self.replica_count * self.held[2]
-
-    def path_in(self, body: Mapping[str, Any]) -> str:
-        """Where the pool is in its job's rendered body: `jobSpec.workerPoolSpecs[1]` (a tuning job's under
-        trialJobSpec), or in an ml v1 body where it was written (`trainingInput.workerType`)."""
-        for key in VERTEX_SPEC_KEYS:
-            if key in body:
-                return f"{key}.workerPoolSpecs[{self.index}]"
-        return self.where
+        return self.replica_count * self.held.vms
 
 
 # --- CustomJobSpec -----------------------------------------------------------------------------------------

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.core.errors import UnreadableError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem
+from gcp_training_jobs.jobspec.io.documents import read_yaml
 
 #: Keys whose value is a mapping (Pulumi hands them to the program as JSON text).
 OBJECT_KEYS = ("labels", "buckets", "tpuAccess", "jobs", "persistentResources")
@@ -92,20 +92,20 @@ def lossy_decimals(path: Path, config: dict[str, Any]) -> list[Problem]:
     The offline reader keeps the text, so without this check `validate` would pass a stack that
     `pulumi up` runs on another version. Found by reading the file again with YAML's own number rules.
     """
-    try:  # libyaml's loader when present (the file passed the bounded reader already): YAML's own number rules
-        plain = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # read as every file is (bounded), with YAML's own number rules
+        as_pulumi_reads = read_yaml(path, numbers=True)
+    except UnreadableError:  # it passed this reader a moment ago: changed since, or keys equal only as numbers
         return []
-    plain_config = plain.get("config") if isinstance(plain, dict) else None
-    if not isinstance(plain_config, dict):
+    their_config = as_pulumi_reads.get("config") if isinstance(as_pulumi_reads, dict) else None
+    if not isinstance(their_config, dict):
         return []
     found: list[tuple[str, Any, Any]] = []
     for full, text in config.items():
         if str(full).startswith(f"{NAMESPACE}:") or full in GCP_KEYS:
-            found.append((str(full), text, plain_config.get(full)))
+            found.append((str(full), text, their_config.get(full)))
     for key in OBJECT_KEYS:
         full = f"{NAMESPACE}:{key}"
-        theirs = {where: container[name] for where, container, name in text_fields(plain_config.get(full), key)}
+        theirs = {where: container[name] for where, container, name in text_fields(their_config.get(full), key)}
         found += [(f"{NAMESPACE}:{where}", container[name], theirs.get(where))
                   for where, container, name in text_fields(config.get(full), key)]
     return [Problem(where, f"{text} unquoted: Pulumi reads it as the number {number_text(number)}; write it in "

@@ -189,8 +189,7 @@ class JobSettings(SettingsModel):
     tuning_job: dict[str, Any] | None = None
     """A Vertex AI tuning config (a HyperparameterTuningJob: studySpec, trialJobSpec, maxTrialCount, ...), as `gcloud
     ai hp-tuning-jobs create --config` reads it (judged by gcp_training_jobs.jobspec.load.judge, as the file on its own
-    is);
-    backend vertex only."""
+    is); backend vertex only."""
     region: str | None = None
     """Where a jobSpec or tuningJob job runs (default: the stack's region); a trainingInput's region is
     trainingInput.region (given here too, it must be the same)."""

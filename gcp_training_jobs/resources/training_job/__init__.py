@@ -5,11 +5,11 @@ The package's modules are the provider's jobs: `tries` (fallbacks, retries, re-r
 diff, create, read, update, delete); what a job is without Pulumi (its inputs read once, the labels it is found by,
 its runs, its protection) is `resources/job_model/`, which the command line and the policy pack read too.
 
-The job is given in either vocabulary (`job_model.inputs`): AI Platform Training's `trainingInput`, or a Vertex AI
-CustomJobSpec
-(`jobSpec`, with its region). The resource computes its `identity` (who its job belongs to) from the Pulumi
-organization, project, stack and resource name, since a dynamic provider is never given the URN at create; its
-job carries that identity as a label, so a re-run finds and adopts it (see ARCHITECTURE.md).
+The job is given in any of the three vocabularies (`job_model.inputs`): AI Platform Training's `trainingInput`, or a
+Vertex AI CustomJobSpec (`jobSpec`) or tuning config (`tuningJob`), each with its region. The resource computes its
+`identity` (who its job belongs to) from the Pulumi organization, project, stack and resource name, since a dynamic
+provider is never given the URN at create; its job carries that identity as a label, so a re-run finds and adopts
+it (see ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -115,8 +115,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
     costUsd: pulumi.Output[float]
     """What the job has cost so far in USD (the time it has run times the rate it runs at: Spot for SPOT, from the
     price table; gcp_training_jobs.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None
-    when a
-    part of it has no known price."""
+    when a part of it has no known price."""
 
     def __init__(self, resource_name: str, args: TrainingJobArgs | None = None,
                  opts: pulumi.ResourceOptions | None = None, **kwargs: Any) -> None:

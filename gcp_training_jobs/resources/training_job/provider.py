@@ -3,7 +3,9 @@
 Jobs are immutable: any change to the spec replaces the job (a new id, the old job cancelled); a label
 change updates in place where the API can patch labels (ml v1) and replaces where it cannot (Vertex).
 The provider object is pickled into Pulumi state: it holds only the endpoint override read in
-`configure`, never a client, a credential or an Output (see ARCHITECTURE.md).
+`configure`, never a client, a credential or an Output (see ARCHITECTURE.md). The engine's provider process
+configures one instance per pickle, and every TrainingJob pickles alike, so one instance serves every job from
+several threads at once: no method writes to it after `configure` (what a run shares is `backends/run_cache.RUN`).
 
 Every job carries identity labels (`identity`: whose job, and what it runs). A create first adopts a live job
 carrying both (one left by a run that died), so a resource never has two live jobs; the job id's random suffix is

@@ -7,9 +7,8 @@ label, is counted among what live jobs hold) are placed in order, each at its fi
 stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas, else Service Usage). This job's
 own verdict is what the check says, in the words `plan --online` uses: over quota at every placement, the check fails
 naming the metric it asks, the region, its need, what the stack's earlier new jobs take, what live jobs hold and the
-limit; at a fallback only, a warning says which fallback
-`up` will use. Another job's excess is never this job's failure. Quotas that cannot be read (no credentials,
-permission denied): a warning, never a failure.
+limit; at a fallback only, a warning says which fallback `up` will use. Another job's excess is never this job's
+failure. Quotas that cannot be read (no credentials, permission denied): a warning, never a failure.
 
 A job without `stackQuota` (a TrainingJob of a program that builds no stack) is placed alone, beside every live job,
 read anew for each check.
@@ -46,13 +45,14 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def check(project: str, name: str, identity: str, tries: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
+def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
           endpoint: str | None) -> Outcome:
     """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
-    stack's other jobs); `tries`, its placements (index -> the job there, as judged, load.Judged.facts);
+    stack's other jobs); `placements`, its placements (index -> the job there, as judged, load.Judged.facts);
     `stack_jobs`, the stackQuota input's askers (empty: the job alone)."""
     out = Outcome()
-    own = Asker(name, tuple(Placement(tries[i].region or "", needs_of(tries[i]), i) for i in sorted(tries)))
+    own = Asker(name, tuple(Placement(placements[i].region or "", needs_of(placements[i]), i)
+                            for i in sorted(placements)))
     for place in own.placements:
         out.notes += [f"job {name}: {what} not quota-checked" for what in place.needs.unchecked]
     if not any(p.needs for p in own.placements):

@@ -93,7 +93,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
     name, backend, rails = new.name or "job", new.backend, new.guardrails
     region = None if unknown(new.region) else new.region  # unknown at preview: no quota check
     job = known_only(new.job, unknown)
-    tries: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
+    placements: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
     for index, alternative in enumerate(new.fallbacks):
         where = f"fallbacks[{index}]"
         if unknown(alternative):
@@ -117,13 +117,13 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
                      for p in job_rule_problems(other.facts, name, rails, today(), falls_back=True)]
         say_once(cost_line(other.facts, f"{name} {where}", falls_back=True))  # run when the first had no room
-        tries[index + 1] = other.facts
+        placements[index + 1] = other.facts
     # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
     if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
-    outcome = quota.check(new.project, name, new.identity, tries, new.stack_jobs, endpoint)
+    outcome = quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint)
     for line in outcome.warnings:
         log.warn(line)
     for line in outcome.skipped:  # offline: no credentials to read them with
@@ -146,7 +146,7 @@ def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> b
     try:
         jobs = reach.of_name(id_)
         resource = jobs.get(id_)
-    except (ApiError, TransportError, ValueError, TypeError) as error:  # (TypeError: not a job name at all)
+    except (ApiError, TransportError, ValueError) as error:  # (ValueError: NotAJobName, or a backend not known)
         log.debug(f"could not read job {id_} ({error}); kept as last known")
         return False
     found = runs.decide_finished_job(old.name or id_, resource, jobs.backend.state(resource) if resource else "",
@@ -163,13 +163,13 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
     last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
     same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
-    tries = runs.placements(inputs.job, list(inputs.fallbacks))
+    placements = runs.placements(inputs.job, list(inputs.fallbacks))
     retries = inputs.retries
     judged = {0: judge_wire(inputs.job, backend=inputs.backend, rules=False).checked()}
     model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try
     sample = labels_of(inputs, preview_job_id(inputs.name), model)
     identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
-    places = {place.index: reach.at(place.region, model) for place in tries}
+    places = {place.index: reach.at(place.region, model) for place in placements}
     history: list[dict[str, Any]] = []
     for jobs in _distinct(places):  # one lookup per place: a live job is adopted; the others are the history
         try:
@@ -183,13 +183,13 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
         history += found
     previous = max(history, key=lambda job: str(job.get("createTime") or ""), default=None)
     failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
-    step = runs.next_try(previous, failure, len(tries), retries)
+    step = runs.next_try(previous, failure, len(placements), retries)
     if step.why:
         log.info(f"job {inputs.name}: {step.why}")
     refused: list[str] = []
     looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
     while True:
-        place = tries[step.index]
+        place = placements[step.index]
         if place.index not in judged:
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
         jobs = places[place.index]
@@ -200,19 +200,19 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
                                    looked_up=looked_up)
         except QuotaExceeded as error:
             refused.append(f"{_placement_words(place)}: {error.message}")
-            if len(refused) >= len(tries):
+            if len(refused) >= len(placements):
                 raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
                                    f"{'; '.join(refused)}") from None
             log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
-                            f"{_placement_words(tries[(step.index + 1) % len(tries)])}")
-            step = runs.NextTry((step.index + 1) % len(tries), step.retry)
+                            f"{_placement_words(placements[(step.index + 1) % len(placements)])}")
+            step = runs.NextTry((step.index + 1) % len(placements), step.retry)
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
         again = _retryable_failure(jobs, retries)
         resource = wait(jobs, job_id, resource, again)
         if inputs.wait and again(resource):
-            step = runs.next_try(resource, failure_of_job(resource), len(tries), retries)
-            log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(tries[step.index])}")
+            step = runs.next_try(resource, failure_of_job(resource), len(placements), retries)
+            log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(placements[step.index])}")
             refused, looked_up = [], False
             continue
         return jobs, resource, job_id
