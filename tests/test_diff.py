@@ -455,9 +455,10 @@ def test_online_holds_each_changed_stack_against_the_quotas(tmp_path: Path, monk
     assert offline["stacks"]["q"]["quota"] == {"us-central1": {L4: {"before": 1, "after": 3}}}
     over = diff("main", None, online=True)
     assert isinstance(over, dict) and exit_code(over) == 1
-    (problem,) = over["stacks"]["q"]["online"]["problems"]
-    assert problem.startswith(f"quota aiplatform.googleapis.com/{L4} in us-central1: the new jobs (a, b, c) need 3")
-    assert "over quota: quota aiplatform.googleapis.com/" in render_markdown(over)
+    (problem,) = over["stacks"]["q"]["online"]["problems"]  # a and b fit the 2; c, the third, is named alone
+    assert problem.startswith(f"job c: quota aiplatform.googleapis.com/{L4} in us-central1: c needs 1, the stack's "
+                              "earlier new jobs there take 2, live jobs hold 0, the limit is 2 (3 > 2)")
+    assert "over quota: job c: quota aiplatform.googleapis.com/" in render_markdown(over)
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})
     fits = diff("main", None, online=True)
     assert isinstance(fits, dict) and exit_code(fits) == 0
