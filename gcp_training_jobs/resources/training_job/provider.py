@@ -56,6 +56,7 @@ from gcp_training_jobs.resources.training_job.review import (
     ProtectedJobError,
     Standing,
     WaitReport,
+    budget_input_problems,
     cost_line,
     cost_usd,
     job_rule_problems,
@@ -150,6 +151,8 @@ class TrainingJobProvider(EndpointProvider):
             name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
             failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,
                                                                                  today())]
+            failures += [CheckFailure(p.path, p.message) for p in budget_input_problems(judged.facts, name,
+                                                                                      new.props.get("budget"))]
             # said once: not again in the preview's summary (provider_log)
             say_once(cost_line(judged.facts, name))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)
