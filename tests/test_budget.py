@@ -226,3 +226,29 @@ def test_the_policy_pack_holds_the_registered_jobs_to_the_registered_budget() ->
     assert [m for m in found if m.startswith("gcp-training-jobs:budget: the stack's worst case is $")], found
     assert not [m for m in run(pack.validate_stack_guardrails, args("1000000")) if "budget" in m]
     assert not [m for m in run(pack.validate_stack_guardrails, args("10", "EUR")) if "budget" in m]
+
+
+# --- spend: the month so far against the budget ---------------------------------------------------------------
+
+
+def test_the_budget_month_begins_at_midnight_pacific_time() -> None:
+    from datetime import UTC, datetime
+
+    from gcp_training_jobs.resources.settings.budget import month_start
+
+    assert month_start(datetime(2026, 11, 28, 9, 0, tzinfo=UTC)) == datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
+    assert month_start(datetime(2026, 12, 1, 7, 59, tzinfo=UTC)) == datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
+    assert month_start(datetime(2026, 12, 1, 8, 0, tzinfo=UTC)) == datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+
+
+def test_spend_says_the_month_so_far_against_the_budget() -> None:
+    from gcp_training_jobs.cli.spend import spend_lines
+
+    document = {"stack": "prod", "project": "my-ml-prod", "since": "2026-10-29T09:00:00Z",
+                "until": "2026-11-28T09:00:00Z", "prices": "bundled", "jobs": [], "costUsd": 0.0, "complete": True,
+                "jobCount": 0, "budget": {"monthlyUsd": 2000.0, "since": "2026-11-01T08:00:00Z", "costUsd": 412.3,
+                                          "complete": True}}
+    assert spend_lines(document)[-1] == ("budget: $412.30 this month (since 2026-11-01T08:00:00Z) of the $2,000.00 "
+                                         "monthly budget (this estimate; Google's figure reaches the budget within "
+                                         "about a day)")
+    assert not [line for line in spend_lines({**document, "budget": None}) if line.startswith("budget")]

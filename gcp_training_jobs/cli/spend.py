@@ -40,6 +40,7 @@ from gcp_training_jobs.jobspec.core.names import EXIT_OK
 from gcp_training_jobs.jobspec.review.cost_text import RATE_WORDS, table_line
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 from gcp_training_jobs.jobspec.review.run_cost import run_cost
+from gcp_training_jobs.resources.settings.budget import month_start
 
 NO_VALUE = "(none)"
 CENT = Decimal("0.01")
@@ -95,6 +96,7 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
         "stack": stack.name, "project": stack.settings.project, "since": _stamp(start), "until": _stamp(now),
         "prices": table_line(table), "jobs": [s.row(by) for s in spent], **_sum(spent),
     }
+    document["budget"] = _budget(stack, found, now, table)
     if by is not None:
         groups: dict[str, list[Spent]] = {}
         for s in spent:
@@ -102,6 +104,18 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
         document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(members)}
                                                        for value, members in sorted(groups.items())]}
     return document
+
+
+def _budget(stack: Stack, found: list[FoundJob], now: datetime, table: Any) -> dict[str, Any] | None:
+    """The month so far (from the budget's month start, UTC-8) against `gcp-training-jobs:budget`, or None."""
+    budget = stack.settings.budget
+    if budget is None:
+        return None
+    start = month_start(now)
+    costs = [run_cost(job.resource, job.facts, job.title, now, since=start, table=table).amount for job in found]
+    cents = sum((Decimal(repr(c.known)).quantize(CENT, ROUND_HALF_UP) for c in costs), Decimal(0))
+    return {"monthlyUsd": budget.monthly_usd, "since": _stamp(start), "costUsd": float(cents),
+            "complete": all(c.complete for c in costs)}
 
 
 def _stamp(when: datetime) -> str:
@@ -118,7 +132,7 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
     head = f"spend of stack {document['stack']} (project {document['project']}) from {document['since']} to " \
            f"{document['until']}: run time x the rate each job ran at (an estimate; prices: {document['prices']})"
     if not jobs:
-        return [head, "  no job of the stack ran in that time"]
+        return [head, "  no job of the stack ran in that time", *_budget_line(document)]
     lines = [head]
     for job in jobs:
         title = job["name"] or f"({job['jobId']}: not in the stack file)"
@@ -133,7 +147,17 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
                   for g in document["byLabel"]["groups"]]
     lines.append(f"stack {document['stack']}: {_money(document['costUsd'], document['complete'])} "
                  f"({_jobs(document['jobCount'])})")
-    return lines
+    return lines + _budget_line(document)
+
+
+def _budget_line(document: dict[str, Any]) -> list[str]:
+    """`budget: $412.30 this month (since ...) of the $2,000.00 monthly budget (...)`, with a budget."""
+    budget = document.get("budget")
+    if not budget:
+        return []
+    return [f"budget: {_money(budget['costUsd'], budget['complete'])} this month (since {budget['since']}) of the "
+            f"{usd_total(budget['monthlyUsd'])} monthly budget (this estimate; Google's figure reaches the budget "
+            "within about a day)"]
 
 
 def _jobs(count: int) -> str:

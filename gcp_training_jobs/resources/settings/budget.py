@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, field_validator
@@ -22,6 +23,15 @@ from gcp_training_jobs.resources.settings.secrets import OPAQUE
 BILLING_ACCOUNT = re.compile(r"[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}")
 #: The threshold rules on current spend when none are given: half, 90% and all of the budget.
 DEFAULT_THRESHOLDS = (0.5, 0.9, 1.0)
+#: A budget's month begins at midnight US and Canadian Pacific Time, UTC-8 (the Budget API's CalendarPeriod: "All
+#: calendar times begin at 12 AM US and Canadian Pacific Time (UTC-8)").
+BUDGET_OFFSET = timedelta(hours=-8)
+
+
+def month_start(now: datetime) -> datetime:
+    """Where the budget's current month began, in UTC (the 1st at 00:00 UTC-8)."""
+    local = now.astimezone(UTC) + BUDGET_OFFSET
+    return datetime(local.year, local.month, 1, tzinfo=UTC) - BUDGET_OFFSET
 
 
 class BudgetSettings(WireModel):
