@@ -252,3 +252,22 @@ def test_spend_says_the_month_so_far_against_the_budget() -> None:
                                          "monthly budget (this estimate; Google's figure reaches the budget within "
                                          "about a day)")
     assert not [line for line in spend_lines({**document, "budget": None}) if line.startswith("budget")]
+
+
+def test_the_diff_shows_the_head_s_worst_case_against_its_budget(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from gcp_training_jobs.cli.diff import diff
+    from gcp_training_jobs.cli.diff_text import headline, render_markdown, render_text
+    from tests.helpers import commit_all, offline_review, scratch_project
+
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2000, workers=1))  # $1,769.80: fits
+    base = commit_all(repo, "base")
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2000, workers=2))  # $2,654.70: past the budget
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    assert "    budget: worst case $2,654.70 of the $2,000.00 monthly budget\n" in render_text(document)
+    assert "- budget: worst case $2,654.70 of the $2,000.00 monthly budget" in render_markdown(document)
+    assert headline(document).endswith("; breaks budget in pr")
