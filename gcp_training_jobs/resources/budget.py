@@ -6,10 +6,11 @@ takes one label key and one value in a filter ("A single label and value pair ..
 multiple values per entry are not allowed",
 https://cloud.google.com/billing/docs/reference/budget/rest/v1/billingAccounts.budgets), so the stack's own label is
 the one that fits: every job of the stack carries it, no other stack's does. A label filter counts the usage of the
-labelled resources as billed: Vertex AI forwards a CustomJob's and a HyperparameterTuningJob's labels to billing
-(Google's Vertex AI page on billing labels, https://cloud.google.com/vertex-ai/docs/pipelines/gcpc-label-propagation,
-lists both among the resources whose labels break down billed charges). The filter's project is its number, as the
-Budget API answers it (`projects/{project_number}`).
+labelled resources as billed: Google's Vertex AI Pipelines page on label propagation
+(https://cloud.google.com/vertex-ai/docs/pipelines/gcpc-label-propagation) names CustomJob and
+HyperparameterTuningJob among the resources whose labels break down billed charges (docs/capacity-and-cost.md,
+"Budgets", says to check a month's billing report for the label before relying on it). The filter's project is
+its number, as the Budget API answers it (`projects/{project_number}`).
 
 Threshold rules: one on CURRENT_SPEND per `thresholds` fraction (default 0.5, 0.9, 1.0), and one on FORECASTED_SPEND
 at 1.0. With `enforce: true`, as Google's "Control resource usage with notifications"
