@@ -207,27 +207,6 @@ def test_the_provider_refuses_a_job_of_a_stack_past_its_budget(provider: Any) ->
     assert checked(provider, spec_props(job, name="h100", budget={**over, "stackWorstCase": {"knownUsd": 884.9}}))
 
 
-def test_the_policy_pack_holds_the_registered_jobs_to_the_registered_budget() -> None:
-    pytest.importorskip("pulumi_policy")
-    from policies import pack
-    from tests.test_policy_pack import JOB_TYPE, PolicyResource, StackValidationArgs, props, run, training_job, urn
-
-    budget_type = "gcp:billing/budget:Budget"
-
-    def args(units: str, currency: str = "USD") -> Any:
-        budget = {"billingAccount": ACCOUNT, "amount": {"specifiedAmount": {"currencyCode": currency,
-                                                                             "units": units, "nanos": 0.0}}}
-        return StackValidationArgs([
-            PolicyResource(JOB_TYPE, props(training_job("a")), urn("a"), "a", None, None, None, [], {}),
-            PolicyResource(budget_type, props(budget), urn("budget", budget_type), "budget", None, None, None, [], {})])
-
-    assert pack.budget_amount({"amount": {"specifiedAmount": {"units": "2000", "nanos": 500_000_000}}}) == 2000.5
-    found = run(pack.validate_stack_guardrails, args("10"))  # job a: 4 T4 x 4 machines for 7 days
-    assert [m for m in found if m.startswith("gcp-training-jobs:budget: the stack's worst case is $")], found
-    assert not [m for m in run(pack.validate_stack_guardrails, args("1000000")) if "budget" in m]
-    assert not [m for m in run(pack.validate_stack_guardrails, args("10", "EUR")) if "budget" in m]
-
-
 # --- spend: the month so far against the budget ---------------------------------------------------------------
 
 
