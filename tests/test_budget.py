@@ -117,7 +117,7 @@ def test_plan_json_shows_the_budget_filtered_to_the_project_and_the_stack_label(
 def test_plan_text_shows_the_worst_case_against_the_budget_and_refuses_a_stack_past_it(tmp_path: Path) -> None:
     done = plan(tmp_path, stack(monthly=2000))
     assert done.returncode == 1, done.stderr
-    assert ("Budget (gcp-training-jobs:budget): worst case $2,654.70 of the $2,000.00 monthly budget (over: see "
+    assert ("Budget (gcp-training-jobs:budget): worst case $2,654.70 of the $2,000.00 monthly budget (refused: see "
             "below)") in done.stdout
     assert "    alerts at 50%, 90%, 100% of current spend and 100% of forecast spend\n" in done.stdout
     assert (f"{tmp_path / 'Pulumi.pr.yaml'}: gcp-training-jobs:budget: the stack's worst case is $2,654.70, over the "

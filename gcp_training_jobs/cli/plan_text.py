@@ -85,7 +85,7 @@ def _budget_lines(budget: dict[str, Any] | None) -> list[str]:
     alerts = ", ".join(f"{t:.0%}" for t in budget["thresholds"])
     stops = "; enforce: the stack's running jobs are cancelled once the month's spend reaches it" \
         if budget["enforce"] else ""
-    return ["", f"Budget ({BUDGET_KEY}): {budget['text']}" + ("" if budget["fits"] else " (over: see below)"),
+    return ["", f"Budget ({BUDGET_KEY}): {budget['text']}" + ("" if budget["fits"] else " (refused: see below)"),
             f"    alerts at {alerts} of current spend and 100% of forecast spend{stops}"]
 
 

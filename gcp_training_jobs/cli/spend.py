@@ -96,7 +96,8 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
         "stack": stack.name, "project": stack.settings.project, "since": _stamp(start), "until": _stamp(now),
         "prices": table_line(table), "jobs": [s.row(by) for s in spent], **_sum(spent),
     }
-    document["budget"] = _budget(stack, found, now, table)
+    if (budget := _budget(stack, found, now, table)) is not None:  # a stack without one: the document as before
+        document["budget"] = budget
     if by is not None:
         groups: dict[str, list[Spent]] = {}
         for s in spent:
