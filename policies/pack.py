@@ -49,6 +49,7 @@ from gcp_training_jobs.jobspec.review.cost_text import (
 )
 from gcp_training_jobs.jobspec.review.guardrails import (
     BUDGET_KEY,
+    BUDGET_TYPE,
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
     Guardrails,
@@ -68,8 +69,6 @@ from gcp_training_jobs.resources.settings.stack_file import find_project_root, s
 
 PACK_NAME = "gcp-training-jobs"
 TRAINING_JOB = "training:TrainingJob"
-#: The pulumi-gcp budget a stack with `gcp-training-jobs:budget` registers (resources.budget.BUDGET_TYPE).
-BUDGET_TYPE = "gcp:billing/budget:Budget"
 _UNKNOWNS = frozenset(getattr(_proxy, name) for name in dir(_proxy) if name.startswith("UNKNOWN_"))
 
 Report = Callable[..., None]

@@ -36,14 +36,12 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
-from gcp_training_jobs.jobspec.review.guardrails import stack_estimate
+from gcp_training_jobs.jobspec.review.guardrails import BUDGET_TYPE, stack_estimate
 from gcp_training_jobs.resources.job_model.identity import stack_label
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs
 from gcp_training_jobs.resources.settings import StackSettings
 
 TYPE = "gcp-training:index:StackBudget"
-#: The pulumi-gcp type of the budget (the policy pack reads its amount from the registration).
-BUDGET_TYPE = "gcp:billing/budget:Budget"
 #: What the stop function may do, and nothing else (Google's IAM permissions reference).
 STOP_PERMISSIONS = ("aiplatform.customJobs.cancel", "aiplatform.customJobs.list",
                     "aiplatform.hyperparameterTuningJobs.cancel", "aiplatform.hyperparameterTuningJobs.list")

@@ -52,6 +52,8 @@ from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
 #: The stack config key of the monthly budget, and so the path the guardrail `budget` reports.
 BUDGET_KEY = f"{NAMESPACE}:budget"
+#: The pulumi-gcp type of the Budget a stack with one registers (resources.budget; the policy pack reads its amount).
+BUDGET_TYPE = "gcp:billing/budget:Budget"
 #: The fixed rules (no stack can turn them off), by the name plan and the policy pack report.
 RULE_END_OF_LIFE = "no-end-of-life-accelerators"
 
