@@ -5,6 +5,8 @@ Every policy calls the same pure functions as `python -m components plan` and th
 
 - a TrainingJob's `job`, `backend` and `name` inputs are judged and rendered to the request body its
   backend would send (gcp_training_jobs.jobspec.render.bodies), so guardrails read what is actually sent;
+- the monthly budget (guardrail `budget`) comes from the stack's registered pulumi-gcp Budget (its
+  `amount.specifiedAmount` in USD), held against the stack's registered jobs' worst cases summed;
 - the guardrails come from the stack's own config file (`stacks/Pulumi.<stack>.yaml`, found through the
   project's Pulumi.yaml and the stack name in each resource's URN). An analyzer plugin receives no stack
   config from the engine through a language host (only through the legacy `pulumi-analyzer-policy-*`
@@ -46,11 +48,14 @@ from gcp_training_jobs.jobspec.review.cost_text import (
     stale_warning,
 )
 from gcp_training_jobs.jobspec.review.guardrails import (
+    BUDGET_KEY,
+    BUDGET_TYPE,
     GUARDRAILS_KEY,
     RULE_END_OF_LIFE,
     Guardrails,
     end_of_life_problems,
     guardrail_problems,
+    stack_budget_problems,
     stack_estimate,
     stack_guardrail_problems,
 )
@@ -196,13 +201,15 @@ class Registered:
     resources: dict[str, ResourceFacts]
     falls_back: frozenset[str] = frozenset()
     """The jobs with fallbacks (priced at their worst placement, off any reservation: review.cost.estimate)."""
+    budget_usd: float | None = None
+    """The monthly amount of the stack's Budget in USD (None: no Budget, or one not in USD, or unknown)."""
 
 
 def registered(args: StackValidationArgs) -> Registered:
     jobs: list[tuple[str, JobFacts]] = []
     resources: dict[str, ResourceFacts] = {}
     falls_back: set[str] = set()
-    stack = None
+    stack, budgets = None, []
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
         if resource.resource_type.endswith(TRAINING_JOB):
@@ -216,8 +223,24 @@ def registered(args: StackValidationArgs) -> Registered:
             held = registered_facts(resource.name, known_only(plain(resource.props), is_unknown))
             if held is not None:
                 resources[held.name] = held
+        elif resource.resource_type == BUDGET_TYPE:
+            budgets.append(budget_amount(plain(resource.props)))
+    known = [amount for amount in budgets if amount is not None]  # one per stack; several: the smallest holds
     return Registered(stack, dict(sorted(jobs, key=lambda job: job[0])), dict(sorted(resources.items())),
-                      frozenset(falls_back))
+                      falls_back=frozenset(falls_back), budget_usd=min(known) if known else None)
+
+
+def budget_amount(props: Mapping[str, Any]) -> float | None:
+    """A Budget's monthly amount in USD from its inputs (`amount.specifiedAmount`: units and nanos; a currency other
+    than USD, or an unknown value, is no amount the review can hold dollars to)."""
+    amount = ((props.get("amount") or {}).get("specifiedAmount") or {}) if isinstance(props.get("amount"), dict) else {}
+    currency, units, nanos = amount.get("currencyCode"), amount.get("units"), amount.get("nanos") or 0
+    if currency not in (None, "USD") or units is None or is_unknown(units) or is_unknown(nanos):
+        return None
+    try:
+        return int(str(units)) + float(nanos) / 1e9
+    except ValueError:
+        return None
 
 
 def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None:
@@ -225,8 +248,8 @@ def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None
     if found.stack is None:
         return
     rails, _ = stack_guardrails(found.stack)  # reading problems are reported once, per job
-    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources, falls_back=found.falls_back),
-            report)
+    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources, falls_back=found.falls_back)
+            + stack_budget_problems(found.jobs, found.budget_usd, falls_back=found.falls_back), report)
 
 
 def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
@@ -257,8 +280,9 @@ def policies() -> list[Policy]:
                                  validate=validate_job_guardrails),
         StackValidationPolicy(name="stack-guardrails", enforcement_level=mandatory,
                               description="The stack's jobs and persistent resources together keep "
-                                          "maxAcceleratorsPerStack and maxHourlyUsd, and a persistent "
-                                          "resource's accelerators are allowed.",
+                                          "maxAcceleratorsPerStack and maxHourlyUsd, a persistent "
+                                          "resource's accelerators are allowed, and the jobs' worst case fits "
+                                          f"the stack's monthly budget ({BUDGET_KEY}).",
                               validate=validate_stack_guardrails),
         ResourceValidationPolicy(name=RULE_END_OF_LIFE, enforcement_level=mandatory,
                                  description="No training job uses an accelerator past its end of support.",

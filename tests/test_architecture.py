@@ -34,7 +34,12 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     # the emulator as a tool for users' tests: pytest fixtures and Google's clients, each imported when used
     "testing": ({"emulator", "testing"}, {"pytest", "google", "googleapiclient"}),
     "cli": ({"jobspec", "backends", "resources", "emulator", "cli"}, {"pulumi", "pydantic", "yaml"}),
+    # code the library deploys to run on Google's side (the budget's stop function): uploaded on its own, so it
+    # imports no module of the project, only what its runtime and its requirements.txt give
+    "deployed": (set(), {"googleapiclient", "google"}),
 }
+#: The folders of deployed code (layer "deployed").
+DEPLOYED = ("gcp_training_jobs.resources.budget_stop",)
 
 
 def _modules() -> dict[str, Path]:
@@ -67,6 +72,8 @@ def _imports(path: Path, known: Mapping[str, Path] = MODULES) -> list[str]:
 
 
 def _layer(module: str) -> str | None:
+    if module.startswith(DEPLOYED):
+        return "deployed"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[0] == "gcp_training_jobs" else None
 

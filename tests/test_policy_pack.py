@@ -351,3 +351,22 @@ def test_a_job_on_a_reservation_with_fallbacks_is_held_at_its_worst_placement(pr
     assert cost(pack.validate_stack_guardrails, stack_args(("held", leaves))) == [
         "gcp-training-jobs:guardrails.maxHourlyUsd: the stack's estimated on-demand cost is $101.76/h, over the cap; "
         "allowed: at most $50.00/h"]
+
+
+def test_the_policy_pack_holds_the_registered_jobs_to_the_registered_budget() -> None:
+    """The guardrail `budget` in the pack: the registered jobs' worst cases summed against the registered
+    pulumi-gcp Budget's amount in USD (another currency is no amount the review can hold dollars to)."""
+    budget_type = "gcp:billing/budget:Budget"
+
+    def args(units: str, currency: str = "USD") -> Any:
+        budget = {"billingAccount": "012345-6789AB-CDEF01", "amount": {"specifiedAmount": {"currencyCode": currency,
+                                                                             "units": units, "nanos": 0.0}}}
+        return StackValidationArgs([
+            PolicyResource(JOB_TYPE, props(training_job("a")), urn("a"), "a", None, None, None, [], {}),
+            PolicyResource(budget_type, props(budget), urn("budget", budget_type), "budget", None, None, None, [], {})])
+
+    assert pack.budget_amount({"amount": {"specifiedAmount": {"units": "2000", "nanos": 500_000_000}}}) == 2000.5
+    found = run(pack.validate_stack_guardrails, args("10"))  # job a: 4 T4 x 4 machines for 7 days
+    assert [m for m in found if m.startswith("gcp-training-jobs:budget: the stack's worst case is $")], found
+    assert not [m for m in run(pack.validate_stack_guardrails, args("1000000")) if "budget" in m]
+    assert not [m for m in run(pack.validate_stack_guardrails, args("10", "EUR")) if "budget" in m]

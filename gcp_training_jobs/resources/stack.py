@@ -22,6 +22,7 @@ import pulumi
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
 from gcp_training_jobs.jobspec.review.quota_fit import wire
+from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.inputs import wire_of
 from gcp_training_jobs.resources.persistent_resources import persistent_resources
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
@@ -98,12 +99,15 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     resources = persistent_resources(settings.resources, project=project, labels=secret.wrap(labels, "labels"),
                                      after=apis)
     packages = _packages(settings, buckets, build_dir or default_build_dir(settings.root), [*apis, buckets])
+    stack_budget(settings, project, buckets.staging_bucket, secret.wrap(labels, "labels"), [*apis, buckets],
+                 secret=secret.any("budget"))
 
     jobs: dict[str, TrainingJob] = {}
     hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
     guardrails = secret.wrap(settings.guardrails.model_dump(by_alias=True, exclude_none=True, mode="json"),
                              "guardrails")
     stack_quota = _stack_quota(settings)
+    budget = secret.wrap(budget_input(settings), "budget")
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
         wire: pulumi.Input[dict[str, Any]] = secret.wrap(_wire_job(name, job, package, buckets), *JOB_SOURCES)
@@ -121,6 +125,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             rerun=job.rerun,
             delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
             stack_quota=stack_quota,
+            budget=budget,
             persistent_resource_declared=True if _on(job, resources) else None,  # unset as before: no diff
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,

@@ -139,6 +139,7 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
         "quota": _quota(before, after),
         "resources": _resources(before, after),
         "persistentResources": held,
+        "budget": after.document.get("budget") if after else None,  # the head's worst case against its budget
         "warnings": {name: warnings_document(found) for name, found in  # the head's, every one once
                      job_warnings(after.settings.jobs if after else {}).items()},
     }

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gcp_training_jobs.jobspec.core.names import COMMAND
+from gcp_training_jobs.jobspec.core.names import COMMAND, NAMESPACE
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 
@@ -36,7 +36,7 @@ def signed(value: float | None, per_hour: bool = True) -> str:
 
 def guardrail_name(text: str) -> str:
     """`spotOnly` for `gcp-training-jobs:guardrails.spotOnly: ...`; a fixed rule's own name."""
-    return text.partition(": ")[0].removeprefix(f"{GUARDRAILS_KEY}.")
+    return text.partition(": ")[0].removeprefix(f"{GUARDRAILS_KEY}.").removeprefix(f"{NAMESPACE}:")
 
 
 def headline(document: Mapping[str, Any]) -> str:
@@ -124,6 +124,7 @@ def render_text(document: Mapping[str, Any]) -> str:
         if stack["change"] == "unchanged":
             continue
         out.append(f"    $/h at the jobs' rates {_hourly(stack)}; worst case {_worst(stack)}")
+        out += [f"    budget: {stack['budget']['text']}"] if stack.get("budget") else []
         for job_name, job in stack["jobs"].items():
             if job["change"] == "unchanged":
                 continue
@@ -180,6 +181,7 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
                   for item in [f"- {_cell(line)}", *(f"  - {_cell(w)}" for w in words)]]
         notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
                   if names]
+        notes += [f"- budget: {stack['budget']['text']}"] if stack.get("budget") else []
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
         notes += _online_lines(stack, "- ")
         out += ([""] + notes) if notes else []

@@ -51,6 +51,7 @@ from gcp_training_jobs.jobspec.review.cost_text import RATE_WORDS, table_line
 from gcp_training_jobs.jobspec.review.money import Amount, usd, usd_total
 from gcp_training_jobs.jobspec.review.run_cost import WHAT_IT_IS, WHAT_IT_IS_NOT, run_cost, run_seconds
 from gcp_training_jobs.jobspec.translate.persistent import api_facts
+from gcp_training_jobs.resources.settings.budget import month_start
 
 NO_VALUE = "(none)"
 CENT = Decimal("0.01")
@@ -186,6 +187,8 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     }
     if held:
         document["persistentResources"] = [r.row(by) for r in held]
+    if (budget := _budget(stack, found, now, table)) is not None:  # a stack without one: the document as before
+        document["budget"] = budget
     if by is not None:
         groups: dict[str, tuple[list[Spent], list[SpentResource]]] = {}
         for s in spent:
@@ -195,6 +198,18 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
         document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(*members)}
                                                        for value, members in sorted(groups.items())]}
     return document
+
+
+def _budget(stack: Stack, found: list[FoundJob], now: datetime, table: PriceTable) -> dict[str, Any] | None:
+    """The month so far (from the budget's month start, UTC-8) against `gcp-training-jobs:budget`, or None."""
+    budget = stack.settings.budget
+    if budget is None:
+        return None
+    start = month_start(now)
+    costs = [run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table).amount for job in found]
+    cents = sum((Decimal(repr(c.known)).quantize(CENT, ROUND_HALF_UP) for c in costs), Decimal(0))
+    return {"monthlyUsd": budget.monthly_usd, "since": _stamp(start), "costUsd": float(cents),
+            "complete": all(c.complete for c in costs)}
 
 
 def _with_trials(job: FoundJob) -> dict[str, Any]:
@@ -223,7 +238,7 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
            f"{document['until']}: run time x the rate each job ran at (an estimate; prices: {document['prices']})"
     held = document.get("persistentResources", [])
     if not jobs and not any(r["hours"] for r in held):
-        return [head, "  no job of the stack ran in that time", *_gone_lines(held)]
+        return [head, "  no job of the stack ran in that time", *_gone_lines(held), *_budget_line(document)]
     lines = [head]
     for job in jobs:
         title = job["name"] or f"({job['jobId']}: not in the stack file)"
@@ -248,7 +263,17 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
                   for g in document["byLabel"]["groups"]]
     lines.append(f"stack {document['stack']}: {_money(document['costUsd'], document['complete'])} "
                  f"({_count(document)})")
-    return lines
+    return lines + _budget_line(document)
+
+
+def _budget_line(document: dict[str, Any]) -> list[str]:
+    """`budget: $412.30 this month (since ...) of the $2,000.00 monthly budget (...)`, with a budget."""
+    budget = document.get("budget")
+    if not budget:
+        return []
+    return [f"budget: {_money(budget['costUsd'], budget['complete'])} this month (since {budget['since']}) of the "
+            f"{usd_total(budget['monthlyUsd'])} monthly budget (this estimate; Google's figure reaches the budget "
+            "within about a day)"]
 
 
 def _gone_lines(held: list[dict[str, Any]]) -> list[str]:

@@ -134,6 +134,8 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if hasattr(value, "path") and type(value).__name__.endswith("Asset"):
         return {"fileAsset": str(value.path)}
+    if isinstance(getattr(value, "assets", None), dict) and type(value).__name__ == "AssetArchive":
+        return {"assetArchive": {name: _plain(asset) for name, asset in value.assets.items()}}
     return value
 
 

@@ -71,6 +71,10 @@ def _describe_bucket(inputs: dict[str, Any], name: str) -> list[tuple[str, str]]
 
 def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
     source = inputs.get("source")
+    assets = getattr(source, "assets", None)
+    if isinstance(assets, dict):  # an archive of named files (the budget's stop function)
+        files = ", ".join(f"{name} ({getattr(asset, 'path', asset)})" for name, asset in assets.items())
+        return [("bucket", str(inputs.get("bucket"))), ("name", str(inputs.get("name"))), ("source", f"zip of {files}")]
     path = getattr(source, "path", None) or str(source)
     size = ""
     file = Path(path)  # relative to the working directory, as Pulumi reads file assets

@@ -71,6 +71,10 @@ def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]
         outputs["url"] = f"gs://{outputs['name']}"
     elif typ.endswith("training:TpuServiceAccount"):
         outputs["serviceAccount"] = TPU_ACCOUNT_AT_APPLY
+    elif typ == "gcp:serviceaccount/account:Account":  # the budget's stop function's account
+        outputs["email"] = f"{inputs.get('accountId')}@{inputs.get('project')}.iam.gserviceaccount.com"
+    elif typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
+        outputs["name"] = f"projects/{inputs.get('project')}/roles/{inputs.get('roleId')}"
     elif typ.endswith("training:TrainingJob"):
         outputs.update({"jobId": AT_APPLY, "state": AT_APPLY, "consoleUrl": AT_APPLY, "resourceName": AT_APPLY})
     return outputs
@@ -82,10 +86,16 @@ def _make_mocks() -> Any:
 
     class PlanMocks(pulumi.runtime.Mocks):
         def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+            if args.typ == "gcp:pubsub/topic:Topic":  # its id is its name, as the budget and its function name it
+                return f"projects/{args.inputs.get('project')}/topics/{args.name}", _mock_outputs(
+                    args.typ, args.name, args.inputs)
             return f"{args.name}-id", _mock_outputs(args.typ, args.name, args.inputs)
 
-        def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], None]:
-            return {}, None
+        def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
+            if args.token == "gcp:organizations/getProject:getProject":  # the budget filter's project number
+                project = args.args.get("projectId")
+                return {"projectId": project, "number": f"(the number of {project}, known after apply)"}, []
+            return {}, []
 
     class RecordingMonitor(mocks.MockMonitor):
         """The mock monitor, also keeping each registration's parent and dependencies."""

@@ -30,7 +30,7 @@ from gcp_training_jobs.jobspec.review.cost_text import (
     stale_warning,
     worst_case_text,
 )
-from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
+from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, budget_text, stack_estimate
 from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
@@ -50,6 +50,8 @@ class Review:
     warnings: list[str]
     quota: dict[str, dict[str, dict[str, Any]]]
     """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan/quota.quota_asked)."""
+    budget: dict[str, Any] | None = None
+    """The monthly budget against the stack's worst case (`gcp-training-jobs:budget`), or None without one."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -71,7 +73,18 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     cost = stack_estimate(jobs, table, settings.resources, falling_back(settings))
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
-    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings))
+    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings),
+                  _budget(settings, cost))
+
+
+def _budget(settings: StackSettings, cost: StackEstimate) -> dict[str, Any] | None:
+    """The budget as data: its amount, thresholds and enforcement, the stack's worst case and the line plan says."""
+    if settings.budget is None:
+        return None
+    spec = settings.budget
+    return {"monthlyUsd": spec.monthly_usd, "thresholds": list(spec.thresholds), "enforce": spec.enforce,
+            "worstCaseUsd": _usd(cost.worst_case), "fits": cost.worst_case.complete
+            and cost.worst_case.known <= spec.monthly_usd, "text": budget_text(cost.worst_case, spec.monthly_usd)}
 
 
 def review_document(checked: Review) -> dict[str, Any]:
@@ -93,6 +106,7 @@ def review_document(checked: Review) -> dict[str, Any]:
         "guardrails": {"declared": checked.declared, "fixedRules": list(FIXED_RULES),
                        "problems": [str(p) for p in checked.problems]},
         "quota": checked.quota,
+        "budget": checked.budget,
     }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from gcp_training_jobs.cli.plan.job_warnings import warnings_section
 from gcp_training_jobs.cli.plan.mocks import AT_APPLY
-from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
+from gcp_training_jobs.jobspec.review.guardrails import BUDGET_KEY, GUARDRAILS_KEY
 
 
 def render_text(document: dict[str, Any]) -> str:
@@ -75,7 +75,18 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
     problems = rails["problems"]
     out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
-    return out + _quota_lines(document.get("quota") or {})
+    return out + _budget_lines(document.get("budget")) + _quota_lines(document.get("quota") or {})
+
+
+def _budget_lines(budget: dict[str, Any] | None) -> list[str]:
+    """`Budget (gcp-training-jobs:budget): worst case $2,654.70 of the $2,000.00 monthly budget`, and its alerts."""
+    if not budget:
+        return []
+    alerts = ", ".join(f"{t:.0%}" for t in budget["thresholds"])
+    stops = "; enforce: the stack's running jobs are cancelled once the month's spend reaches it" \
+        if budget["enforce"] else ""
+    return ["", f"Budget ({BUDGET_KEY}): {budget['text']}" + ("" if budget["fits"] else " (refused: see below)"),
+            f"    alerts at {alerts} of current spend and 100% of forecast spend{stops}"]
 
 
 def _quota_lines(quota: dict[str, Any]) -> list[str]:

@@ -14,6 +14,10 @@ hour, gcp_training_jobs.jobspec.review.cost), maxJobCostUsd (a job's worst case:
 at, times the longest it may run), requireTimeout (every job sets the longest it may run) and protectJobs (the
 provider refuses to replace or delete a running job). A cost guardrail that meets an unknown price fails: it
 cannot be held.
+
+The guardrail `budget` holds the stack's worst case (its jobs' worst cases summed, plan's `cost.stack`) to the
+monthly budget declared under `gcp-training-jobs:budget` (monthlyUsd), the Budget the stack makes: a merge whose jobs
+could spend more than the month's budget if each ran to its timeout is refused (`stack_budget_problems`).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from gcp_training_jobs.jobspec.review.cost import (
     estimate_stack,
 )
 from gcp_training_jobs.jobspec.review.cost_text import runs_as, worst_case_text
-from gcp_training_jobs.jobspec.review.money import usd, usd_total
+from gcp_training_jobs.jobspec.review.money import Amount, usd, usd_total
 from gcp_training_jobs.jobspec.rules.tasks import support_ended
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
@@ -46,6 +50,10 @@ from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 
 #: The stack config key the guardrails are declared under.
 GUARDRAILS_KEY = f"{NAMESPACE}:guardrails"
+#: The stack config key of the monthly budget, and so the path the guardrail `budget` reports.
+BUDGET_KEY = f"{NAMESPACE}:budget"
+#: The pulumi-gcp type of the Budget a stack with one registers (resources.budget; the policy pack reads its amount).
+BUDGET_TYPE = "gcp:billing/budget:Budget"
 #: The fixed rules (no stack can turn them off), by the name plan and the policy pack report.
 RULE_END_OF_LIFE = "no-end-of-life-accelerators"
 
@@ -253,6 +261,47 @@ def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails 
         problems += guardrail_problems(facts, name, guardrails, table, falls_back=name in falls_back)
         problems += end_of_life_problems(facts, name, today)
     return problems + stack_guardrail_problems(jobs, guardrails, table, resources, falls_back)
+
+
+# --- The monthly budget (guardrail `budget`) ------------------------------------------------------------
+
+
+def budget_text(worst: Amount, monthly_usd: float) -> str:
+    """`worst case $2,654.70 of the $2,000.00 monthly budget` (what plan, the diff and the provider say)."""
+    return f"worst case {worst.short(per_hour=False)} of the {usd_total(monthly_usd)} monthly budget"
+
+
+def budget_problems(worst: Amount, monthly_usd: float | None, whose: str = "the stack's") -> list[Problem]:
+    """Guardrail `budget`: a worst case (`whose`: the stack's, or `job NAME's`) over the monthly budget, or one with
+    a part unpriced (it cannot be held to the budget); none without a budget."""
+    if monthly_usd is None:
+        return []
+    budget = usd_total(monthly_usd)
+    fits = (f"allowed: a worst case of at most the {budget} monthly budget ({BUDGET_KEY}.monthlyUsd): each job's "
+            "$/h at the rate it runs at times its timeout, summed; shorten timeouts, run on Spot, or raise the budget")
+    if worst.known > monthly_usd:
+        return [Problem(BUDGET_KEY, f"{whose} worst case is {worst.text(per_hour=False)}, over the {budget} monthly "
+                        f"budget; {fits}")]
+    if not worst.complete:
+        return [Problem(BUDGET_KEY, f"{whose} worst case is {worst.text(per_hour=False)}: it cannot be held to the "
+                        f"{budget} monthly budget; {fits}, with every machine and accelerator priced in the price "
+                        "table (gcp_training_jobs/jobspec/catalog/prices.py)")]
+    return []
+
+
+def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | None,
+                          table: PriceTable | None = None, falls_back: Collection[str] = ()) -> list[Problem]:
+    """Guardrail `budget` on a stack's jobs (name -> facts): their worst cases summed against the monthly budget (a
+    persistent resource has no worst case: it bills while it exists, and carries no job's label); the jobs named in
+    `falls_back` at their worst placement (stack_estimate)."""
+    if monthly_usd is None:
+        return []
+    try:
+        worst = stack_estimate(jobs, table, falls_back=falls_back).worst_case
+    except PriceTableError as error:
+        return [Problem(BUDGET_KEY, f"the stack's worst case cannot be priced: {error}; allowed: at most the "
+                        f"{usd_total(monthly_usd)} monthly budget")]
+    return budget_problems(worst, monthly_usd)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

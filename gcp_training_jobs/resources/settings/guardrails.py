@@ -19,7 +19,7 @@ from gcp_training_jobs.jobspec.catalog import accelerators, vertex_machines, ver
 from gcp_training_jobs.jobspec.catalog.prices import PriceTable
 from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
-from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems
+from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems, stack_budget_problems
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
@@ -82,8 +82,10 @@ def falling_back(settings: Any) -> frozenset[str]:
 
 
 def guardrail_problems_of(settings: Any, today: date | None = None, table: PriceTable | None = None) -> list[Problem]:
-    """What a judged stack's jobs break of its guardrails and of the fixed job rules; empty when none (the
-    plan's review; the policy pack and the provider judge the same rules on the bodies they are given).
-    `table`: the price table the cost guardrails read (default: the active one)."""
-    return all_guardrail_problems(stack_facts(settings), settings.guardrails, today, table, settings.resources,
-                                  falling_back(settings))
+    """What a judged stack's jobs break of its guardrails, of the fixed job rules and of its monthly budget (guardrail
+    `budget`); empty when none (the plan's review; the policy pack and the provider judge the same rules on the bodies
+    they are given). `table`: the price table the cost guardrails read (default: the active one)."""
+    jobs, falls_back = stack_facts(settings), falling_back(settings)
+    monthly = settings.budget.monthly_usd if settings.budget is not None else None
+    return (all_guardrail_problems(jobs, settings.guardrails, today, table, settings.resources, falls_back)
+            + stack_budget_problems(jobs, monthly, table, falls_back))

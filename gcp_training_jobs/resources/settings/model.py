@@ -33,6 +33,7 @@ from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import Job, WireModel
+from gcp_training_jobs.resources.settings.budget import BudgetField
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 from gcp_training_jobs.resources.settings.secrets import OPAQUE
 from gcp_training_jobs.resources.trainer_source import TrainerSource
@@ -288,6 +289,8 @@ class StackSettings(SettingsModel):
     tpu_access: TpuAccessSettings = Field(default_factory=TpuAccessSettings)
     guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
     """The stack's own rules on its jobs (gcp_training_jobs.jobspec.review.guardrails)."""
+    budget: BudgetField = None
+    """The stack's monthly budget (settings.budget; None: none), its guardrail `budget` and its billing.Budget."""
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)

@@ -85,6 +85,9 @@ class TrainingJobArgs:
     stack_quota: pulumi.Input[dict[str, Any]] | None = None
     """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
     that the quota check of this job's preview counts the stack's other new jobs too."""
+    budget: pulumi.Input[dict[str, Any]] | None = None
+    """The stack's monthly budget and worst case ({"monthlyUsd", "stackWorstCase"}: resources.budget.budget_input),
+    held by the check as the guardrail `budget`; a stack figure, never compared by diff (as stackQuota)."""
 
 
 class TrainingJob(Resource, module="training", name="TrainingJob"):
@@ -140,6 +143,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "rerun": args.rerun,
             "deleteRecordOnDelete": args.delete_record_on_delete,
             "stackQuota": args.stack_quota,
+            "budget": args.budget,
             "persistentResourceDeclared": args.persistent_resource_declared,
             "identity": resource_identity(resource_name),
         }

@@ -58,6 +58,7 @@ from gcp_training_jobs.resources.training_job.review import (
     ProtectedJobError,
     Standing,
     WaitReport,
+    budget_input_problems,
     cost_line,
     cost_usd,
     job_rule_problems,
@@ -153,6 +154,8 @@ class TrainingJobProvider(EndpointProvider):
             falls_back = bool(new.fallbacks)  # priced at its worst placement: off any reservation (review.cost)
             failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,
                                                                                  today(), falls_back=falls_back)]
+            failures += [CheckFailure(p.path, p.message) for p in budget_input_problems(
+                judged.facts, name, new.props.get("budget"), falls_back=falls_back)]
             # said once: not again in the preview's summary (provider_log)
             say_once(cost_line(judged.facts, name, falls_back=falls_back))
         # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)

@@ -30,8 +30,15 @@ from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAM
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.cost import estimate
 from gcp_training_jobs.jobspec.review.cost_text import estimate_text, runs_as
-from gcp_training_jobs.jobspec.review.guardrails import Guardrails, end_of_life_problems, guardrail_problems, key
-from gcp_training_jobs.jobspec.review.money import hours_text, missing_text
+from gcp_training_jobs.jobspec.review.guardrails import (
+    BUDGET_KEY,
+    Guardrails,
+    budget_problems,
+    end_of_life_problems,
+    guardrail_problems,
+    key,
+)
+from gcp_training_jobs.jobspec.review.money import Amount, hours_text, missing_text
 from gcp_training_jobs.jobspec.review.run_cost import run_cost
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.job_model.protection import Protection
@@ -48,6 +55,27 @@ def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date
     (maxAcceleratorsPerStack, maxHourlyUsd) are plan's and the pack's. `falls_back`: the job has fallbacks, or is
     one (priced off any reservation: cost.estimate)."""
     return guardrail_problems(facts, name, rails, falls_back=falls_back) + end_of_life_problems(facts, name, today)
+
+
+def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back: bool = False) -> list[Problem]:
+    """Guardrail `budget` at the check: the job's own worst case, then the stack's (the `budget` input,
+    resources.budget.budget_input: {"monthlyUsd", "stackWorstCase": {"knownUsd", "unknown"}}), against the monthly
+    budget; none without one. A region unknown at preview waits for `pulumi up`, as maxJobCostUsd does; `falls_back`:
+    the job has fallbacks (priced off any reservation, as cost_line)."""
+    monthly = given.get("monthlyUsd") if isinstance(given, Mapping) else None
+    if isinstance(monthly, bool) or not isinstance(monthly, int | float):
+        return []
+    problems: list[Problem] = []
+    if facts.region is not None:
+        try:
+            problems += budget_problems(estimate(facts, name, falls_back=falls_back).worst_case, float(monthly), f"job {name}'s")
+        except PriceTableError as error:
+            return [Problem(BUDGET_KEY, f"job {name}'s worst case cannot be priced: {error}")]
+    stack = given.get("stackWorstCase")
+    if not problems and isinstance(stack, Mapping) and isinstance(stack.get("knownUsd"), int | float):
+        worst = Amount(float(stack["knownUsd"]), tuple(str(u) for u in stack.get("unknown") or ()))
+        problems += budget_problems(worst, float(monthly))
+    return problems
 
 
 def cost_line(facts: JobFacts, name: str, *, falls_back: bool = False) -> str:
