@@ -68,7 +68,8 @@ def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back:
     problems: list[Problem] = []
     if facts.region is not None:
         try:
-            problems += budget_problems(estimate(facts, name, falls_back=falls_back).worst_case, float(monthly), f"job {name}'s")
+            worst = estimate(facts, name, falls_back=falls_back).worst_case
+            problems += budget_problems(worst, float(monthly), f"job {name}'s")
         except PriceTableError as error:
             return [Problem(BUDGET_KEY, f"job {name}'s worst case cannot be priced: {error}")]
     stack = given.get("stackWorstCase")
