@@ -158,8 +158,8 @@ def render_text(document: Mapping[str, Any]) -> str:
             out.append(f"    {job_name}: {job['change']}: {job['note']}")
             out += [f"        {line}" for line in job.get("changes", [])]
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
-        kept, hourly, worst = unchanged_jobs(stack)
-        out += [f"    {kept} unchanged, {hourly}; worst case {worst}"] if kept else []
+        same, hourly, worst = unchanged_jobs(stack)
+        out += [f"    {same} unchanged, {hourly}; worst case {worst}"] if same else []
         for line, words in _held(stack):
             out += [f"    {line}", *(f"        {w}" for w in words)]
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
@@ -204,8 +204,8 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         for job_name, job in stack["jobs"].items():
             if job["change"] != "unchanged":
                 out.append(f"| {_cell(job_name)} | {job['change']} | {_hourly(job)} | {_worst(job)} |")
-        kept, hourly, worst = unchanged_jobs(stack)
-        out += [f"| {kept} unchanged | — | {hourly} | {worst} |"] if kept else []
+        same, hourly, worst = unchanged_jobs(stack)
+        out += [f"| {same} unchanged | — | {hourly} | {worst} |"] if same else []
         out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
         notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                  for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
