@@ -197,7 +197,7 @@ def test_each_stack_and_job_has_the_change_the_provider_would_make(scratch: Scra
     assert staging["note"] == "the next `up` makes a new job and cancels the running one, if it runs"
     assert staging["changes"] == ["1 -> 2 NVIDIA_L4", "machine type g2-standard-8 -> g2-standard-24",
                                   "strategy SPOT -> STANDARD"], "in words, per field; no path the words cover"
-    assert jobs["local"]["tpu-v5e"]["changes"] == ["also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"]
+    assert jobs["local"]["tpu-v5e"]["changes"] == ["args added --steps=10"], "args said as values, not a path"
     assert resnet["changes"] == ["also changed: trainingInput.packageUris[0]"]
     assert jobs["local"]["tpu-v5e"]["note"].endswith(
         "protected by gcp-training-jobs:jobs.tpu-v5e.protect: `up` refuses while it is queued or running")
@@ -360,13 +360,19 @@ def test_the_markdown_carries_the_json_numbers(scratch: Scratch) -> None:
     assert headline.startswith("### Training jobs: unknown at the jobs' rates, worst case unknown; ")
     assert headline.endswith("; breaks spotOnly in staging")
     rows = {tuple(cell.strip("* ") for cell in line.strip("|").split(" | ")[:2]): line
-            for line in lines if line.startswith("| ") and " → " in line}
+            for line in lines if line.startswith("| ") and " -> " in line}
     for name, stack in document["stacks"].items():
         if stack["change"] == "unchanged":
             assert f"#### {name}:" not in markdown
             continue
         assert f"#### {name}: {stack['change']}" in lines
-        for job_name, job in [*stack["jobs"].items(), (name, stack)]:
+        kept = [job for job in stack["jobs"].values() if job["change"] == "unchanged"]
+        if kept:  # the unchanged jobs in one row, their $/h and worst case
+            hourly = sum(job["after"]["usdPerHour"] for job in kept)
+            worst = sum(job["after"]["worstCaseUsd"] for job in kept)
+            assert f"| {len(kept)} unchanged | — | ${hourly:,.2f}/h | {_usd(worst)} |" in lines, name
+        for job_name, job in [*((n, j) for n, j in stack["jobs"].items() if j["change"] != "unchanged"),
+                              (name, stack)]:
             row = rows[(job_name, job["change"])]
             hourly, worst = row.split(" | ")[2:4]
             for cell, key, delta in ((hourly, "usdPerHour", "deltaUsdPerHour"),
@@ -388,9 +394,12 @@ def test_the_markdown_carries_the_json_numbers(scratch: Scratch) -> None:
 def test_the_text_form_names_every_stack_and_the_broken_guardrail(scratch: Scratch) -> None:
     text = render_text(scratch.document)
     for name, stack in scratch.document["stacks"].items():
-        assert f"stack {name}: {stack['change']}" in text
+        if stack["change"] != "unchanged":
+            assert f"stack {name}: {stack['change']}" in text
+    assert "\n1 stack unchanged: dev\n" in text and "stack dev:" not in text, "the unchanged stacks in one line"
+    assert "    1 unchanged, $" in text, "local's unchanged job in one line"
     assert "    breaks (the base kept it): gcp-training-jobs:guardrails.spotOnly: job l4-trial" in text
-    assert "    big: added: the next `up` starts it\n        $/h — → unknown (unknown); worst case — → unknown " \
+    assert "    big: added: the next `up` starts it\n        $/h — -> unknown (unknown); worst case — -> unknown " \
            "(unknown)" in text
 
 

@@ -83,7 +83,7 @@ def said(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], paths: list[s
          regions: tuple[str, str] = ("us-central1", "us-central1")) -> list[str]:
     before, after = facts_pair(tmp_path, old, new, regions)
     return words(before.facts, after.facts, paths or [],
-                 (placement_of(before, "j"), placement_of(after, "j")))
+                 (placement_of(before, "j"), placement_of(after, "j")), (old, new))
 
 
 # --- Each field in words -----------------------------------------------------------------------------------
@@ -130,8 +130,28 @@ def test_the_rest_as_the_paths_that_changed_and_the_fallbacks(tmp_path: Path) ->
     head = job(args=["--steps=10"], fallbacks=[{"scheduling": {"strategy": "SPOT"}}])
     (spot,) = placement_of(facts_pair(tmp_path, job(), head)[1], "j")["fallbacks"]
     assert said(tmp_path, job(), head, paths) == [
-        f"fallback 1 added: us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, ${spot['usdPerHour']:,.2f}/h",
-        "also changed: jobSpec.workerPoolSpecs[0].containerSpec.args"], "a path the words say is not repeated"
+        "args added --steps=10",
+        f"fallback 1 added: us-central1, a3-highgpu-8g x1 + 8 NVIDIA_H100_80GB, SPOT, ${spot['usdPerHour']:,.2f}/h"], \
+        "the args as values; a path the words say is not repeated"
+
+
+def test_args_command_and_env_as_values_each_credential_masked(tmp_path: Path) -> None:
+    first = "jobSpec.workerPoolSpecs[0].containerSpec"
+    assert said(tmp_path, job(args=["--epochs=5", "--lr=0.1"]), job(args=["--epochs=10", "--lr=0.1"]),
+                [f"{first}.args[0]"]) == ["args --epochs=5 -> --epochs=10"]
+    assert said(tmp_path, job(args=["--epochs=5"]), job(args=["--epochs=5", "--resume"]), [f"{first}.args"]) == [
+        "args added --resume"]
+    token = "ghp_" + "a1B2" * 9
+    old, new = job(args=["--epochs=5"]), job(args=["--epochs=5"])
+    container = new["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]
+    container["command"] = ["python", "-m", "train"]
+    container["env"] = [{"name": "GH_TOKEN", "value": token}, {"name": "SEED", "value": "1"}]
+    old["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "SEED", "value": "0"},
+                                                                     {"name": "DEBUG", "value": "1"}]
+    lines = said(tmp_path, old, new, [f"{first}.command", f"{first}.env"])
+    assert lines == ["command added python -m train", "env SEED 0 -> 1", "env DEBUG removed",
+                     "env GH_TOKEN=<GitHub personal access token, not shown> added"]
+    assert token not in repr(lines)
 
 
 def test_a_boot_disk_and_no_words_leaves_every_path(tmp_path: Path) -> None:
@@ -227,14 +247,14 @@ def test_the_diff_totals_cover_the_changed_stack_and_label_all_stacks(project: P
                                                          ("all after", every["after"]["usdPerHour"]),
                                                          ("delta", prod["deltaUsdPerHour"]))}
     assert markdown.splitlines()[1].startswith(f"### Training jobs: +{money['delta']} at the jobs' rates")
-    assert f"| **prod** | changed | {money['prod before']} → {money['prod after']} (+{money['delta']}) |" in markdown
-    assert (f"\n**Total of the changed stacks (prod):** $/h {money['prod before']} → {money['prod after']} "
+    assert f"| **prod** | changed | {money['prod before']} -> {money['prod after']} (+{money['delta']}) |" in markdown
+    assert (f"\n**Total of the changed stacks (prod):** $/h {money['prod before']} -> {money['prod after']} "
             f"(+{money['delta']});") in markdown
-    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} → {money['all after']}; worst case " \
+    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} -> {money['all after']}; worst case " \
            in markdown
-    assert (f"\ntotal of the changed stacks (prod): $/h at the jobs' rates {money['prod before']} → "
+    assert (f"\ntotal of the changed stacks (prod): $/h at the jobs' rates {money['prod before']} -> "
             f"{money['prod after']} (+{money['delta']});") in text
-    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} → {money['all after']};" in text
+    assert f"\nAll stacks, changed or not (3): $/h {money['all before']} -> {money['all after']};" in text
 
 
 def test_the_diff_names_the_change_in_words_and_the_reservation_it_needs(project: Path) -> None:

@@ -355,7 +355,7 @@ def test_diff_shows_a_resource_resized_added_and_removed_with_its_cost(tmp_path:
     assert quota == {"before": 4, "after": 8}  # the resource's GPUs at the most; the job on it counts none
     text = render_text(document)
     least = [f"${team[side]['usdPerHourAtLeast']:,.2f}/h" for side in ("before", "after")]
-    assert (f"persistent resource team-pool: resized: its replicas change; $/h at the least {least[0]} → {least[1]} "
+    assert (f"persistent resource team-pool: resized: its replicas change; $/h at the least {least[0]} -> {least[1]} "
             "(+") in text
     assert team["changes"] == ["pool 0 replicas 2 -> 4"]
     assert "persistent resource eval-pool: added" in text and "persistent resource old-pool: removed" in text
@@ -404,9 +404,9 @@ def test_diff_says_what_changed_in_a_resource_and_that_a_new_region_replaces_it(
     text, markdown = render_text(document), render_markdown(document)
     least = [f"${team[side]['usdPerHourAtLeast']:,.2f}/h" for side in ("before", "after")]
     most = [f"${team[side]['usdPerHour']:,.2f}/h" for side in ("before", "after")]
-    line = (f"persistent resource team-pool: replaced: {team['note']}; $/h at the least {least[0]} → {least[1]} "
+    line = (f"persistent resource team-pool: replaced: {team['note']}; $/h at the least {least[0]} -> {least[1]} "
             f"(")
     assert f"\n    {line}" in text and f"\n- {line}" in markdown
-    assert f", at the most {most[0]} → {most[1]} (" in text
+    assert f", at the most {most[0]} -> {most[1]} (" in text
     assert "\n        region us-central1 -> us-east4\n" in text and "\n  - region us-central1 -> us-east4\n" in markdown
     assert "\n        pool 0 disk the default -> pd-standard 200 GB\n" in text

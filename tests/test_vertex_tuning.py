@@ -378,6 +378,18 @@ def test_the_best_trial_follows_the_objective_s_goal(goal: str | None, best: str
     assert outputs["trialCount"] == 6 and outputs["bestTrial"] == found
 
 
+def test_a_tuning_job_links_its_own_console_page() -> None:
+    from gcp_training_jobs.backends.vertex import VertexBackend
+
+    name = {"name": "projects/p/locations/us-central1/hyperparameterTuningJobs/7"}
+    assert VertexTuningBackend().outputs(name, _target())["consoleUrl"] == (
+        f"https://console.cloud.google.com/agent-platform/locations/{_target().region}/training/"
+        f"hyperparameter-tuning-jobs/7?project={_target().project}")
+    assert VertexBackend().outputs(name, _target())["consoleUrl"] == (
+        f"https://console.cloud.google.com/agent-platform/locations/{_target().region}/training/7"
+        f"?project={_target().project}"), "a custom job's page, as the SDK links it"
+
+
 def test_no_best_trial_before_one_has_succeeded() -> None:
     assert best_trial({"studySpec": {"metrics": [{"metricId": "loss"}]}, "trials": [trial(1, 0.3, "ACTIVE")]}) is None
     assert best_trial({}) is None

@@ -13,11 +13,10 @@ from gcp_training_jobs.backends import transport
 from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
 from gcp_training_jobs.jobspec.core.names import JOB_LABEL, label_value
 
-#: A job's page in the Google Cloud console, custom jobs and hyperparameter tuning jobs alike, by the number that
-#: ends its resource name: as Google's Vertex AI SDK links it (google-cloud-aiplatform 2.7.0,
-#: https://pypi.org/project/google-cloud-aiplatform/2.7.0/, google/cloud/aiplatform/jobs.py `_Job._dashboard_uri`,
-#: `_job_type = "training"` on CustomJob and HyperparameterTuningJob; read 2026-11-26).
-CONSOLE_URL: Final = "https://console.cloud.google.com/agent-platform/locations/{region}/training/{job}?project={project}"
+#: A custom job's page in the Google Cloud console, by the number that ends its resource name: as Google's Vertex AI
+#: SDK links it (google-cloud-aiplatform 2.7.0, https://pypi.org/project/google-cloud-aiplatform/2.7.0/,
+#: google/cloud/aiplatform/jobs.py `_Job._dashboard_uri`, `_job_type = "training"` on CustomJob; read 2026-11-26).
+CONSOLE_URL: Final = "https://console.cloud.google.com/agent-platform/locations/{region}/{page}/{job}?project={project}"
 
 STATES = {
     "JOB_STATE_QUEUED": "QUEUED",
@@ -46,6 +45,8 @@ class VertexBackend(Backend):
     deletes_finished_jobs: ClassVar[bool] = True
     #: The API's collection of these jobs, which is also the list answer's field (ListCustomJobsResponse).
     collection: ClassVar[str] = "customJobs"
+    #: The console's page of this kind of job, under the region (CONSOLE_URL).
+    console_page: ClassVar[str] = "training"
 
     def _jobs(self, svc: Any) -> Any:
         """The jobs collection of the cached client (transport.collection: built once)."""
@@ -102,5 +103,6 @@ class VertexBackend(Backend):
             **common_times(resource),
             "errorMessage": (resource.get("error") or {}).get("message"),
             "trainingOutput": None,
-            "consoleUrl": CONSOLE_URL.format(region=target.region, job=job_number, project=target.project),
+            "consoleUrl": CONSOLE_URL.format(region=target.region, page=self.console_page, job=job_number,
+                                             project=target.project),
         }

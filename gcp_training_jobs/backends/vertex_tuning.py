@@ -6,7 +6,8 @@ and delete-after-finish, so this backend is the custom-jobs backend on another c
 (lookup before create, adoption, reconciliation, wait, cancel, delete) is lifecycle.Jobs, unchanged. The body
 is built by the pure translation in gcp_training_jobs.jobspec.render.bodies.tuning_body. Outputs add the number
 of trials so far (`trialCount`) and the best finished trial (`bestTrial`: its id, final measurement metrics and
-parameters), judged by the study's objective metric (the first without safetyConfig) and its goal.
+parameters), judged by the study's objective metric (the first without safetyConfig) and its goal, and its console
+link is a tuning job's own page (`.../training/hyperparameter-tuning-jobs/ID`), not a custom job's.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ class VertexTuningBackend(VertexBackend):
 
     kind: ClassVar[str] = TUNING
     collection: ClassVar[str] = "hyperparameterTuningJobs"  # ListHyperparameterTuningJobsResponse's field too
+    #: A tuning job's own page, beside the custom jobs' in the console's Training section (the SDK's
+    #: HyperparameterTuningJob sets no `_job_type`, so it gives no link of its own to follow).
+    console_page: ClassVar[str] = "training/hyperparameter-tuning-jobs"
 
     def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
         """The custom-job outputs, plus trialCount (trials so far) and bestTrial. List answers carry no trials

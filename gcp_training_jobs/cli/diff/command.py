@@ -27,9 +27,11 @@ from gcp_training_jobs.cli.diff.sides import (
     Side,
     SideUnreadable,
     as_data,
+    judge_side,
     plan_side,
     project_root,
     ref_side,
+    same_inputs,
     worktree_side,
 )
 from gcp_training_jobs.cli.diff.text import render_markdown, render_text, render_unreadable
@@ -97,17 +99,23 @@ def _compare(before: Side, after: Side, wanted: list[str] | None, online: bool) 
             return [f"{name}: no stack file at {before.label} or {after.label}; available stacks: "
                     f"{', '.join(names) or 'none'}" for name in unknown]
         names = [name for name in names if name in wanted]
-    old, new = plan_side(before, names), plan_side(after, names)
-    if old.errors or new.errors:
-        return old.errors + new.errors
-    return document(before, after, old, new, names, online)
+    same = same_inputs(before, after, names)  # judged once, the program not run: the same on both sides
+    moved = [name for name in names if name not in same]
+    old, new, once = plan_side(before, moved), plan_side(after, moved), judge_side(after, same)
+    if old.errors or new.errors or once.errors:
+        return old.errors + new.errors + once.errors
+    old.planned.update(once.planned)
+    new.planned.update(once.planned)
+    return document(before, after, old, new, names, online, set(same))
 
 
 def document(before: Side, after: Side, old: Plans, new: Plans, names: Iterable[str],
-             online: bool = False) -> dict[str, Any]:
+             online: bool = False, same: set[str] | None = None) -> dict[str, Any]:
     """The diff of two sides' plans, stack by stack, with the totals of the change: `total` sums the changed stacks
-    (what the comment shows), `allStacks` each side of every stack compared, changed or not (labelled so)."""
-    stacks = {name: compare_stack(old.planned.get(name), new.planned.get(name), online) for name in names}
+    (what the comment shows), `allStacks` each side of every stack compared, changed or not (labelled so).
+    `same`: the stacks whose files are the same on both sides, judged once (`sameInputs`: their program not run)."""
+    stacks = {name: {**compare_stack(old.planned.get(name), new.planned.get(name), online),
+                     "sameInputs": name in (same or set())} for name in names}
     plans = [*new.planned.values(), *old.planned.values()]
     table = plans[0].document["cost"]["table"] if plans else None
     changed = {name: stack for name, stack in stacks.items() if stack["change"] != "unchanged"}
@@ -174,12 +182,13 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
     else:
         changes = changes_of(old, new)
         if changes.replaces:
-            fields = changed_paths(spec_of(old.get("job") or {}), spec_of(new.get("job") or {}))
+            specs = spec_of(old.get("job") or {}), spec_of(new.get("job") or {})
+            fields = changed_paths(*specs)
             what = [r for r in changes.replaces if r != "job"] + fields \
                 + (["labels"] if changes.labels_changed else []) or ["job"]
             found.update(change="replaced", replaces=list(changes.replaces), fields=fields,
                          note=_replaced_note(name, Protection.of(old, new)),
-                         changes=_words(before, after, name, what, found["placement"]))
+                         changes=_words(before, after, name, what, found["placement"], specs))
         elif changes.any:
             in_place = (["labels"] if changes.labels_changed else []) + list(changes.in_place)
             found.update(change="updated", inPlace=in_place,
@@ -205,12 +214,13 @@ def _replaced_note(name: str, protection: Protection) -> str:
 
 
 def _words(before: Planned | None, after: Planned | None, name: str, paths: list[str],
-           placement: Mapping[str, Any]) -> list[str]:
-    """What changed in the job, a line per field (cli.diff.words), from each side's facts as judged."""
+           placement: Mapping[str, Any], specs: tuple[Any, Any] = ({}, {})) -> list[str]:
+    """What changed in the job, a line per field (cli.diff.words), from each side's facts as judged and, for the
+    args, command and env, the values at the changed paths of its registered inputs."""
     if before is None or after is None:
         return []
     old, new = before.settings.jobs[name].facts, after.settings.jobs[name].facts
-    return words(old, new, paths, (placement["before"] or {}, placement["after"] or {}))
+    return words(old, new, paths, (placement["before"] or {}, placement["after"] or {}), specs)
 
 
 def _added_words(after: Planned | None, name: str) -> list[str]:

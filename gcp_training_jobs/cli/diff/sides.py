@@ -10,21 +10,23 @@ executable bit and symbolic links, as a checkout would.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gcp_training_jobs.cli.plan.command import Planned, plan_stack
+from gcp_training_jobs.cli.plan.command import Planned, judge_stack, plan_stack
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import STACK_FILE, read_yaml
 from gcp_training_jobs.resources.settings.stack_file import find_project_root, stack_file, stack_names, stacks_folder
+from gcp_training_jobs.resources.trainer_source import TrainerLinkError, trainer_files
 
 #: The head's label when it is the working tree.
 WORKTREE = "worktree"
@@ -211,16 +213,66 @@ class _Tree:
         return blobs
 
 
+def inputs_of(side: Side, name: str) -> str:
+    """A digest of every file the plan of a stack reads on a side: the project's files (Pulumi.yaml, the program
+    `__main__.py`), the stack's file and the files of each trainer folder it names that its package archives
+    (resources.trainer_source.trainer_files). The library and the price table are the same on both sides by
+    construction: this one process plans both, at the head's prices."""
+    digest = hashlib.sha256()
+
+    def add(label: str, path: Path) -> None:
+        digest.update(label.encode() + b"\0")
+        if path.is_symlink():
+            digest.update(b"link " + os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+        else:
+            digest.update(b"absent")
+        digest.update(b"\0")
+
+    for project_file in PROJECT_FILES:
+        add(project_file, side.root / project_file)
+    file = side.stacks[name]
+    add("stack", file)
+    for folder in sorted(set(_trainer_paths(file))):
+        top = side.root / folder
+        try:
+            files = trainer_files(top) if top.is_dir() else []
+        except TrainerLinkError:  # the plan names it: the stack is planned
+            return f"unreadable {folder}"
+        digest.update(f"trainer {folder} {len(files)}".encode() + b"\0")
+        for path in files:
+            add(path.relative_to(top.resolve()).as_posix(), path)
+    return digest.hexdigest()
+
+
+def same_inputs(before: Side, after: Side, names: list[str]) -> list[str]:
+    """The stacks whose plan reads the same files on both sides (inputs_of): their plans are the same by
+    construction, so `diff` judges each once (judge_side) instead of running the program twice."""
+    return [name for name in names if name in before.stacks and name in after.stacks
+            and inputs_of(before, name) == inputs_of(after, name)]
+
+
+def judge_side(side: Side, stacks: list[str]) -> Plans:
+    """Each named stack judged from its file alone (plan.command.judge_stack: the program not run), for the stacks
+    the same on both sides; one or more lines naming its file when it cannot be judged."""
+    return _each(side, stacks, judge_stack)
+
+
 def plan_side(side: Side, stacks: list[str]) -> Plans:
     """Plan each named stack the side has, through `plan`'s one pass; every stack that cannot be planned is one
     or more lines naming its file (as `REF:path` on a ref's side)."""
+    return _each(side, stacks, plan_stack)
+
+
+def _each(side: Side, stacks: list[str], how: Callable[[str, Path, Path], Planned]) -> Plans:
     found = Plans()
     for name in stacks:
         path = side.stacks.get(name)
         if path is None:
             continue
         try:
-            found.planned[name] = plan_stack(name, path, side.root)
+            found.planned[name] = how(name, path, side.root)
         except SpecError as error:
             found.errors += [side.named(str(p.within(file=str(path)))) for p in error.problems]
         except TrainingJobsError as error:  # unreadable (the file, the price table), the program failed, ...

@@ -1,10 +1,12 @@
 """How `diff` is shown: text for the terminal, Markdown for a pull request comment. Both are rendered from the
 diff as data (cli.diff.command.document), so they carry its numbers, formatted as `plan` formats dollars (review.cost);
-an unknown figure is `unknown`, never $0."""
+an unknown figure is `unknown`, never $0. One arrow, `->`, as the words of a change (cli.diff.words) use. What
+did not change is said in one line: the unchanged stacks ("39 stacks unchanged: ..."), and in a changed stack the
+unchanged jobs ("8 unchanged, $7.85/h")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gcp_training_jobs.jobspec.core.names import COMMAND, NAMESPACE
@@ -14,6 +16,8 @@ from gcp_training_jobs.jobspec.review.money import usd, usd_total
 #: The hidden line a workflow finds its one comment by (and updates it instead of adding another).
 MARKER = "<!-- gcp-training-jobs:diff -->"
 UNKNOWN = "unknown"
+#: At most this many unchanged stacks are named (then `and N more`).
+MAX_NAMED = 12
 #: The longest comment GitHub takes (65,536 characters), with room to spare.
 MAX_COMMENT = 65_000
 
@@ -59,12 +63,12 @@ def total_label(document: Mapping[str, Any]) -> str:
 
 
 def all_stacks_line(document: Mapping[str, Any]) -> str:
-    """`All stacks, changed or not (7): $/h $284.50/h → $373.86/h; worst case ...`: every stack compared, labelled
+    """`All stacks, changed or not (7): $/h $284.50/h -> $373.86/h; worst case ...`: every stack compared, labelled
     so (cli.diff.command: `allStacks`), never the change's total."""
     every = document["allStacks"]
     before, after = every["before"], every["after"]
-    return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} → "
-            f"{_side(after, 'usdPerHour', True)}; worst case {_side(before, 'worstCaseUsd', False)} → "
+    return (f"All stacks, changed or not ({len(document['stacks'])}): $/h {_side(before, 'usdPerHour', True)} -> "
+            f"{_side(after, 'usdPerHour', True)}; worst case {_side(before, 'worstCaseUsd', False)} -> "
             f"{_side(after, 'worstCaseUsd', False)}")
 
 
@@ -73,8 +77,8 @@ def _side(figures: Mapping[str, Any] | None, key: str, per_hour: bool) -> str:
 
 
 def _pair(item: Mapping[str, Any], key: str, delta: str, per_hour: bool) -> str:
-    """`$0.61/h → $1.22/h (+$0.61/h)`."""
-    return (f"{_side(item['before'], key, per_hour)} → {_side(item['after'], key, per_hour)} "
+    """`$0.61/h -> $1.22/h (+$0.61/h)`."""
+    return (f"{_side(item['before'], key, per_hour)} -> {_side(item['after'], key, per_hour)} "
             f"({signed(item[delta], per_hour)})")
 
 
@@ -87,10 +91,10 @@ def _worst(item: Mapping[str, Any]) -> str:
 
 
 def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
-    """`us-central1: custom_model_training_nvidia_l4_gpus 1 → 2 (+1)`, for the metrics that change."""
+    """`us-central1: custom_model_training_nvidia_l4_gpus 1 -> 2 (+1)`, for the metrics that change."""
     lines = []
     for region, metrics in stack["quota"].items():
-        moved = [f"{metric} {n['before']} → {n['after']} ({n['after'] - n['before']:+d})"
+        moved = [f"{metric} {n['before']} -> {n['after']} ({n['after'] - n['before']:+d})"
                  for metric, n in metrics.items() if n["before"] != n["after"]]
         if moved:
             lines.append(f"{region}: {', '.join(moved)}")
@@ -99,7 +103,7 @@ def _quota_lines(stack: Mapping[str, Any]) -> list[str]:
 
 def _held(stack: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
     """Each persistent resource that changes: `persistent resource R: resized: its replicas change; $/h at the least
-    $1.24/h → $1.24/h (±$0/h), at the most $2.48/h → $4.97/h (+$2.49/h)`, and what changed in words."""
+    $1.24/h -> $1.24/h (±$0/h), at the most $2.48/h -> $4.97/h (+$2.49/h)`, and what changed in words."""
     return [(f"persistent resource {name}: {item['change']}: {item['note']}; $/h at the least "
              f"{_pair(item, 'usdPerHourAtLeast', 'deltaUsdPerHourAtLeast', True)}, at the most {_hourly(item)}",
              list(item.get("changes", [])))
@@ -116,13 +120,37 @@ def _changed(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]
     return [(name, stack) for name, stack in document["stacks"].items() if stack["change"] != "unchanged"]
 
 
+def unchanged_stacks_line(document: Mapping[str, Any]) -> str:
+    """`39 stacks unchanged: s01, s02, ... and 27 more`; "" when every stack changed."""
+    names = [name for name, stack in document["stacks"].items() if stack["change"] == "unchanged"]
+    if not names:
+        return ""
+    shown = ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+    return f"{len(names)} stack{'s' if len(names) > 1 else ''} unchanged: {shown}"
+
+
+def _known_sum(values: Iterable[float | None]) -> float | None:
+    total = 0.0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def unchanged_jobs(stack: Mapping[str, Any]) -> tuple[int, str, str]:
+    """A changed stack's jobs that do not change: how many, their $/h and their worst case (the same on both sides;
+    `unknown` with any unknown)."""
+    kept = [job["after"] for job in stack["jobs"].values() if job["change"] == "unchanged"]
+    return (len(kept), money(_known_sum(j["usdPerHour"] for j in kept)),
+            money(_known_sum(j["worstCaseUsd"] for j in kept), per_hour=False))
+
+
 def render_text(document: Mapping[str, Any]) -> str:
-    out = [f"diff {document['base'][:12]} → {document['head'][:12]} (offline, at the head's prices): "
+    out = [f"diff {document['base'][:12]} -> {document['head'][:12]} (offline, at the head's prices): "
            f"{headline(document)}"]
-    for name, stack in document["stacks"].items():
+    for name, stack in _changed(document):
         out += ["", f"stack {name}: {stack['change']}"]
-        if stack["change"] == "unchanged":
-            continue
         out.append(f"    $/h at the jobs' rates {_hourly(stack)}; worst case {_worst(stack)}")
         out += [f"    budget: {stack['budget']['text']}"] if stack.get("budget") else []
         for job_name, job in stack["jobs"].items():
@@ -131,6 +159,8 @@ def render_text(document: Mapping[str, Any]) -> str:
             out.append(f"    {job_name}: {job['change']}: {job['note']}")
             out += [f"        {line}" for line in job.get("changes", [])]
             out.append(f"        $/h {_hourly(job)}; worst case {_worst(job)}")
+        same, hourly, worst = unchanged_jobs(stack)
+        out += [f"    {same} unchanged, {hourly}; worst case {worst}"] if same else []
         for line, words in _held(stack):
             out += [f"    {line}", *(f"        {w}" for w in words)]
         out += [f"    {kind} {what}" for kind, names in stack["resources"].items() for what in names]
@@ -140,6 +170,7 @@ def render_text(document: Mapping[str, Any]) -> str:
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         out += [f"    still broken: {text}" for text in kept]
         out += _online_lines(stack, "    ")
+    out += ["", line] if (line := unchanged_stacks_line(document)) else []
     out += ["", f"{total_label(document)}: $/h at the jobs' rates {_hourly(document['total'])}; worst case "
             f"{_worst(document['total'])}", all_stacks_line(document)]
     out += [f"warning: {line}" for line in document["warnings"]]
@@ -170,9 +201,12 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         out += ["", "No stack changes."]
     for name, stack in changed:
         out += ["", f"#### {name}: {stack['change']}", "",
-                "| job | change | $/h before → after | worst case before → after |", "|---|---|---|---|"]
+                "| job | change | $/h before -> after | worst case before -> after |", "|---|---|---|---|"]
         for job_name, job in stack["jobs"].items():
-            out.append(f"| {_cell(job_name)} | {job['change']} | {_hourly(job)} | {_worst(job)} |")
+            if job["change"] != "unchanged":
+                out.append(f"| {_cell(job_name)} | {job['change']} | {_hourly(job)} | {_worst(job)} |")
+        same, hourly, worst = unchanged_jobs(stack)
+        out += [f"| {same} unchanged | — | {hourly} | {worst} |"] if same else []
         out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
         notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                  for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
@@ -195,6 +229,7 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         if kept:
             out += ["", f"Still broken in {name}:", ""] + [f"- {_cell(text)}" for text in kept]
+    out += ["", f"{line}."] if (line := unchanged_stacks_line(document)) else []
     out += ["", f"**{total_label(document).capitalize()}:** $/h {_hourly(document['total'])}; worst case "
             f"{_worst(document['total'])}", "", all_stacks_line(document)]
     details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"

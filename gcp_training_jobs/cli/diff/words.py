@@ -2,20 +2,24 @@
 NVIDIA_H100_80GB"), each pool's machine type and replica count, the strategy, the region, the timeout, the image
 (its tag), the reservations (how many machines the job needs from each, and its affinity type and name as plan
 says it: "needs 2 a3-highgpu-8g from reservation R, was 1 (SPECIFIC_RESERVATION projects/P/zones/Z/reservations/R)"),
-the persistent resource, the boot disks, the fallbacks (each with its region, machine, strategy and $/h); the fields
-those lines do not cover, as the paths that changed.
+the persistent resource, the boot disks, the fallbacks (each with its region, machine, strategy and $/h), the args
+and command value by value ("args --epochs=5 -> --epochs=10") and the env by name, each credential masked
+(catalog.credentials); the fields those lines do not cover, as the paths that changed.
 
 The words are read from the two sides' facts as judged (`JobSettings.facts`, its pools, and `cli.plan.placement`),
-never from the bodies again; the paths are `cli.diff.command.changed_paths` of the inputs the program registered.
+never from the bodies again; the paths are `cli.diff.command.changed_paths` of the inputs the program registered, and
+the args, command and env values are read at those paths of the same inputs (`job_model.inputs.spec_of`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gcp_training_jobs.cli.plan.placement import ReservationNeed, reservation_needs
+from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.review.money import hours_text
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
@@ -31,7 +35,15 @@ COVERED = re.compile(
     r"(machineSpec\.(machineType|acceleratorType|acceleratorCount|reservationAffinity)|\.replicaCount$"
     r"|scheduling\.(strategy|timeout|maxRunningTime)$|(^|\.)region$|imageUri$|executorImageUri$"
     r"|persistentResourceId$|(master|worker|parameterServer|evaluator)(Type|Count)$|acceleratorConfig"
-    r"|\.scaleTier$|diskSpec(\.bootDisk(Type|SizeGb))?$)")
+    r"|\.scaleTier$|diskSpec(\.bootDisk(Type|SizeGb))?$"
+    r"|(^|\.)(args|command|env)(\[\d+\](\.(name|value))?)?$)")
+#: A list said value by value, and the path of the list a changed path is in: `...containerSpec.args[0]`,
+#: `trainingInput.args`, `...env[1].value`.
+VALUES = re.compile(r"^(?P<list>(?:.*\.)?(?P<kind>args|command|env))(?:\[\d+\](?:\.(?:name|value))?)?$")
+#: The pool a path is in.
+POOL = re.compile(r"workerPoolSpecs\[(\d+)\]")
+#: A value longer than this is cut (its end as `...`).
+MAX_VALUE = 80
 
 
 def _arrow(old: Any, new: Any) -> str:
@@ -148,9 +160,79 @@ def _fallbacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _at(data: Any, path: str) -> Any:
+    """The value at a path as changed_paths spells it (`a.b[0].c`), or None."""
+    for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        if key:
+            data = data.get(key) if isinstance(data, Mapping) else None
+        else:
+            data = data[int(index)] if isinstance(data, list) and int(index) < len(data) else None
+    return data
+
+
+def _shown(value: Any) -> str:
+    """A value as the words say it: its credentials masked, a long one cut."""
+    text = masked_text(str(value))
+    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE - 3] + "..."
+
+
+def _list_lines(label: str, was: Any, now: Any) -> list[str]:
+    """`args --epochs=5 -> --epochs=10`, `args added --steps=10`, `args removed --resume`, as a diff of the lists."""
+    before = [_shown(v) for v in (was if isinstance(was, list) else [] if was is None else [was])]
+    after = [_shown(v) for v in (now if isinstance(now, list) else [] if now is None else [now])]
+    lines = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if op == "replace":
+            lines.append(f"{label} {_arrow(' '.join(before[i1:i2]), ' '.join(after[j1:j2]))}")
+        elif op == "delete":
+            lines.append(f"{label} removed {' '.join(before[i1:i2])}")
+        elif op == "insert":
+            lines.append(f"{label} added {' '.join(after[j1:j2])}")
+    return lines
+
+
+def _env(value: Any) -> dict[str, str]:
+    """An env list as name -> value as shown, each entry masked as a whole (a credential found by its name too)."""
+    found = {}
+    for entry in value if isinstance(value, list) else []:
+        if isinstance(entry, Mapping):
+            shown = masked(dict(entry)).value
+            found[str(entry.get("name"))] = _shown(shown.get("value", ""))
+    return found
+
+
+def _env_lines(label: str, was: Any, now: Any) -> list[str]:
+    """`env WANDB_PROJECT a -> b`, `env SEED=1 added`, `env DEBUG removed`."""
+    before, after = _env(was), _env(now)
+    lines = []
+    for name in dict.fromkeys([*before, *after]):
+        if name not in before:
+            lines.append(f"{label} {name}={after[name]} added")
+        elif name not in after:
+            lines.append(f"{label} {name} removed")
+        elif before[name] != after[name]:
+            lines.append(f"{label} {name} {_arrow(before[name], after[name])}")
+    return lines
+
+
+def value_lines(specs: tuple[Any, Any], paths: Sequence[str], several: bool = False) -> list[str]:
+    """The args, command and env that changed, value by value, from the two sides' specs at the changed paths
+    (`pool N ` before each when the job has several pools)."""
+    lines = []
+    for path in dict.fromkeys(m.group("list") for p in paths if (m := VALUES.match(p))):
+        kind = path.rsplit(".", 1)[-1]
+        pool = POOL.search(path)
+        label = (f"pool {pool.group(1)} " if pool and several else "") + kind
+        was, now = _at(specs[0], path), _at(specs[1], path)
+        lines += _env_lines(label, was, now) if kind == "env" else _list_lines(label, was, now)
+    return lines
+
+
 def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[Mapping[str, Any], Mapping[str, Any]]
-          = ({}, {})) -> list[str]:
-    """What changed between two sides of a job, a line per field; the paths no line covers on the last line."""
+          = ({}, {}), specs: tuple[Any, Any] = ({}, {})) -> list[str]:
+    """What changed between two sides of a job, a line per field; the paths no line covers on the last line.
+    `specs`: the two sides' specs the paths are of (job_model.inputs.spec_of), for the values of args, command and
+    env."""
     lines = _accelerators(old.accelerator_totals, new.accelerator_totals) + _pools(old, new)
     if old.strategy != new.strategy:
         lines.append(f"strategy {_arrow(old.strategy or 'STANDARD', new.strategy or 'STANDARD')}")
@@ -158,7 +240,8 @@ def words(old: JobFacts, new: JobFacts, paths: Sequence[str], placements: tuple[
         lines.append(f"region {_arrow(old.region, new.region)}")
     if (old.timeout.seconds, old.timeout.set) != (new.timeout.seconds, new.timeout.set):
         lines.append(f"timeout {_arrow(_timeout(old), _timeout(new))}")
-    lines += _images(old, new) + _persistent(old, new) \
+    lines += _images(old, new) + value_lines(specs, paths, len(set(_by_index(old)) | set(_by_index(new))) > 1) \
+        + _persistent(old, new) \
         + _disks(*placements, set(_by_index(old)) & set(_by_index(new))) \
         + _fallbacks(*placements)
     needs = needs_lines(reservation_needs(old), reservation_needs(new))  # always said, whatever else is cut

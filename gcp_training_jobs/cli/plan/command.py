@@ -177,6 +177,20 @@ def plan_stack(stack: str, path: Path, root: Path, data: Any = None) -> Planned:
         if not programs_own(error, root):  # a bug of this library goes on as it is (main says it is one)
             raise
         raise ProgramFailed(f"{path}: the program failed: {error}") from error
+    return _reviewed(stack, path, root, settings, recording)
+
+
+def judge_stack(stack: str, path: Path, root: Path) -> Planned:
+    """A stack judged and reviewed from its file alone, its program not run (an empty recording): what `diff` takes
+    for a stack whose inputs are the same on both sides (cli.diff.sides.same_inputs). Its jobs, their figures,
+    placement, quota and warnings are its plan's by construction (the review prices and judges the settings); the
+    program's other resources, and the fixed rules on them, are not read. Raises as plan_stack does, but for the
+    program's own failure."""
+    settings = load_stack_file(path, data=read_yaml(path), root=root)
+    return _reviewed(stack, path, root, settings, Recording())
+
+
+def _reviewed(stack: str, path: Path, root: Path, settings: StackSettings, recording: Recording) -> Planned:
     document = plan_document(stack, path, recording, settings.jobs)
     checked = review(settings, recording.resources)
     document.update(review_document(checked))
@@ -261,4 +275,4 @@ def _online_quotas(settings: Any, siblings: str, as_json: bool) -> list[str]:
     return found.problems
 
 
-__all__ = ["Planned", "ProgramFailed", "plan_document", "plan_stack", "run_plan"]
+__all__ = ["Planned", "ProgramFailed", "judge_stack", "plan_document", "plan_stack", "run_plan"]
