@@ -1,0 +1,150 @@
+"""`gcp-training-jobs:placement`: where and how the stack's jobs may run (`regions`, `strategies`), and each job's
+candidates within those bounds, judged by the one pass like a fallback, guardrailed and priced
+(jobspec.review.placement ranks them). No `placement`: nothing is suggested, nothing moves.
+
+`jobs.NAME.placement: cheapest` makes the ranked candidates the job's placements, cheapest first, taken at
+`pulumi up` as fallbacks are (quota refused, stockout: the next); `fallbacks` beside it is refused (one or the other).
+A candidate is the job's own data with the candidate's region and `scheduling.strategy` put in
+(resources.fallbacks.alternative_job), so it is the job as the API would take it there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from gcp_training_jobs.jobspec import catalog
+from gcp_training_jobs.jobspec.catalog.prices import PriceTable
+from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
+from gcp_training_jobs.jobspec.core.problems import Problem, allowed
+from gcp_training_jobs.jobspec.review.guardrails import (
+    end_of_life_problems,
+    guardrail_problems,
+    stack_guardrail_problems,
+)
+from gcp_training_jobs.jobspec.review.placement import STRATEGIES, Bounds, Candidate, candidate, kept, offering
+from gcp_training_jobs.jobspec.vocab.training_input import WireModel
+from gcp_training_jobs.resources.fallbacks import alternative_job
+
+#: The value of `jobs.NAME.placement` that makes the deploy take the cheapest candidate first.
+CHEAPEST = "cheapest"
+
+
+class PlacementSettings(WireModel):
+    """`gcp-training-jobs:placement`: the regions and strategies the stack's jobs may run in (data residency, whether
+    a job may be preempted)."""
+
+    regions: tuple[str, ...] = Field(min_length=1)
+    """Vertex AI training regions the jobs may run in."""
+    strategies: tuple[str, ...] = ("STANDARD",)
+    """scheduling.strategy values the jobs may run as: STANDARD, SPOT, FLEX_START (default STANDARD alone)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json_text(cls, value: Any) -> Any:
+        """Pulumi hands object config to the program as JSON text."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError as error:
+                raise ValueError("expected a mapping {regions: [...], strategies: [...]}") from error
+        return value
+
+    @field_validator("regions")
+    @classmethod
+    def _regions(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for region in value:
+            if region not in catalog.VERTEX_TRAINING_REGIONS:
+                raise ValueError(f"{region!r} is not a Vertex AI training region; allowed: "
+                                 f"{allowed(sorted(catalog.VERTEX_TRAINING_REGIONS))}")
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("strategies")
+    @classmethod
+    def _strategies(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for strategy in value:
+            if strategy not in STRATEGIES:
+                raise ValueError(f"{strategy!r} is not a scheduling strategy; allowed: {', '.join(STRATEGIES)}")
+        if not value:
+            raise ValueError(f"no strategy; allowed: one or more of {', '.join(STRATEGIES)}")
+        return tuple(dict.fromkeys(value))
+
+    @property
+    def bounds(self) -> Bounds:
+        return Bounds(self.regions, self.strategies)
+
+
+def job_problems(name: str, job: Any, bounds: PlacementSettings | None) -> list[Problem]:
+    """`jobs.NAME.placement` against the stack: `cheapest` needs the stack's bounds, and no `fallbacks` beside it."""
+    if getattr(job, "placement", None) != CHEAPEST:
+        return []
+    at = f"{NAMESPACE}:jobs.{name}.placement"
+    if job.fallbacks:
+        return [Problem(at, "cheapest beside fallbacks; allowed: one or the other (placement: cheapest makes the "
+                        "stack's placement candidates the job's fallbacks, cheapest first)")]
+    if bounds is None:
+        return [Problem(at, f"cheapest without {NAMESPACE}:placement; allowed: cheapest with the stack's bounds "
+                        "({regions: [...], strategies: [...]}), or no placement")]
+    if kept(job.facts) is not None:
+        return [Problem(at, f"cheapest on a job that {kept(job.facts)}; allowed: no placement")]
+    return []
+
+
+def _data(job: Any) -> dict[str, Any]:
+    """The job's settings as written (its form, trainer, region, labels): what a candidate is built from."""
+    return job.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def judge_candidates(settings: Any, table: PriceTable | None = None) -> dict[str, tuple[Candidate, ...]]:
+    """Each job's candidates in the stack's bounds (a judged StackSettings; none without `placement`), each judged
+    by the one pass in its region (the settings' judge of a fallback), its guardrails and the stack's caps with the
+    job there, priced from `table`."""
+    from gcp_training_jobs.resources.settings.jobs import _judge_spec, judgeable
+
+    bounds: PlacementSettings | None = settings.placement
+    if bounds is None or settings.backend != "vertex":
+        return {}
+    found: dict[str, tuple[Candidate, ...]] = {}
+    everyone = {n: j.facts for n, j in settings.jobs.items()}
+    for name, job in sorted(settings.jobs.items()):
+        if kept(job.facts) is not None:
+            continue
+        raw = _data(job)
+        labels = judgeable(dict(job.facts.labels))
+        spec = JOB_SPEC in raw or TUNING_JOB in raw
+        listed: list[Candidate] = []
+        for region in offering(job.facts, bounds.regions):
+            for strategy in bounds.strategies:
+                if not spec and strategy != "STANDARD":
+                    continue  # a trainingInput has no scheduling strategy
+                alternative: dict[str, Any] = {"region": region}
+                if spec:
+                    alternative["scheduling"] = {"strategy": strategy}
+                data, bad = alternative_job(raw, alternative)
+                if bad:
+                    listed.append(candidate(region, strategy, None, name, table, [p.message for p in bad]))
+                    continue
+                judged, problems = _judge_spec(data, name=name, backend=settings.backend, region=region,
+                                               region_key=f"{NAMESPACE}:placement", labels=labels)
+                if judged is None or problems:
+                    listed.append(candidate(region, strategy, None, name, table,
+                                            [str(p) for p in problems] or ["refused by the judge"]))
+                    continue
+                facts = judged.facts
+                refused = [str(p) for p in guardrail_problems(facts, name, settings.guardrails, table)]
+                refused += [str(p) for p in end_of_life_problems(facts, name)]
+                refused += [str(p) for p in stack_guardrail_problems({**everyone, name: facts}, settings.guardrails,
+                                                                     table, settings.resources)]
+                listed.append(candidate(region, strategy, facts, name, table, refused))
+        found[name] = tuple(listed)
+    return found
+
+
+def wire(job: Any, ranked: tuple[Candidate, ...]) -> list[dict[str, Any]]:
+    """The ranked candidates as the `fallbacks` input of a `placement: cheapest` job (each its region, and its
+    strategy on a jobSpec or tuningJob), in the order `up` tries them."""
+    spec = job.job_spec is not None or job.tuning_job is not None
+    return [{"region": c.region, "scheduling": {"strategy": c.strategy}} if spec else {"region": c.region}
+            for c in ranked]
