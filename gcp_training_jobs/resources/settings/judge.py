@@ -13,6 +13,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, DEFAULT_REGION, NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
 from gcp_training_jobs.resources.settings import placement
+from gcp_training_jobs.resources.settings.candidates import judge_candidates
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
 from gcp_training_jobs.resources.settings.jobs import judge_job, label_problems, plain, regions
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
@@ -123,7 +124,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     assert base is not None
     settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
     settings = settings.with_resources(resources)
-    return settings.with_candidates(placement.judge_candidates(settings)).placed(root, secret_keys)
+    return settings.with_candidates(judge_candidates(settings)).placed(root, secret_keys)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:

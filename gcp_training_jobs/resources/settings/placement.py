@@ -1,6 +1,6 @@
 """`gcp-training-jobs:placement`: where and how the stack's jobs may run (`regions`, `strategies`), and each job's
 candidates within those bounds, judged by the one pass like a fallback, guardrailed and priced
-(jobspec.review.placement ranks them). No `placement`: nothing is suggested, nothing moves.
+(settings/candidates.py; jobspec.review.placement ranks them). No `placement`: nothing is suggested, nothing moves.
 
 `jobs.NAME.placement: cheapest` makes the ranked candidates the job's placements, cheapest first, taken at
 `pulumi up` as fallbacks are (quota refused, stockout: the next); `fallbacks` beside it is refused (one or the other).
@@ -16,17 +16,10 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.catalog.prices import PriceTable
-from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
+from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed
-from gcp_training_jobs.jobspec.review.guardrails import (
-    end_of_life_problems,
-    guardrail_problems,
-    stack_guardrail_problems,
-)
-from gcp_training_jobs.jobspec.review.placement import STRATEGIES, Bounds, Candidate, candidate, kept, offering
+from gcp_training_jobs.jobspec.review.placement import STRATEGIES, Bounds, Candidate, kept
 from gcp_training_jobs.jobspec.vocab.training_input import WireModel
-from gcp_training_jobs.resources.fallbacks import alternative_job
 
 #: The value of `jobs.NAME.placement` that makes the deploy take the cheapest candidate first.
 CHEAPEST = "cheapest"
@@ -90,56 +83,6 @@ def job_problems(name: str, job: Any, bounds: PlacementSettings | None) -> list[
     if kept(job.facts) is not None:
         return [Problem(at, f"cheapest on a job that {kept(job.facts)}; allowed: no placement")]
     return []
-
-
-def _data(job: Any) -> dict[str, Any]:
-    """The job's settings as written (its form, trainer, region, labels): what a candidate is built from."""
-    return job.model_dump(by_alias=True, exclude_none=True, mode="json")
-
-
-def judge_candidates(settings: Any, table: PriceTable | None = None) -> dict[str, tuple[Candidate, ...]]:
-    """Each job's candidates in the stack's bounds (a judged StackSettings; none without `placement`), each judged
-    by the one pass in its region (the settings' judge of a fallback), its guardrails and the stack's caps with the
-    job there, priced from `table`."""
-    from gcp_training_jobs.resources.settings.jobs import _judge_spec, judgeable
-
-    bounds: PlacementSettings | None = settings.placement
-    if bounds is None or settings.backend != "vertex":
-        return {}
-    found: dict[str, tuple[Candidate, ...]] = {}
-    everyone = {n: j.facts for n, j in settings.jobs.items()}
-    for name, job in sorted(settings.jobs.items()):
-        if kept(job.facts) is not None:
-            continue
-        raw = _data(job)
-        labels = judgeable(dict(job.facts.labels))
-        spec = JOB_SPEC in raw or TUNING_JOB in raw
-        listed: list[Candidate] = []
-        for region in offering(job.facts, bounds.regions):
-            for strategy in bounds.strategies:
-                if not spec and strategy != "STANDARD":
-                    continue  # a trainingInput has no scheduling strategy
-                alternative: dict[str, Any] = {"region": region}
-                if spec:
-                    alternative["scheduling"] = {"strategy": strategy}
-                data, bad = alternative_job(raw, alternative)
-                if bad:
-                    listed.append(candidate(region, strategy, None, name, table, [p.message for p in bad]))
-                    continue
-                judged, problems = _judge_spec(data, name=name, backend=settings.backend, region=region,
-                                               region_key=f"{NAMESPACE}:placement", labels=labels)
-                if judged is None or problems:
-                    listed.append(candidate(region, strategy, None, name, table,
-                                            [str(p) for p in problems] or ["refused by the judge"]))
-                    continue
-                facts = judged.facts
-                refused = [str(p) for p in guardrail_problems(facts, name, settings.guardrails, table)]
-                refused += [str(p) for p in end_of_life_problems(facts, name)]
-                refused += [str(p) for p in stack_guardrail_problems({**everyone, name: facts}, settings.guardrails,
-                                                                     table, settings.resources)]
-                listed.append(candidate(region, strategy, facts, name, table, refused))
-        found[name] = tuple(listed)
-    return found
 
 
 def wire(job: Any, ranked: tuple[Candidate, ...]) -> list[dict[str, Any]]:
