@@ -134,3 +134,27 @@ def test_plan_online_suggests_the_region_with_spot_quota(tmp_path: Path, emulato
     assert (cheapest["region"], cheapest["strategy"], cheapest["quotaFree"]) == ("us-east4", "SPOT", 8)
     left_out = {(c["region"], c["strategy"]) for c in data["placement"]["train"]["excluded"]}
     assert {("us-central1", "SPOT"), ("europe-west4", "SPOT")} <= left_out
+
+
+def test_the_diff_and_the_pull_request_comment_say_what_the_stack_would_save(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from gcp_training_jobs.cli.diff.command import diff
+    from gcp_training_jobs.cli.diff.text import render_markdown, render_text
+    from tests.helpers import commit_all, offline_review, scratch_project
+
+    repo = scratch_project(tmp_path)
+    offline_review(monkeypatch, tmp_path)
+    stack = repo / "stacks/Pulumi.pr.yaml"
+    stack.write_text(yaml.safe_dump({"config": config({"train": {"jobSpec": l4_spec()}}, None)}))
+    base = commit_all(repo, "base")
+    head = {**l4_spec(), "scheduling": {"timeout": "3600s"}}
+    stack.write_text(yaml.safe_dump({"config": config({"train": {"jobSpec": head}})}))  # bounds added, job changed
+    monkeypatch.chdir(repo)
+    document = diff(base, None, ["pr"])
+    assert isinstance(document, dict), document
+    saving = document["stacks"]["pr"]["cheaper"]["savingUsdPerHour"]
+    assert saving > 0 and document["total"]["placementSavingUsdPerHour"] == saving
+    assert "train: cheaper within the stack's placement: us-east4 SPOT" in render_text(document)
+    comment = render_markdown(document)
+    assert f"the changed stacks would save ${saving:,.2f}/h" in comment, comment
+    assert "- train: cheaper within the stack's placement: us-east4 SPOT" in comment

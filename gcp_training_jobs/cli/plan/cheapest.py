@@ -70,3 +70,15 @@ def text_lines(document: Mapping[str, Any]) -> list[str]:
     out.append(f"    the stack would save {usd(saving)} at its cheapest placements" if saving
                else "    the stack is at its cheapest placements")
     return out
+
+
+def cheaper_of(document: Mapping[str, Any]) -> dict[str, Any]:
+    """What the diff and the pull request comment say of a plan's placement: each job's suggestion (or the order
+    `placement: cheapest` tries), and what the stack would save per hour at its cheapest placements."""
+    lines = {}
+    for name, placed in sorted((document.get("placement") or {}).items()):
+        if placed.get("placementCheapest") and placed.get("orderText"):
+            lines[name] = f"placement cheapest, {placed['orderText']}"
+        elif (placed.get("cheapest") or {}).get("text"):
+            lines[name] = placed["cheapest"]["text"]
+    return {"lines": lines, "savingUsdPerHour": document["placementBounds"]["savingUsdPerHour"]}
