@@ -158,3 +158,11 @@ def test_the_diff_and_the_pull_request_comment_say_what_the_stack_would_save(tmp
     comment = render_markdown(document)
     assert f"the changed stacks would save ${saving:,.2f}/h" in comment, comment
     assert "- train: cheaper within the stack's placement: us-east4 SPOT" in comment
+
+
+def test_an_empty_placement_is_no_placement_as_pulumi_hands_the_default(tmp_path: Path) -> None:
+    for empty in ({}, "{}", ""):
+        settings = judge(config({"train": {"jobSpec": l4_spec()}}, empty), tmp_path)  # type: ignore[arg-type]
+        assert settings.placement is None and settings.candidates == {}
+    text = judge(config({"train": {"jobSpec": l4_spec()}}, json.dumps(BOUNDS)), tmp_path)  # type: ignore[arg-type]
+    assert text.placement is not None and text.placement.regions == tuple(BOUNDS["regions"])

@@ -34,7 +34,7 @@ from gcp_training_jobs.jobspec.translate.pools import Pool
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import Job, WireModel
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
-from gcp_training_jobs.resources.settings.placement import PlacementSettings
+from gcp_training_jobs.resources.settings.placement import PlacementSettings, none_when_empty
 from gcp_training_jobs.resources.settings.secrets import OPAQUE
 from gcp_training_jobs.resources.trainer_source import TrainerSource
 
@@ -299,7 +299,7 @@ class StackSettings(SettingsModel):
     persistent_resources: dict[str, Any] = Field(default_factory=dict)
     """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""
     # -- placement (settings/placement.py) --
-    placement: PlacementSettings | None = None
+    placement: Annotated[PlacementSettings | None, BeforeValidator(none_when_empty)] = None
     """Where and how the stack's jobs may run; each job's candidates judged into `candidates`."""
     _candidates: dict[str, Any] = PrivateAttr(default_factory=dict)
 

@@ -25,6 +25,11 @@ from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 CHEAPEST = "cheapest"
 
 
+def none_when_empty(value: Any) -> Any:
+    """No bounds: nothing, an empty mapping, or its JSON text as Pulumi hands the project's default to a program."""
+    return None if value in (None, "", {}) or (isinstance(value, str) and value.strip() in ("{}", "null")) else value
+
+
 class PlacementSettings(WireModel):
     """`gcp-training-jobs:placement`: the regions and strategies the stack's jobs may run in (data residency, whether
     a job may be preempted)."""
