@@ -25,8 +25,8 @@ ACCOUNT = "012345-6789AB-CDEF01"
 
 
 def h100_job(workers: int) -> dict[str, Any]:
-    """One a3-highgpu-8g chief and `workers` more for 10 h: $88.49/h each in the bundled table (three: $2,654.70,
-    the issue's figure)."""
+    """One a3-highgpu-8g chief and `workers` more for 10 h: $101.76/h each in the bundled table (three: $3,052.90;
+    the issue's $3,052.90 was at the H100 rule's factor 1.0, before it was settled at Vertex's 1.15)."""
     machine = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8}
     image = {"imageUri": "us-docker.pkg.dev/p/r/t:1"}
     return {"jobSpec": {"workerPoolSpecs": [{"machineSpec": machine, "replicaCount": 1, "containerSpec": image},
@@ -94,12 +94,12 @@ def test_validate_names_a_bad_budget_by_its_key(tmp_path: Path) -> None:
 
 
 def test_plan_json_shows_the_budget_filtered_to_the_project_and_the_stack_label(tmp_path: Path) -> None:
-    done = plan(tmp_path, stack(monthly=3000, workers=2, thresholds=[0.25, 1.0]), "--json")
+    done = plan(tmp_path, stack(monthly=4000, workers=2, thresholds=[0.25, 1.0]), "--json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     budget = registered(document)["gcp:billing/budget:Budget budget"]["inputs"]
     assert budget["billingAccount"] == ACCOUNT
-    assert budget["amount"]["specifiedAmount"] == {"currencyCode": "USD", "units": "3000", "nanos": 0}
+    assert budget["amount"]["specifiedAmount"] == {"currencyCode": "USD", "units": "4000", "nanos": 0}
     scope = budget["budgetFilter"]
     assert scope["labels"] == stack_label("gcp-training-jobs", "pr") and list(scope["labels"]) == [STACK_LABEL]
     assert scope["projects"] == ["projects/(the number of my-ml-prod, known after apply)"]
@@ -108,23 +108,23 @@ def test_plan_json_shows_the_budget_filtered_to_the_project_and_the_stack_label(
                                         {"thresholdPercent": 1.0, "spendBasis": "CURRENT_SPEND"},
                                         {"thresholdPercent": 1.0, "spendBasis": "FORECASTED_SPEND"}]
     assert "allUpdatesRule" not in budget  # nothing to notify without enforce
-    assert document["budget"]["worstCaseUsd"] == 2654.7 and document["budget"]["fits"] is True
+    assert document["budget"]["worstCaseUsd"] == 3052.9 and document["budget"]["fits"] is True
     job = registered(document)["pulumi-python:dynamic/training:TrainingJob h100"]["inputs"]
-    assert job["budget"] == {"monthlyUsd": 3000.0, "stackWorstCase": {"knownUsd": 2654.7, "unknown": []}}
+    assert job["budget"] == {"monthlyUsd": 4000.0, "stackWorstCase": {"knownUsd": 3052.9, "unknown": []}}
     assert not [key for key in registered(document) if "cloudfunctionsv2" in key or "pubsub" in key]
 
 
 def test_plan_text_shows_the_worst_case_against_the_budget_and_refuses_a_stack_past_it(tmp_path: Path) -> None:
     done = plan(tmp_path, stack(monthly=2000))
     assert done.returncode == 1, done.stderr
-    assert ("Budget (gcp-training-jobs:budget): worst case $2,654.70 of the $2,000.00 monthly budget (refused: see "
+    assert ("Budget (gcp-training-jobs:budget): worst case $3,052.90 of the $2,000.00 monthly budget (refused: see "
             "below)") in done.stdout
     assert "    alerts at 50%, 90%, 100% of current spend and 100% of forecast spend\n" in done.stdout
-    assert (f"{tmp_path / 'Pulumi.pr.yaml'}: gcp-training-jobs:budget: the stack's worst case is $2,654.70, over the "
+    assert (f"{tmp_path / 'Pulumi.pr.yaml'}: gcp-training-jobs:budget: the stack's worst case is $3,052.90, over the "
             "$2,000.00 monthly budget; allowed:") in done.stdout
-    fits = plan(tmp_path, stack(monthly=3000))
+    fits = plan(tmp_path, stack(monthly=4000))
     assert fits.returncode == 0, fits.stdout + fits.stderr
-    assert "Budget (gcp-training-jobs:budget): worst case $2,654.70 of the $3,000.00 monthly budget\n" in fits.stdout
+    assert "Budget (gcp-training-jobs:budget): worst case $3,052.90 of the $4,000.00 monthly budget\n" in fits.stdout
 
 
 def test_validate_refuses_a_stack_past_its_budget_naming_it(tmp_path: Path) -> None:
@@ -132,13 +132,13 @@ def test_validate_refuses_a_stack_past_its_budget_naming_it(tmp_path: Path) -> N
     path.write_text(stack(monthly=2000))
     done = run("validate", str(path))
     assert done.returncode == 1
-    assert f"{path}: gcp-training-jobs:budget: the stack's worst case is $2,654.70, over the $2,000.00" in done.stdout
-    path.write_text(stack(monthly=2000, workers=1))  # two machines for 10 h: $1,769.80
+    assert f"{path}: gcp-training-jobs:budget: the stack's worst case is $3,052.90, over the $2,000.00" in done.stdout
+    path.write_text(stack(monthly=2100, workers=1))  # two machines for 10 h: $2,035.27
     assert run("validate", str(path)).returncode == 0
 
 
 def test_enforce_adds_the_topic_the_function_and_a_role_that_may_only_cancel_jobs(tmp_path: Path) -> None:
-    done = plan(tmp_path, stack(monthly=3000, enforce=True), "--json")
+    done = plan(tmp_path, stack(monthly=4000, enforce=True), "--json")
     assert done.returncode == 0, done.stderr
     found = registered(json.loads(done.stdout))
     topic = found["gcp:pubsub/topic:Topic budget-alerts"]
@@ -168,7 +168,7 @@ def test_enforce_adds_the_topic_the_function_and_a_role_that_may_only_cancel_job
 
 
 def h100_facts(timeout: str = "36000s") -> Any:
-    """One a3-highgpu-8g job's facts as the provider judges its inputs ($88.49/h in the bundled table)."""
+    """One a3-highgpu-8g job's facts as the provider judges its inputs ($101.76/h in the bundled table)."""
     from gcp_training_jobs.resources.job_model.inputs import judge_wire, preview_job_id
 
     job = {"region": "us-central1", "jobSpec": {"workerPoolSpecs": [{
@@ -179,16 +179,16 @@ def h100_facts(timeout: str = "36000s") -> Any:
 
 
 def test_the_provider_s_check_holds_the_job_and_the_stack_to_the_budget() -> None:
-    facts = h100_facts()  # $884.90 at worst
+    facts = h100_facts()  # $1017.630 at worst
     assert budget_input_problems(facts, "h100", None) == []
     assert budget_input_problems(facts, "h100", {"monthlyUsd": 2000.0}) == []
-    (own,) = budget_input_problems(h100_facts("108000s"), "h100", {"monthlyUsd": 2000.0})  # 30 h: $2,654.70
-    assert str(own).startswith("gcp-training-jobs:budget: job h100's worst case is $2,654.70, over the $2,000.00 "
+    (own,) = budget_input_problems(h100_facts("108000s"), "h100", {"monthlyUsd": 2000.0})  # 30 h: $3,052.90
+    assert str(own).startswith("gcp-training-jobs:budget: job h100's worst case is $3,052.90, over the $2,000.00 "
                                "monthly budget; allowed:")
-    over = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 2654.7, "unknown": []}}
+    over = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 3052.9, "unknown": []}}
     (stack_wide,) = budget_input_problems(facts, "h100", over)
-    assert str(stack_wide).startswith("gcp-training-jobs:budget: the stack's worst case is $2,654.70, over the")
-    unpriced = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 884.9, "unknown": ["other: 1 x X (no price)"]}}
+    assert str(stack_wide).startswith("gcp-training-jobs:budget: the stack's worst case is $3,052.90, over the")
+    unpriced = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 1017.63, "unknown": ["other: 1 x X (no price)"]}}
     (unknown,) = budget_input_problems(facts, "h100", unpriced)
     assert "cannot be held to the $2,000.00 monthly budget" in str(unknown)
 
@@ -200,11 +200,11 @@ def test_the_provider_refuses_a_job_of_a_stack_past_its_budget(provider: Any) ->
         "machineSpec": {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8},
         "replicaCount": 1, "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/t:1"}}],
         "scheduling": {"timeout": "36000s"}}}
-    over = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 2654.7, "unknown": []}}
+    over = {"monthlyUsd": 2000.0, "stackWorstCase": {"knownUsd": 3052.9, "unknown": []}}
     refused = provider.check({}, spec_props(job, name="h100", budget=over))
     assert [f.reason.split(";")[0] for f in refused.failures] == [  # the project's own line, naming the guardrail
-        "TrainingJob h100, budget: the stack's worst case is $2,654.70, over the $2,000.00 monthly budget"]
-    assert checked(provider, spec_props(job, name="h100", budget={**over, "stackWorstCase": {"knownUsd": 884.9}}))
+        "TrainingJob h100, budget: the stack's worst case is $3,052.90, over the $2,000.00 monthly budget"]
+    assert checked(provider, spec_props(job, name="h100", budget={**over, "stackWorstCase": {"knownUsd": 1017.63}}))
 
 
 # --- spend: the month so far against the budget ---------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_the_budget_month_begins_at_midnight_pacific_time() -> None:
 
 
 def test_spend_says_the_month_so_far_against_the_budget() -> None:
-    from gcp_training_jobs.cli.spend import spend_lines
+    from gcp_training_jobs.cli.live.spend import spend_lines
 
     document = {"stack": "prod", "project": "my-ml-prod", "since": "2026-10-29T09:00:00Z",
                 "until": "2026-11-28T09:00:00Z", "prices": "bundled", "jobs": [], "costUsd": 0.0, "complete": True,
@@ -235,19 +235,18 @@ def test_spend_says_the_month_so_far_against_the_budget() -> None:
 
 def test_the_diff_shows_the_head_s_worst_case_against_its_budget(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from gcp_training_jobs.cli.diff_text import headline, render_markdown, render_text
-
-    from gcp_training_jobs.cli.diff import diff
+    from gcp_training_jobs.cli.diff.command import diff
+    from gcp_training_jobs.cli.diff.text import headline, render_markdown, render_text
     from tests.helpers import commit_all, offline_review, scratch_project
 
     repo = scratch_project(tmp_path)
     offline_review(monkeypatch, tmp_path)
-    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2000, workers=1))  # $1,769.80: fits
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2100, workers=1))  # $2,035.27: fits
     base = commit_all(repo, "base")
-    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2000, workers=2))  # $2,654.70: past the budget
+    (repo / "stacks/Pulumi.pr.yaml").write_text(stack(monthly=2100, workers=2))  # $3,052.90: past the budget
     monkeypatch.chdir(repo)
     document = diff(base, None, ["pr"])
     assert isinstance(document, dict), document
-    assert "    budget: worst case $2,654.70 of the $2,000.00 monthly budget\n" in render_text(document)
-    assert "- budget: worst case $2,654.70 of the $2,000.00 monthly budget" in render_markdown(document)
+    assert "    budget: worst case $3,052.90 of the $2,100.00 monthly budget\n" in render_text(document)
+    assert "- budget: worst case $3,052.90 of the $2,100.00 monthly budget" in render_markdown(document)
     assert headline(document).endswith("; breaks budget in pr")

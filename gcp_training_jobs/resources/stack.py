@@ -21,12 +21,15 @@ import pulumi
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
+from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import wire
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.inputs import wire_of
 from gcp_training_jobs.resources.persistent_resources import persistent_resources
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
+from gcp_training_jobs.resources.settings.placement import CHEAPEST
+from gcp_training_jobs.resources.settings.placement import wire as placement_wire
 from gcp_training_jobs.resources.settings.quota import askers
 from gcp_training_jobs.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
@@ -120,7 +123,8 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             wait_timeout_seconds=job.wait_timeout_seconds,
             guardrails=guardrails,
             protect=job.protect,
-            fallbacks=[f.wire() for f in job.fallbacks] if job.fallbacks else None,
+            fallbacks=_placements(settings, name) or ([f.wire() for f in job.fallbacks] if job.fallbacks else None),
+            cheapest_first=True if job.placement == CHEAPEST else None,  # unset as before: no diff on upgrade
             retries=job.retries,
             rerun=job.rerun,
             delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
@@ -143,6 +147,14 @@ def _on(job: JobSettings, resources: Mapping[str, pulumi.Resource]) -> list[pulu
     """The declared persistent resource a job runs on (`persistentResourceId`), which it waits for."""
     named = resources.get(str(job.facts.runs_on.persistent_resource_id))
     return [named] if named is not None else []
+
+
+def _placements(settings: StackSettings, name: str) -> list[dict[str, Any]] | None:
+    """A `placement: cheapest` job's ranked candidates as its placements (settings.placement.wire), cheapest first."""
+    job = settings.jobs[name]
+    if job.placement != CHEAPEST:
+        return None
+    return placement_wire(job, rank(settings.candidates.get(name, ()))) or None
 
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from gcp_training_jobs.cli.diff.sides import (
 )
 from gcp_training_jobs.cli.diff.text import render_markdown, render_text, render_unreadable
 from gcp_training_jobs.cli.diff.words import added_words, words
+from gcp_training_jobs.cli.plan.cheapest import cheaper_of
 from gcp_training_jobs.cli.plan.command import Planned
 from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
@@ -122,7 +123,9 @@ def document(before: Side, after: Side, old: Plans, new: Plans, names: Iterable[
     return {
         "base": before.commit, "head": after.commit or WORKTREE,
         "stacks": stacks,
-        "total": {**_totals(changed.values()), "stacks": list(changed)},
+        "total": {**_totals(changed.values()), "stacks": list(changed),
+                  "placementSavingUsdPerHour": round(sum(s["cheaper"]["savingUsdPerHour"] for s in changed.values()
+                                                         if s.get("cheaper")), 6)},
         "allStacks": _side_sums(stacks.values()),
         "prices": table,
         "warnings": list(dict.fromkeys(w for p in plans for w in p.checked.warnings)),
@@ -152,6 +155,8 @@ def compare_stack(before: Planned | None, after: Planned | None, online: bool = 
                      job_warnings(after.settings.jobs if after else {}).items()},
     }
     found.update(_deltas(found["before"], found["after"]))
+    if after is not None and after.document.get("placementBounds"):  # plan/cheapest.py: the head's suggestions
+        found["cheaper"] = cheaper_of(after.document)
     if before is None or after is None:
         found["change"] = "added" if before is None else "removed"
     else:

@@ -170,6 +170,7 @@ def render_text(document: Mapping[str, Any]) -> str:
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         out += [f"    still broken: {text}" for text in kept]
         out += _online_lines(stack, "    ")
+        out += [f"    {line}" for line in cheaper_lines(stack)]
     out += ["", line] if (line := unchanged_stacks_line(document)) else []
     out += ["", f"{total_label(document)}: $/h at the jobs' rates {_hourly(document['total'])}; worst case "
             f"{_worst(document['total'])}", all_stacks_line(document)]
@@ -182,6 +183,16 @@ def _online_lines(stack: Mapping[str, Any], pad: str) -> list[str]:
     if not online:
         return []
     return [f"{pad}{line.strip()}" for line in online["lines"]] + [f"{pad}over quota: {p}" for p in online["problems"]]
+
+
+def cheaper_lines(stack: Mapping[str, Any]) -> list[str]:
+    """`train: cheaper within the stack's placement: ...`, a job a line, and what the stack would save."""
+    cheaper = stack.get("cheaper")
+    if not cheaper:
+        return []
+    lines = [f"{name}: {text}" for name, text in cheaper["lines"].items()]
+    saving = cheaper["savingUsdPerHour"]
+    return lines + ([f"the stack would save {money(saving)} at its cheapest placements"] if saving else [])
 
 
 def _cell(text: str) -> str:
@@ -218,6 +229,7 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         notes += [f"- budget: {stack['budget']['text']}"] if stack.get("budget") else []
         notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
         notes += _online_lines(stack, "- ")
+        notes += [f"- {_cell(line)}" for line in cheaper_lines(stack)]
         out += ([""] + notes) if notes else []
         if credential_lines(stack):  # where the job sends one to Google in plain text
             out += ["", f"**Credentials in {name}'s jobs** (sent to Google in plain text, visible to anyone who can "
@@ -232,6 +244,9 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
     out += ["", f"{line}."] if (line := unchanged_stacks_line(document)) else []
     out += ["", f"**{total_label(document).capitalize()}:** $/h {_hourly(document['total'])}; worst case "
             f"{_worst(document['total'])}", "", all_stacks_line(document)]
+    if document["total"].get("placementSavingUsdPerHour"):
+        out += ["", f"**At their cheapest placements within each stack's `placement`, the changed stacks would save "
+                f"{money(document['total']['placementSavingUsdPerHour'])}.**"]
     details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"
                for name, stack in changed for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                for side in ("before", "after") for line in job["partLines"][side]]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gcp_training_jobs.cli.plan.cheapest import add_to_document, choices_of
 from gcp_training_jobs.cli.plan.describe import describe
 from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.cli.plan.mocks import (
@@ -30,6 +31,7 @@ from gcp_training_jobs.cli.plan.mocks import (
 from gcp_training_jobs.cli.plan.placement import placement_lines, placement_of
 from gcp_training_jobs.cli.plan.review import Review, review, review_document
 from gcp_training_jobs.cli.plan.text import render_text
+from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
@@ -89,11 +91,14 @@ def _top_level_names(recording: Recording) -> Callable[[list[str]], list[str]]:
 
 
 def plan_document(stack: str, file: Path, recording: Recording,
-                  jobs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  jobs: Mapping[str, Any] | None = None, choices: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The plan as data (what --json prints; the text form is rendered from it). `jobs`: each job as it was
-    judged (JobSettings: its body and pools), by job name."""
+    judged (JobSettings: its body and pools), by job name; `choices`: each job's cheapest placement within the
+    stack's bounds (plan/cheapest.py)."""
     names = _top_level_names(recording)
     placements = {name: placement_of(job, name) for name, job in (jobs or {}).items()}
+    for name, choice in (choices or {}).items():
+        placements.setdefault(name, {}).update(choice.as_dict())
 
     def node_doc(node: Node) -> dict[str, Any]:
         reg = node.reg
@@ -191,9 +196,11 @@ def judge_stack(stack: str, path: Path, root: Path) -> Planned:
 
 
 def _reviewed(stack: str, path: Path, root: Path, settings: StackSettings, recording: Recording) -> Planned:
-    document = plan_document(stack, path, recording, settings.jobs)
+    choices = choices_of(settings, prices.active_table())
+    document = plan_document(stack, path, recording, settings.jobs, choices)
     checked = review(settings, recording.resources)
     document.update(review_document(checked))
+    add_to_document(document, settings, choices)
     # what plan, plan --json and diff show: each credential as <KIND, not shown> (the recording keeps the values,
     # which the diff compares as the provider does)
     return Planned(settings, recording, checked, masked(document).value, _siblings(root, stack))
@@ -243,6 +250,7 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         print(error, file=sys.stderr)
         return EXIT_INVALID
     settings, checked, document = planned.settings, planned.checked, planned.document
+    found = _online(settings, planned.siblings, document) if online else None
     for job_warning in dict.fromkeys(settings.warnings) if as_json else ():  # the text form has them in a section
         print(job_warning.within(file=str(path)).warning(), file=sys.stderr)  # (--json: each job's `warnings`)
     for warning in checked.warnings if as_json else ():  # the text form prints them with the cost
@@ -253,7 +261,9 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     else:
         print(render_text(document))
     # plan --online: Google's quotas
-    quota_problems = _online_quotas(settings, planned.siblings, as_json) if online else []
+    for line in found.lines if found is not None else ():
+        print(line, file=sys.stderr if as_json else sys.stdout)
+    quota_problems = found.problems if found is not None else []
     if checked.problems or quota_problems:  # every guardrail a stack breaks, each naming the guardrail, job, value
         out = sys.stderr if as_json else sys.stdout
         print("", file=out)
@@ -265,14 +275,16 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     return EXIT_OK
 
 
-def _online_quotas(settings: Any, siblings: str, as_json: bool) -> list[str]:
-    """The quota check of `plan --online` (cli.plan.quota): its lines printed, its excesses returned."""
+def _online(settings: StackSettings, siblings: str, document: dict[str, Any]) -> Any:
+    """The quota check of `plan --online` (cli.plan.quota), and each job's placement candidates held to the quota
+    free after the stack's other jobs, into the document (read before it is printed)."""
     from gcp_training_jobs.cli.plan.quota import online_review
 
     found = online_review(settings, siblings)
-    for line in found.lines:
-        print(line, file=sys.stderr if as_json else sys.stdout)
-    return found.problems
+    if found.hold is not None and settings.candidates:
+        choices = choices_of(settings, prices.active_table(), found.hold)
+        add_to_document(document, settings, choices)  # the plan's placement section says them, quota read
+    return found
 
 
 __all__ = ["Planned", "ProgramFailed", "judge_stack", "plan_document", "plan_stack", "run_plan"]

@@ -138,4 +138,6 @@ def placement_lines(placement: Mapping[str, Any]) -> list[tuple[str, str]]:
     lines += [(f"pool {d['pool']} disk", f"{d['bootDiskType']}, {d['bootDiskSizeGb']} GB")
               for d in placement.get("disks", ())]
     lines += [(f"fallback {i + 1}", f["text"]) for i, f in enumerate(placement.get("fallbacks", ()))]
+    if placement.get("placementCheapest") and placement.get("orderText"):  # plan/cheapest.py
+        lines.append(("placement", f"cheapest: {placement['orderText']}"))
     return lines

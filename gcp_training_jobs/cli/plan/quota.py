@@ -11,14 +11,17 @@ denied, no answer) are a warning: the plan goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources, quotas, transport
+from gcp_training_jobs.cli.plan.cheapest import Hold
 from gcp_training_jobs.jobspec.core.env import env_settings
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, VERTEX
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, asked, fit, verdict_lines
+from gcp_training_jobs.jobspec.review.placement import Candidate, held_to_quota
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Limit, Usage, asked, fit, verdict_lines
 from gcp_training_jobs.resources.job_model.identity import resource_label
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.quota import askers
@@ -30,6 +33,8 @@ class OnlineReview:
 
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    hold: Hold | None = None
+    """Each job's placement candidates held to the quota free after the stack's other jobs (plan/cheapest.py)."""
 
 
 def quota_asked(settings: StackSettings) -> dict[str, dict[str, dict[str, Any]]]:
@@ -104,6 +109,8 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
         found.lines.append(f"{'' if error.offline else 'warning: '}quota check skipped: {error}")
         return found
     found.lines += [f"warning: {warning}" for warning in warned]
+    found.hold = partial(_held_to_quota, stack_askers, partial(quotas.limit_of, limits),
+                         lambda region: held(region).usage, running)
     for asker in stack_askers:
         for place in asker.placements[:1]:
             found.lines += [f"    {asker.name}: {what} not quota-checked" for what in place.needs.unchecked]
@@ -117,3 +124,10 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
                           f"{', '.join(regions) or 'no region with a quota metric'}): "
                           f"{f'{over} job(s) over' if over else 'all hold'}")
     return found
+
+
+def _held_to_quota(stack_askers: Sequence[Asker], limit: Limit, usage: Usage, running: Callable[[Asker], bool],
+                   name: str, candidates: Sequence[Candidate]) -> Sequence[Candidate]:
+    """A job's candidates held to the quota free after the stack's other jobs (the one rule, quota_fit)."""
+    others = [a for a in stack_askers if a.name != name]
+    return held_to_quota(name, candidates, others, limit, usage, running)

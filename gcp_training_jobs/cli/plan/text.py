@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gcp_training_jobs.cli.plan.cheapest import text_lines as cheapest_lines
 from gcp_training_jobs.cli.plan.job_warnings import warnings_section
 from gcp_training_jobs.cli.plan.mocks import AT_APPLY
 from gcp_training_jobs.jobspec.review.guardrails import BUDGET_KEY, GUARDRAILS_KEY
@@ -37,6 +38,7 @@ def render_text(document: dict[str, Any]) -> str:
     out += ["", f"{_count(summary['resources'], 'resource')} to create ({custom}, {components})"]
     out += warnings_section(document)  # every job's warnings, once each
     out += _review_lines(document)
+    out += cheapest_lines(document)  # the cheapest placement within the stack's bounds
     return "\n".join(out)
 
 

@@ -251,6 +251,8 @@ def input_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
     if given("fallbacks") and not isinstance(props["fallbacks"], list):
         found.append(("fallbacks", f"{props['fallbacks']!r}; allowed: a list of alternatives (region, machineSpec, "
                                    "scheduling)"))
+    if given("cheapestFirst") and not isinstance(props["cheapestFirst"], bool):
+        found.append(("cheapestFirst", f"{props['cheapestFirst']!r}; allowed: true, false"))
     if given("guardrails") and not isinstance(props["guardrails"], Mapping):
         found.append(("guardrails", f"{props['guardrails']!r}; allowed: a mapping of the stack's guardrails"))
     return found
@@ -287,6 +289,9 @@ class Inputs:
     checked offline), not an existing one the check asks Vertex about."""
     job_unknown: bool = False
     """The whole `job` input is unknown (a preview's Output): it is judged at `pulumi up`."""
+    cheapest: bool = False
+    """`cheapestFirst` (`jobs.NAME.placement: cheapest`): the fallbacks are the placements, cheapest first
+    (runs.placements)."""
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> Inputs:
@@ -313,6 +318,7 @@ class Inputs:
             delete_record=props.get("deleteRecordOnDelete") is True,
             resource_declared=props.get("persistentResourceDeclared") is True,
             job_unknown=unknown(props.get("job")),
+            cheapest=props.get("cheapestFirst") is True,
         )
 
     @property

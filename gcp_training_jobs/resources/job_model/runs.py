@@ -43,11 +43,13 @@ class Placement:
     region: str
 
 
-def placements(job: Mapping[str, Any], fallbacks: Any) -> list[Placement]:
+def placements(job: Mapping[str, Any], fallbacks: Any, cheapest: bool = False) -> list[Placement]:
     """The job as written, then each alternative of `fallbacks` (the input; an entry that is not a mapping, or
-    that cannot be put in, is left out: check reported it)."""
-    found = [Placement(0, dict(job), region_of(job))]
-    for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else [], 1):
+    that cannot be put in, is left out: check reported it). `cheapest` (`placement: cheapest`): the alternatives
+    alone, in order, placement i being fallbacks[i] (the job as written is not a try of its own)."""
+    found = [] if cheapest and fallbacks else [Placement(0, dict(job), region_of(job))]
+    start = 0 if found == [] else 1
+    for index, alternative in enumerate(fallbacks if isinstance(fallbacks, list) else [], start):
         if not isinstance(alternative, Mapping):
             continue
         data, problems = alternative_job(job, alternative)
@@ -141,7 +143,7 @@ REPLACING = ("project", "backend", "rerun")
 #: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
 #: `retries` never replaces a job.
 IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries",
-            "deleteRecordOnDelete")
+            "deleteRecordOnDelete", "cheapestFirst")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, DEFAULT_REGION, NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.rules import region_problem
+from gcp_training_jobs.resources.settings import placement
+from gcp_training_jobs.resources.settings.candidates import judge_candidates
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
 from gcp_training_jobs.resources.settings.jobs import judge_stack_job, label_problems, plain
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
@@ -116,11 +118,13 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
 
     if base is not None:
         problems += _tpu_access_problems(base)
+        problems += [p for name, job in jobs.items() for p in placement.job_problems(name, job, base.placement)]
     if problems:
         raise SpecError(_unique(problems))
     assert base is not None
     settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
-    return settings.with_resources(resources).placed(root, secret_keys)
+    settings = settings.with_resources(resources)
+    return settings.with_candidates(judge_candidates(settings)).placed(root, secret_keys)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:

@@ -35,6 +35,7 @@ from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import Job, WireModel
 from gcp_training_jobs.resources.settings.budget import BudgetField
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
+from gcp_training_jobs.resources.settings.placement import PlacementSettings, none_when_empty
 from gcp_training_jobs.resources.settings.secrets import OPAQUE
 from gcp_training_jobs.resources.trainer_source import TrainerSource
 
@@ -219,6 +220,9 @@ class JobSettings(SettingsModel):
     (default DEFAULT_RETRIES); a failure of the user's code never is."""
     rerun: str | None = Field(default=None, max_length=63)
     """Any text: changing it replaces the job with a fresh run of the same spec."""
+    # -- placement (settings/placement.py) --
+    placement: Literal["cheapest"] | None = None
+    """cheapest: the stack's placement candidates are the job's placements, cheapest first (not with fallbacks)."""
 
     _judged: Judged = PrivateAttr()
     _alternatives: tuple[Judged, ...] = PrivateAttr(default=())
@@ -296,6 +300,23 @@ class StackSettings(SettingsModel):
     jobs: dict[str, JobSettings] = Field(default_factory=dict)
     persistent_resources: dict[str, Any] = Field(default_factory=dict)
     """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""
+    # -- placement (settings/placement.py) --
+    placement: Annotated[PlacementSettings | None, BeforeValidator(none_when_empty)] = None
+    """Where and how the stack's jobs may run; each job's candidates judged into `candidates`."""
+    _candidates: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def with_candidates(self, candidates: dict[str, Any]) -> StackSettings:
+        """A copy holding each job's placement candidates as judged (settings.placement; the judge is the caller)."""
+        held = self.model_copy()
+        held._candidates = dict(candidates)
+        return held
+
+    @property
+    def candidates(self) -> dict[str, Any]:
+        """Job name -> its placement candidates (jobspec.review.placement.Candidate), unranked; none without
+        `placement`."""
+        return self._candidates
+    # -- end placement --
 
     _root: Path = PrivateAttr(default_factory=Path.cwd)
     _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)

@@ -10,9 +10,12 @@ wrote them in, so `plan` and `pulumi up` see one order. A job with no region of 
 from __future__ import annotations
 
 from gcp_training_jobs.jobspec.core.names import VERTEX
+from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import RESOURCE_PREFIX, Asker, Placement, asker_of
 from gcp_training_jobs.jobspec.review.quotas import needs_of
+from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.settings.model import StackSettings
+from gcp_training_jobs.resources.settings.placement import CHEAPEST
 
 
 def askers(settings: StackSettings) -> tuple[Asker, ...]:
@@ -23,6 +26,14 @@ def askers(settings: StackSettings) -> tuple[Asker, ...]:
     resources = [Asker(f"{RESOURCE_PREFIX}{name}",
                        (Placement(held.region or settings.region, needs_of(held.as_job())),))
                  for name, held in sorted(settings.resources.items())]
-    jobs = [asker_of(name, (job.facts, *(alt.facts for alt in job.alternatives)), settings.region)
-            for name, job in sorted(settings.jobs.items())]
+    jobs = [asker_of(name, tries(settings, name), settings.region) for name in sorted(settings.jobs)]
     return (*resources, *jobs)
+
+
+def tries(settings: StackSettings, name: str) -> tuple[JobFacts, ...]:
+    """A job's placements in the order `up` tries them: as written then each fallback, or with `placement: cheapest`
+    its ranked candidates (settings.placement)."""
+    job = settings.jobs[name]
+    if job.placement == CHEAPEST:
+        return tuple(c.facts for c in rank(settings.candidates.get(name, ())) if c.facts is not None)
+    return (job.facts, *(alt.facts for alt in job.alternatives))

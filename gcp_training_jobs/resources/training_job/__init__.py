@@ -82,6 +82,10 @@ class TrainingJobArgs:
     persistent_resource_declared: pulumi.Input[bool] | None = None
     """Whether the persistent resource the job runs on is the stack's own (stack.py; None: an existing one, which the
     check asks Vertex about: it exists and is RUNNING)."""
+    cheapest_first: pulumi.Input[bool] | None = None
+    """`jobs.NAME.placement: cheapest`: `fallbacks` are the job's placements, cheapest first, and the job as written
+    is not tried before them (the stack's placement candidates, settings.placement); None: the job as written, then
+    its fallbacks."""
     stack_quota: pulumi.Input[dict[str, Any]] | None = None
     """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
     that the quota check of this job's preview counts the stack's other new jobs too."""
@@ -144,6 +148,7 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
             "deleteRecordOnDelete": args.delete_record_on_delete,
             "stackQuota": args.stack_quota,
             "budget": args.budget,
+            "cheapestFirst": args.cheapest_first,
             "persistentResourceDeclared": args.persistent_resource_declared,
             "identity": resource_identity(resource_name),
         }

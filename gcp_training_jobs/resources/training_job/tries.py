@@ -94,6 +94,9 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
     region = None if unknown(new.region) else new.region  # unknown at preview: no quota check
     job = known_only(new.job, unknown)
     placements: dict[int, JobFacts] = {0: judged.facts}  # placement index -> the job there, as judged
+    shift = 1
+    if new.cheapest and new.fallbacks:  # placement: cheapest: the candidates alone, fallbacks[i] placement i
+        placements, shift = {}, 0
     for index, alternative in enumerate(new.fallbacks):
         where = f"fallbacks[{index}]"
         if unknown(alternative):
@@ -117,7 +120,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         failures += [CheckFailure(p.path, f"{where}: {p.message}")
                      for p in job_rule_problems(other.facts, name, rails, today(), falls_back=True)]
         say_once(cost_line(other.facts, f"{name} {where}", falls_back=True))  # run when the first had no room
-        placements[index + 1] = other.facts
+        placements[index + shift] = other.facts
     # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
     if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
@@ -163,10 +166,11 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
     last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
     same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
-    placements = runs.placements(inputs.job, list(inputs.fallbacks))
+    placements = runs.placements(inputs.job, list(inputs.fallbacks), inputs.cheapest)
     retries = inputs.retries
-    judged = {0: judge_wire(inputs.job, backend=inputs.backend, rules=False).checked()}
-    model: Any = judged[0].job  # parsed once: the labels and the collection (training or tuning) of every try
+    written = judge_wire(inputs.job, backend=inputs.backend, rules=False).checked()
+    model: Any = written.job  # parsed once: the labels and the collection (training or tuning) of every try
+    judged = {0: written} if placements[0].index == 0 and placements[0].job == dict(inputs.job) else {}
     sample = labels_of(inputs, preview_job_id(inputs.name), model)
     identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
     places = {place.index: reach.at(place.region, model) for place in placements}
@@ -189,7 +193,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     refused: list[str] = []
     looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
     while True:
-        place = placements[step.index]
+        place = placements[step.index % len(placements)]
         if place.index not in judged:
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
         jobs = places[place.index]

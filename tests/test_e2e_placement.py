@@ -1,0 +1,71 @@
+"""The real engine against the emulator with `jobs.NAME.placement: cheapest`: the stack's placement candidates are the
+job's placements, cheapest first, taken as fallbacks are (quota refused: the next), and a later `up` does not move a
+running job. Needs the `pulumi` CLI, as tests/test_e2e.py does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.e2e
+
+PULUMI = require_pulumi()
+SPOT_L4 = "custom_model_training_preemptible_nvidia_l4_gpus"
+BOUNDS = {"regions": ["us-central1", "us-east4", "europe-west4"], "strategies": ["STANDARD", "SPOT"]}
+
+
+def l4_spec() -> dict[str, Any]:
+    return {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+        "replicaCount": 1, "containerSpec": {"imageUri": "us-docker.pkg.dev/cap-project/trainers/t:1"}}],
+        "scheduling": {"timeout": "7200s"}}
+
+
+@pytest.fixture
+def fresh(emulator: Emulator) -> Emulator:
+    emulator.control("reset", {})
+    emulator.control("phase", {"seconds": 1000000})
+    return emulator
+
+
+def made(emulator: Emulator) -> list[tuple[str, str, str]]:
+    """(region, strategy, state) of each job the emulator holds."""
+    return sorted((e["name"].split("/")[3], str(e["job"]["jobSpec"].get("scheduling", {}).get("strategy")),
+                   e["job"]["state"]) for e in emulator.control("jobs"))
+
+
+def test_placement_cheapest_makes_the_job_where_spot_quota_is_and_a_later_up_keeps_it(tmp_path: Path,
+                                                                                     fresh: Emulator) -> None:
+    for region, limit in (("us-central1", 0), ("europe-west4", 0), ("us-east4", 8)):
+        fresh.control("quotas", {"metric": SPOT_L4, "region": region, "limit": limit})
+    config = offline_config("cap", {"train": {"jobSpec": l4_spec(), "placement": "cheapest"}}, placement=BOUNDS)
+    project = Project.copy(tmp_path, PULUMI, fresh, config=config)
+    review = project.components("plan", "--stack", "local", "--online")
+    said = review.stdout + review.stderr
+    assert review.returncode == 0, said
+    assert "train: placement cheapest, cheapest first: us-east4 SPOT" in said, said
+    project.up()
+    assert made(fresh) == [("us-east4", "SPOT", "JOB_STATE_QUEUED")], made(fresh)
+    fresh.control("quotas", {"metric": SPOT_L4, "region": "us-east4", "limit": 0})
+    project.pulumi("preview", "--expect-no-changes")  # running: a later `up` does not move it
+    project.up()
+    assert len(fresh.calls("customJobs.create")) == 1
+
+
+def test_a_candidate_refused_for_quota_at_create_gives_way_to_the_next(tmp_path: Path, fresh: Emulator) -> None:
+    """The cheapest candidate (us-east4 SPOT) has no Spot quota: `up` takes the next one, europe-west4 SPOT, one job,
+    labelled with its placement."""
+    for region, limit in (("us-central1", 0), ("us-east4", 0), ("europe-west4", 8)):
+        fresh.control("quotas", {"metric": SPOT_L4, "region": region, "limit": limit})
+    config = offline_config("cap", {"train": {"jobSpec": l4_spec(), "placement": "cheapest"}}, placement=BOUNDS)
+    project = Project.copy(tmp_path, PULUMI, fresh, config=config)
+    preview = project.pulumi("preview")
+    assert "will create it at" in preview.stdout + preview.stderr, preview.stdout + preview.stderr
+    project.up()
+    assert made(fresh) == [("europe-west4", "SPOT", "JOB_STATE_QUEUED")], made(fresh)
+    (job,) = fresh.control("jobs")
+    assert job["job"]["labels"]["pulumi-placement"] == "1"
