@@ -317,7 +317,7 @@ def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
     """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
     source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "gcp_training_jobs", source / "gcp_training_jobs",
                     ignore=shutil.ignore_patterns("__pycache__"))
