@@ -12,6 +12,7 @@ from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, DEFAULT_REGION, NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, from_validation_error
+from gcp_training_jobs.resources.settings.credentials import plaintext_credential_problems
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
 from gcp_training_jobs.resources.settings.jobs import judge_job, label_problems, plain, regions
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
@@ -38,6 +39,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     program); encrypted values still in `config` (`secure: ...`, a stack file read offline) are found here."""
     secret_labels = {p for p in secure_paths(config) | secret_paths | _opaque_labels(config) if is_label_path(p)}
     problems: list[Problem] = [Problem(f"{NAMESPACE}:{path}", SECRET_LABEL) for path in sorted(secret_labels)]
+    problems += plaintext_credential_problems(config, secret_paths, secret_keys)
     ours: dict[str, Any] = {}
     for full_key, value in config.items():
         namespace, colon, key = full_key.partition(":")

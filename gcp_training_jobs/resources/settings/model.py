@@ -291,6 +291,9 @@ class StackSettings(SettingsModel):
     """The stack's own rules on its jobs (gcp_training_jobs.jobspec.review.guardrails)."""
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
+    plaintext_credentials: Literal["refuse", "allow"] | None = None
+    """A credential written in plain text in the stack file: refused (settings.credentials; unset, as Pulumi.yaml's
+    empty default, is `refuse`), or allowed (warned of, and stored in the state with the stack's config)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)
     persistent_resources: dict[str, Any] = Field(default_factory=dict)
     """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""
