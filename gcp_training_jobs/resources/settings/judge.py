@@ -122,7 +122,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
         raise SpecError(_unique(problems))
     assert base is not None
     settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
-    return settings.with_resources(resources).placed(root, secret_keys)
+    return settings.with_resources(resources).placed(root, secret_keys, secure_paths(config) | secret_paths)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:
