@@ -130,9 +130,9 @@ def test_validate_prints_neither_a_refused_label_nor_a_warned_arg(tmp_path: Path
 
 #: A Weights & Biases key: 40 hexadecimal digits (made up here), named WANDB_API_KEY.
 WANDB = "3f9a2c1b7e4d5a6f8091" + "a2b3c4d5e6f708192a3b"
-NAMED_PLAIN = [("--tokenizer", "bert-base-uncased"), ("--max_tokens", "2048"), ("TOKEN_SECRET",
-               "projects/my-proj/secrets/hf-token/versions/latest"), ("API_KEY", "short"), ("DB_PASSWORD", "aaaaaaaaaaaa"),
-               ("MODEL", WANDB), ("--model", "meta-llama/Llama-2-7b-hf")]
+NAMED_PLAIN = [("--tokenizer", "bert-base-uncased"), ("--max_tokens", "2048"),
+               ("TOKEN_SECRET", "projects/my-proj/secrets/hf-token/versions/latest"), ("API_KEY", "short"),
+               ("DB_PASSWORD", "aaaaaaaaaaaa"), ("MODEL", WANDB), ("--model", "meta-llama/Llama-2-7b-hf")]
 
 
 @pytest.mark.parametrize(("name", "value"), [("WANDB_API_KEY", WANDB), ("--wandb-api-key", WANDB),

@@ -170,7 +170,8 @@ def test_validate_of_a_stack_file_refuses_a_plain_credential_naming_the_field_an
     assert done.returncode == 1, done.stdout + done.stderr
     key = "gcp-training-jobs:jobs"
     for field in (f"{key}.hub.jobSpec.workerPoolSpecs[0].containerSpec.args[1]",
-                  f"{key}.hub.jobSpec.workerPoolSpecs[0].containerSpec.env[0].value", f"{key}.tune.trainingInput.args[1]"):
+                  f"{key}.hub.jobSpec.workerPoolSpecs[0].containerSpec.env[0].value",
+                  f"{key}.tune.trainingInput.args[1]"):
         (line,) = [li for li in done.stdout.splitlines() if li.startswith(f"{path}: {field}: holds what looks like")]
         assert f"`pulumi config set --secret --path '{field}' -- VALUE`" in line and "plaintextCredentials" in line
     no_raw_value(done.stdout + done.stderr)
