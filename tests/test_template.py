@@ -152,19 +152,27 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
     target = tmp_path / "team"
     wheel = build_wheel(tmp_path, dist=target / "wheels")
     assert wheel.name == f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
-    python, site = venv_beside_ours(target / "venv", with_pip=True)
+    # The project's venv, made beforehand where the engine's Python host installs: venv/ (Pulumi.yaml's virtualenv),
+    # or the project's root under a legacy host that ignores the option (scripts/install-pulumi-engine.sh says when).
+    venvs = {where: venv_beside_ours(where, with_pip=True) for where in (target / "venv", target)}
+    (tmp_path / "state").mkdir()
     env = {**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_HOME": str(tmp_path / "home"),
            "PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "test",
            "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PIP_FIND_LINKS", None)  # the project's wheels/ is the only place the library can come from
     done = subprocess.run([pulumi, "new", str(TEMPLATE), "--yes", "--force", "--dir", str(target), "--stack", "dev",
                            "--name", "team-training", "--description", "The team's training jobs",
                            "--config", "gcp:project=team-project"],
                           capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+    installed = [(python, site) for python, site in venvs.values() if (site / "gcp_training_jobs").is_dir()]
+    assert len(installed) == 1, done.stdout  # the wheel, installed into the project's venv
+    python, site = installed[0]
     where = subprocess.run([python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)"],
                            cwd=target, capture_output=True, text=True, timeout=60)
-    assert Path(where.stdout.strip()).is_relative_to(site), where.stdout + where.stderr  # the wheel, in its venv
-    checked = subprocess.run([target / "venv" / "bin" / "gcp-training-jobs", "validate", "stacks/"], cwd=target,
+    assert Path(where.stdout.strip()).is_relative_to(site), where.stdout + where.stderr
+    assert f"gcp_training_jobs-{gcp_training_jobs.__version__}.dist-info" in {p.name for p in site.iterdir()}
+    checked = subprocess.run([python.parent / "gcp-training-jobs", "validate", "stacks/"], cwd=target,
                              capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "gcp:project: team-project" in (target / "stacks" / "Pulumi.dev.yaml").read_text()
