@@ -152,6 +152,18 @@ def test_encrypted_as_the_warning_says_no_credential_is_left_in_the_state_and_no
     assert plain_copies(project) == [] and leaked(project.state()) == []
 
 
+def test_encrypted_values_are_secret_where_they_stand_in_the_job_input_not_the_whole_input(project: Project) -> None:
+    """After the values are encrypted in the stack file, the job's `job` input in the state is secret only where they
+    stand (the engine keeps the list that holds one secret whole), never the whole input: its other fields read. (Its
+    `job` output echoes the input and stays secret whole: a dynamic provider's outputs are secret only at the top.)"""
+    (hub,) = [r for r in project.resources() if r["urn"].endswith("::hub")]
+    job = hub["inputs"]["job"]
+    secret_sig = "4dabf18193072939515e22adb298388d"
+    assert secret_sig not in job and secret_sig not in job["jobSpec"], json.dumps(job)[:300]
+    assert job["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://creds-job-dir/jobs/hub"}
+    assert secret_sig in job["jobSpec"]["workerPoolSpecs"] and leaked(json.dumps(hub)) == []
+
+
 #: A team's program: a credential written in its code (a Hugging Face token in an arg) and one from its config,
 #: encrypted (`pulumi config set --secret hfToken`), passed into the job's container env.
 PROGRAM = '''"""A team's program with credentials in its job."""
