@@ -231,10 +231,11 @@ def masked(data: Any, conceal: Callable[[str], Any] | None = None) -> Masked:
     is a credential by the name it is given under masked whole), and where each was found. Data that holds none is
     returned as it is (nearly every job is told by one search over its repr, with no walk)."""
     found = found_in(data)
-    return Masked(_walk(data, conceal or _MASK)[0], found) if found else Masked(data, ())
+    return Masked(_walk(data, conceal or _masked_default)[0], found) if found else Masked(data, ())
 
 
-def _MASK(text: str) -> str:  # noqa: N802 (a marker: masked's default concealment)
+def _masked_default(text: str) -> str:
+    """masked's default concealment (`_walk` tells it apart: a value named as a credential is masked whole)."""
     return masked_text(text)
 
 
@@ -272,7 +273,7 @@ def _walk(data: Any, conceal: Callable[[str], Any] | None) -> tuple[Any, list[Fo
                 steps.append((at, key))
                 stack.append((copy, key, len(steps) - 1, item, named))
         elif isinstance(value, str) and (kind := credential_in(value, name)) is not None:
-            if conceal is _MASK:
+            if conceal is _masked_default:
                 shown = masked_text(value)
                 holder[slot] = kind.shown if shown == value else shown  # named as one: masked whole
             elif conceal:
