@@ -374,7 +374,11 @@ def test_a_jobs_encrypted_value_is_secret_where_it_stands_and_the_rest_of_the_jo
         whole = stack_module._job_input("hub", body, regional, stack_module._Secrets(regional))
         assert isinstance(whole, pulumi.Output) and await whole.is_secret()
 
-    asyncio.run(check())
+    loop = asyncio.new_event_loop()  # not asyncio.run: it would unset the loop the later mocked programs use
+    try:
+        loop.run_until_complete(check())
+    finally:
+        loop.close()
 
 
 # --- Trainer packages ---------------------------------------------------------------------------------------
