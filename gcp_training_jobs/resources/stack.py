@@ -8,8 +8,8 @@ Cloud TPU may act for the training service, none of which its inputs alone would
 
 Secrets stay secret: a value built from a secret config key (a secret anywhere inside it makes the key
 secret) is a secret input of every resource it reaches, and outputs that echo it are secret too. A job's encrypted
-values are secret where they stand in its `job` input (`_job_input`), so `pulumi preview --diff` still shows which of
-its other fields change; the outputs that echo the input are secret as a whole (additional_secret_outputs).
+values are secret where they stand in its `job` input (`_job_input`), the rest of it readable; the outputs that echo
+the input are secret as a whole (additional_secret_outputs).
 """
 
 from __future__ import annotations
