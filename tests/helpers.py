@@ -314,23 +314,33 @@ def run_ok(*cmd: str | Path, cwd: Path | None = None) -> str:
     return done.stdout
 
 
-def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
-    """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
+def build_wheel(tmp_path: Path, dist: Path | None = None) -> Path:
+    """A wheel of the repository, built (nothing downloaded) into `dist` (default `tmp_path/dist`): its path."""
     source = tmp_path / "source"  # built from a copy: setuptools writes build/ and *.egg-info beside the sources
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "gcp_training_jobs", source / "gcp_training_jobs",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    dist = tmp_path / "dist"
+    dist = dist or tmp_path / "dist"
     run_ok(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source)
-    wheel = next(dist.glob("gcp_training_jobs-*.whl"))
+    return next(dist.glob("gcp_training_jobs-*.whl"))
 
-    fresh = tmp_path / "fresh"
-    run_ok(sys.executable, "-m", "venv", "--without-pip", fresh)
-    python = fresh / "bin" / "python"
+
+def venv_beside_ours(where: Path, *, with_pip: bool = False) -> tuple[Path, Path]:
+    """A fresh virtualenv at `where` whose packages are the test venv's (a .pth file: nothing is downloaded, nothing
+    of this repository is on its path): (its python, its site)."""
+    run_ok(sys.executable, "-m", "venv", *([] if with_pip else ["--without-pip"]), where)
+    python = where / "bin" / "python"
     site = Path(run_ok(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python, site
+
+
+def install_wheel(tmp_path: Path) -> tuple[Path, Path]:
+    """A wheel of the repository installed into a fresh virtualenv under `tmp_path`: (its python, its site)."""
+    wheel = build_wheel(tmp_path)
+    python, site = venv_beside_ours(tmp_path / "fresh")
     run_ok(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
     return python, site
 

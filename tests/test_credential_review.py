@@ -35,7 +35,9 @@ FIELDS = [(f"{KEY}.hub.jobSpec.workerPoolSpecs[0].containerSpec.args[1]", "a Hug
 DATED = f"{KEY}.hub.jobSpec.workerPoolSpecs[1].containerSpec.imageUri: pytorch-gpu.2-99.py310 (pytorch 2.99, gpu)"
 
 
-def stack(credentials: bool) -> str:
+def stack(credentials: bool, allow: bool = True) -> str:
+    """The stack; `allow`: it keeps its credentials in plain text by its own setting (the review of such a stack is
+    what these tests read; without the setting it is refused, test_a_stack_without_the_setting_is_refused...)."""
     hub_args, env = (["--epochs=3", f"--hf-token={HF}"], [{"name": "GH_TOKEN", "value": GITHUB}]) if credentials \
         else (["--epochs=3"], [{"name": "GH_TOKEN_SECRET", "value": "projects/p/secrets/gh/versions/latest"}])
     pools = [{"machineSpec": {"machineType": "n2-standard-8"}, "replicaCount": 1,
@@ -58,6 +60,7 @@ def stack(credentials: bool) -> str:
             "containerSpec": {"imageUri": IMAGE,
                               "env": [{"name": "NPM_TOKEN", "value": NPM if credentials else "-"}]}}]}}}
     return yaml.safe_dump({"config": {"gcp:project": "my-ml-creds", "gcp:region": "us-central1",
+                                      **({"gcp-training-jobs:plaintextCredentials": "allow"} if allow else {}),
                                       KEY: {"hub": {"jobSpec": {"workerPoolSpecs": pools}}, "sweep": sweep,
                                             "tune": tune}}})
 
@@ -135,3 +138,21 @@ def test_diff_shows_no_value_and_names_each_credential_by_field_and_kind(
         lines = [f"    credential (not shown): {field}: {kind}" for field, kind in FIELDS]
     for line in lines:
         assert out.count(line) == 1, (line, out)
+
+
+def test_a_stack_without_the_setting_is_refused_by_plan_and_diff_naming_each_field_and_its_command(
+        scratch: Scratch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same credentials in plain text, with no `plaintextCredentials: allow`: `plan` and `diff` refuse the stack
+    (exit 1), each field named with the command that encrypts it in place, never the value."""
+    path = scratch.repo / "stacks/Pulumi.creds.yaml"
+    path.write_text(stack(credentials=True, allow=False))
+    try:
+        for argv, refused in ((("plan", "--stack", "creds"), 1), (("diff", "--base", scratch.base), 2)):
+            code, out, err = command(capsys, *argv)
+            assert code == refused, (argv, out, err)  # diff: a side that cannot be planned
+            for field, kind in FIELDS:
+                assert (f"{field}: holds what looks like {kind}" in out + err
+                        and f"`pulumi config set --secret --path '{field}' -- VALUE`" in out + err), (argv, field)
+    finally:
+        path.write_text(stack(credentials=True))
+

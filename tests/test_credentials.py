@@ -124,3 +124,49 @@ def test_validate_prints_neither_a_refused_label_nor_a_warned_arg(tmp_path: Path
     assert f"{path}: warning: workerPoolSpecs[0].containerSpec.args[0]: holds what looks like an OpenAI API key" \
         in done.stderr
     assert label not in done.stdout + done.stderr and SAMPLES["openai-api-key"] not in done.stdout + done.stderr
+
+
+# --- a credential by its name (gitleaks' generic-api-key) ---------------------------------------------------------
+
+#: A Weights & Biases key: 40 hexadecimal digits (made up here), named WANDB_API_KEY.
+WANDB = "3f9a2c1b7e4d5a6f8091" + "a2b3c4d5e6f708192a3b"
+NAMED_PLAIN = [("--tokenizer", "bert-base-uncased"), ("--max_tokens", "2048"),
+               ("TOKEN_SECRET", "projects/my-proj/secrets/hf-token/versions/latest"), ("API_KEY", "short"),
+               ("DB_PASSWORD", "aaaaaaaaaaaa"), ("MODEL", WANDB), ("--model", "meta-llama/Llama-2-7b-hf")]
+
+
+@pytest.mark.parametrize(("name", "value"), [("WANDB_API_KEY", WANDB), ("--wandb-api-key", WANDB),
+                                             ("hub_token", "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB"),
+                                             ("DB_PASSWORD", "Xk9-pQ2v_Lm7rT4w"), ("CLIENT_SECRET", WANDB[:32])])
+def test_a_value_named_as_a_credential_is_one(name: str, value: str) -> None:
+    assert credentials.named_credential(name, value)
+    data = {"env": [{"name": name, "value": value}], "args": [f"{name}={value}", "--" + name.lstrip("-"), value]}
+    found = credentials.masked(data)
+    assert [f.path for f in found.found] == ["args[0]", "args[2]", "env[0].value"]
+    assert {f.kind.rule for f in found.found} == {"generic-api-key"}
+    assert value not in repr(found.value), found.value
+    assert found.value["args"][0] == f"{name}=<value named as a credential, not shown>"  # the name stays readable
+
+
+@pytest.mark.parametrize(("name", "value"), NAMED_PLAIN)
+def test_a_value_its_name_or_shape_does_not_make_a_credential_stays_plain(name: str, value: str) -> None:
+    assert not credentials.named_credential(name, value)
+    assert credentials.found_in({"env": [{"name": name, "value": value}], "args": [f"{name}={value}"]}) == ()
+
+
+def test_validate_and_render_of_a_job_file_with_a_wandb_key_name_it_and_never_print_it(tmp_path: Path) -> None:
+    """A job file on its own: the key is warned of by its field (exit 0), and neither validate nor render prints it."""
+    spec = yaml.safe_load(yaml.safe_dump(SPEC))
+    spec["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "WANDB_API_KEY", "value": WANDB}]
+    spec["workerPoolSpecs"][0]["containerSpec"]["args"] = [f"--wandb_api_key={WANDB}"]
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    for command in ("validate", "render"):
+        done = subprocess.run([sys.executable, "-m", "components", command, str(path), "--region", "us-central1"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert WANDB not in done.stdout + done.stderr, command
+        for field in ("args[0]", "env[0].value"):
+            assert (f"{path}: warning: workerPoolSpecs[0].containerSpec.{field}: holds what looks like a value named "
+                    "as a credential (gitleaks rule generic-api-key)") in done.stderr, (command, done.stderr)
+    assert "<value named as a credential, not shown>" in done.stdout  # render's body

@@ -80,9 +80,12 @@ def test_every_page_is_in_the_navigation() -> None:
     assert sorted(nav_pages(config["nav"])) == sorted(pages)
 
 
-def test_the_readme_is_a_front_page_that_links_to_every_page() -> None:
+def test_the_readme_is_a_front_page_that_names_every_page_by_its_path() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) < 250
-    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", readme))
+    linked = set(re.findall(r"\(`(docs/[^`#]+\.md)`\)", readme))
     pages = {f"docs/{p.relative_to(DOCS)}" for p in DOCS.rglob("*.md") if "snippets" not in p.parts}
     assert linked == pages, sorted(pages ^ linked)
+    # The README is also the package's page on PyPI, where a link relative to the repository does not resolve: every
+    # link is an absolute address, and a page of the repository is named by its path.
+    assert not [target for target in re.findall(r"\]\(([^)]+)\)", readme) if not target.startswith("https://")]

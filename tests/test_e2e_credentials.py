@@ -1,8 +1,11 @@
-"""Credentials in a stack's jobs under the real Pulumi engine: a Hugging Face token in a CustomJobSpec's args, a GitHub
-token in its container env, a Slack token in a tuning job's args (the trial's spec) never appear in what `pulumi
-preview --diff`, `pulumi up` and `pulumi stack export` print, while the job reaches the API with them (a warning,
-never a refusal) and each is warned of by its field and its kind. TrainingJob makes each such text a Pulumi secret
-where it stands (`[secret]`), and a later preview has nothing to change.
+"""Credentials in a stack's jobs under the real Pulumi engine. Written plainly in the stack file, they are refused by
+`pulumi preview` and `pulumi up` (each field named with its `pulumi config set --secret --path` command): nothing is
+deployed and nothing stored, no output and no `pulumi stack export` holds them. A stack that allows them
+(`plaintextCredentials: allow`): a Hugging Face token in a CustomJobSpec's args, a GitHub token in its container env,
+a Slack token in a tuning job's args (the trial's spec) never appear in what `pulumi preview --diff`, `pulumi up` and
+`pulumi stack export` print, while the job reaches the API with them and each is warned of by its field and its kind.
+TrainingJob makes each such text a Pulumi secret where it stands (`[secret]`), and a later preview has nothing to
+change. Encrypted, a value is secret where it stands, and the preview of a change shows the fields that change.
 
 The tokens are made up here from parts, in the shapes of gitleaks' rules (catalog/credentials.py): none is real.
 Needs the `pulumi` CLI, as tests/test_e2e.py does.
@@ -39,7 +42,10 @@ TUNE: dict[str, Any] = {"trainingInput": {
     "hyperparameters": {"goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy", "maxTrials": 2,
                         "maxParallelTrials": 1,
                         "params": [{"parameterName": "lr", "type": "DOUBLE", "minValue": 0.001, "maxValue": 0.1}]}}}
-CONFIG = offline_config("creds", {"hub": HUB, "tune": TUNE}, labels={"env": "creds"}, tpuAccess={"grant": False})
+CONFIG = offline_config("creds", {"hub": HUB, "tune": TUNE}, labels={"env": "creds"}, tpuAccess={"grant": False},
+                        plaintextCredentials="allow")
+#: A W&B key in the env, named as a credential (40 hexadecimal digits, made up here).
+WANDB = "3f9a2c1b7e4d5a6f8091" + "a2b3c4d5e6f708192a3b"
 #: Where each credential is, as the provider's check names it (the `job` input's path), and its kind.
 WARNED = [("hub", "jobSpec.workerPoolSpecs[0].containerSpec.args[1]", "a Hugging Face access token"),
           ("hub", "jobSpec.workerPoolSpecs[0].containerSpec.env[0].value", "a GitHub personal access token"),
@@ -48,7 +54,30 @@ WARNED = [("hub", "jobSpec.workerPoolSpecs[0].containerSpec.args[1]", "a Hugging
 
 def leaked(text: str) -> list[str]:
     """The credentials (or their tails, a token cut at its prefix) found in `text`."""
-    return [name for name, token in TOKENS.items() if token in text or token[5:] in text]
+    return [name for name, token in {**TOKENS, "wandb": WANDB}.items() if token in text or token[5:] in text]
+
+
+def test_plain_credentials_in_a_stack_file_are_refused_by_preview_and_up_and_nothing_is_stored(
+        tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> None:
+    """Plaintext tokens in a stack's args and env, no setting: `pulumi preview` and `pulumi up` fail naming each
+    field and its `--secret` command; no job is created, no output and no `pulumi stack export` holds a token."""
+    emulator.control("reset", {})
+    hub = json.loads(json.dumps(HUB))
+    hub["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"].append({"name": "WANDB_API_KEY", "value": WANDB})
+    config = offline_config("plain", {"hub": hub, "tune": TUNE}, tpuAccess={"grant": False})
+    project = Project.copy(tmp_path_factory.mktemp("e2e-credentials-plain"), PULUMI, emulator, stack="plain",
+                           config=config)
+    for command in (("preview", "--diff"), ("up", "--yes")):
+        done = project.pulumi(*command, ok=False)
+        output = done.stdout + done.stderr
+        assert done.returncode != 0, output
+        assert leaked(output) == [], output
+        for name, path, _ in [*WARNED, ("hub", "jobSpec.workerPoolSpecs[0].containerSpec.env[2].value", "")]:
+            assert f"pulumi config set --secret --path 'gcp-training-jobs:jobs.{name}.{path}' -- VALUE" in output, \
+                (path, output)
+    assert not emulator.jobs() and not emulator.calls("customJobs.create")
+    assert leaked(project.state()) == [] and leaked(project.pulumi("stack", "export", "--show-secrets").stdout) == []
+    assert {r["type"] for r in project.deployment().get("resources", [])} <= {"pulumi:pulumi:Stack"}
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +150,18 @@ def test_encrypted_as_the_warning_says_no_credential_is_left_in_the_state_and_no
     assert leaked(done.stdout + done.stderr) == []
     assert len(emulator.calls("customJobs.create")) + len(emulator.calls("hyperparameterTuningJobs.create")) == created
     assert plain_copies(project) == [] and leaked(project.state()) == []
+
+
+def test_encrypted_values_are_secret_where_they_stand_in_the_job_input_not_the_whole_input(project: Project) -> None:
+    """After the values are encrypted in the stack file, the job's `job` input in the state is secret only where they
+    stand (the engine keeps the list that holds one secret whole), never the whole input: its other fields read. (Its
+    `job` output echoes the input and stays secret whole: a dynamic provider's outputs are secret only at the top.)"""
+    (hub,) = [r for r in project.resources() if r["urn"].endswith("::hub")]
+    job = hub["inputs"]["job"]
+    secret_sig = "4dabf18193072939515e22adb298388d"
+    assert secret_sig not in job and secret_sig not in job["jobSpec"], json.dumps(job)[:300]
+    assert job["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://creds-job-dir/jobs/hub"}
+    assert secret_sig in job["jobSpec"]["workerPoolSpecs"] and leaked(json.dumps(hub)) == []
 
 
 #: A team's program: a credential written in its code (a Hugging Face token in an arg) and one from its config,

@@ -116,8 +116,9 @@ def test_a_tuning_trials_credential_is_warned_of_by_field_and_kind() -> None:
 
 # --- validate and render --------------------------------------------------------------------------------------
 
-def stack_file(tmp_path: Path) -> Path:
-    """A stack whose jobs hold credentials at several depths, and a prebuilt image newer than the catalog."""
+def stack_file(tmp_path: Path, allow: bool = True) -> Path:
+    """A stack whose jobs hold credentials at several depths, and a prebuilt image newer than the catalog; `allow`: it
+    keeps them in plain text by its own setting (`plaintextCredentials: allow`)."""
     hub = {"jobSpec": {"workerPoolSpecs": [copy.deepcopy(POOL)]}}
     hub["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = NEWER_IMAGE
     tune = {"trainingInput": {
@@ -131,6 +132,7 @@ def stack_file(tmp_path: Path) -> Path:
     path.parent.mkdir()
     path.write_text(yaml.safe_dump({"config": {
         "gcp:project": "my-ml-test", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        **({"gcp-training-jobs:plaintextCredentials": "allow"} if allow else {}),
         "gcp-training-jobs:jobs": {"hub": hub, "tune": tune}}}))
     return path
 
@@ -158,6 +160,26 @@ def test_validate_of_a_stack_file_prints_each_job_warning_once_never_the_value(t
                             "pytorch-gpu.2-99.py310 (pytorch 2.99, gpu)")
     assert len(lines) == len(set(lines)) == 4
     no_raw_value(done.stdout + done.stderr)
+
+
+def test_validate_of_a_stack_file_refuses_a_plain_credential_naming_the_field_and_its_command(tmp_path: Path) -> None:
+    """Without `plaintextCredentials: allow`, a credential written plainly in a stack file is a problem (exit 1): each
+    field named with the exact command that encrypts it, never the value; an encrypted one is not refused."""
+    path = stack_file(tmp_path, allow=False)
+    done = run("validate", str(path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    key = "gcp-training-jobs:jobs"
+    for field in (f"{key}.hub.jobSpec.workerPoolSpecs[0].containerSpec.args[1]",
+                  f"{key}.hub.jobSpec.workerPoolSpecs[0].containerSpec.env[0].value",
+                  f"{key}.tune.trainingInput.args[1]"):
+        (line,) = [li for li in done.stdout.splitlines() if li.startswith(f"{path}: {field}: holds what looks like")]
+        assert f"`pulumi config set --secret --path '{field}' -- VALUE`" in line and "plaintextCredentials" in line
+    no_raw_value(done.stdout + done.stderr)
+    data = yaml.safe_load(path.read_text())
+    data["config"][key]["tune"]["trainingInput"]["args"][1] = {"secure": "v1:bm90IGEgcmVhbCBjaXBoZXJ0ZXh0"}
+    path.write_text(yaml.safe_dump(data))
+    done = run("validate", str(path))
+    assert "tune.trainingInput.args[1]" not in done.stdout and "hub.jobSpec" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("kind", ["custom", "tuning"])

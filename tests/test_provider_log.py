@@ -1,6 +1,6 @@
-"""provider_log.say_once: an ephemeral line through the engine that started the provider (tested under the engine in
-tests/test_e2e_consumer.py: the cost line is said once in a preview); without one, or when the engine cannot be
-reached, the line still goes to pulumi.log.info."""
+"""provider_log: a line said once in a run. say_once: an ephemeral line through the engine that started the
+provider (tested under the engine in tests/test_e2e_consumer.py: the cost line is said once in a preview); without one,
+or when the engine cannot be reached, the line still goes to pulumi.log.info. warn_once: a job's warning, once."""
 
 from __future__ import annotations
 
@@ -55,3 +55,17 @@ def test_a_line_is_said_once_in_a_run_however_often_check_says_it(monkeypatch: p
     for line in ("job l4: $0.61/h", "job l4: $0.61/h", "job t4: $0.82/h"):
         provider_log.say_once(line)
     assert said == ["job l4: $0.61/h", "job t4: $0.82/h"]
+
+
+def test_a_jobs_warning_is_warned_once_in_a_run_and_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's warnings (a credential's, by field and kind) are said once however often the run checks the job; the
+    line is masked (a W&B key named as a credential in an echoed arg never reaches the log)."""
+    warned: list[str] = []
+    monkeypatch.setattr("gcp_training_jobs.resources.provider_log.pulumi.log.warn",
+                        lambda msg, *_, **__: warned.append(msg))
+    key = "3f9a2c1b7e4d5a6f8091" + "a2b3c4d5e6f708192a3b"
+    for line in ("job w: env[0].value: holds what looks like a value named as a credential",) * 2 + \
+            (f"job w: arg --wandb_api_key={key} is echoed",):
+        provider_log.warn_once(line)
+    assert warned == ["job w: env[0].value: holds what looks like a value named as a credential",
+                      "job w: arg --wandb_api_key=<value named as a credential, not shown> is echoed"]

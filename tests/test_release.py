@@ -85,6 +85,24 @@ def test_the_built_wheels_metadata_and_installed_command_say_the_version(tmp_pat
     assert re.search(rf"^Version: {re.escape(gcp_training_jobs.__version__)}$", metadata, flags=re.M), metadata[:300]
     shown = run_ok(python.parent / "gcp-training-jobs", "--version", cwd=tmp_path)
     assert shown.strip() == f"gcp-training-jobs {NOTES.newest(CHANGELOG)}"
+    # The licence (PEP 639): its SPDX expression in the metadata, its text in the wheel as the repository holds it.
+    assert re.search(r"^License-Expression: Apache-2\.0$", metadata, flags=re.M), metadata[:600]
+    assert re.search(r"^License-File: LICENSE$", metadata, flags=re.M), metadata[:600]
+    assert (info / "licenses" / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+
+
+def test_the_licence_is_apache_2_0_in_full_and_named_where_a_user_reads() -> None:
+    """The repository's LICENSE is the Apache License 2.0's own text (its title, its nine sections, its end), and
+    pyproject.toml, the README, the docs' home page and the template name it."""
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License\n                           Version 2.0, January 2004" in text
+    assert [int(n) for n in re.findall(r"^   (\d)\. ", text, flags=re.M)] == list(range(1, 10))
+    assert "END OF TERMS AND CONDITIONS" in text
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert (project["license"], project["license-files"]) == ("Apache-2.0", ["LICENSE"])
+    assert not [c for c in project.get("classifiers", []) if c.startswith("License ::")], "PEP 639: no classifier"
+    for where in ("README.md", "docs/index.md", "templates/gcp-training-jobs/Pulumi.yaml"):
+        assert "Apache-2.0" in (ROOT / where).read_text(encoding="utf-8"), where
 
 
 # --- scripts/release_notes.py -------------------------------------------------------------------------------

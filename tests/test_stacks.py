@@ -349,6 +349,38 @@ def test_secret_job_config_makes_the_job_input_secret(build_dir: Path, name: str
     assert sent[-1] == "[secret]"
 
 
+def test_a_jobs_encrypted_value_is_secret_where_it_stands_and_the_rest_of_the_job_readable() -> None:
+    """`pulumi preview --diff` shows which fields of a job change: only its encrypted values are secret in the `job`
+    input (at their depth), never the whole input; another job of the stack, holding none, is not secret at all; a
+    secret that reaches the job from elsewhere (the region) still makes it secret as a whole."""
+    import asyncio
+
+    from gcp_training_jobs.resources.settings import StackSettings
+
+    at = "jobSpec.workerPoolSpecs[0].containerSpec.args[1]"
+    body = {"region": "us-central1", "jobSpec": {"workerPoolSpecs": [{"containerSpec": {"args": ["--epochs=5", "x"]}}]}}
+    settings = StackSettings.model_construct().placed(Path("."), frozenset({"jobs"}), frozenset({f"jobs.hub.{at}"}))
+
+    async def check() -> None:
+        secret = stack_module._Secrets(settings)
+        held = stack_module._job_input("hub", body, settings, secret)
+        assert isinstance(held, dict) and held["region"] == "us-central1"
+        args = held["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
+        assert args[0] == "--epochs=5" and isinstance(args[1], pulumi.Output)
+        assert await args[1].is_secret() and await args[1].future() == "x"
+        assert body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"][1] == "x"  # the body is not changed
+        assert stack_module._job_input("other", body, settings, secret) is body
+        regional = settings.placed(Path("."), frozenset({"jobs", "region"}), settings.secret_paths)
+        whole = stack_module._job_input("hub", body, regional, stack_module._Secrets(regional))
+        assert isinstance(whole, pulumi.Output) and await whole.is_secret()
+
+    loop = asyncio.new_event_loop()  # not asyncio.run: it would unset the loop the later mocked programs use
+    try:
+        loop.run_until_complete(check())
+    finally:
+        loop.close()
+
+
 # --- Trainer packages ---------------------------------------------------------------------------------------
 
 

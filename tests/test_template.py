@@ -1,7 +1,8 @@
 """The Pulumi template a team makes its own project from (templates/gcp-training-jobs/): its Pulumi.yaml asks for the
 project and region, its program is the library's two calls, its requirements are the library's release and the
 lock its tests ran on, its example stack is valid (judged by this repository's `validate` and planned), and
-`pulumi new --generate-only` renders it under the real engine (e2e)."""
+`pulumi new --generate-only` renders it under the real engine (e2e), and `pulumi new` starts a project from it before
+the release is on PyPI, from a wheel built from this checkout (e2e)."""
 
 from __future__ import annotations
 
@@ -67,8 +68,9 @@ def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> No
     script = _script()
     written = (TEMPLATE / "requirements.txt").read_text()
     assert written == script.render(), "run venv/bin/python scripts/template_requirements.py --write"
-    pins = [line for line in written.splitlines() if line and not line.startswith("#")]
+    pins = [line for line in written.splitlines() if line and not line.startswith(("#", "--"))]
     assert pins[0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}"
+    assert "\n--find-links wheels\n" in written  # a wheel built from a checkout, before the release is on PyPI
     lock = (ROOT / "requirements.txt").read_text()
     for pin in pins[1:]:
         assert pin.split(" ;")[0] + " " in lock or pin.split(" ;")[0] + " \\" in lock, pin
@@ -135,3 +137,43 @@ def test_pulumi_new_renders_the_template(tmp_path: Path) -> None:
         assert (target / name).read_bytes() == (TEMPLATE / name).read_bytes(), name
     code, out, err = cli("validate", str(target / "stacks"))
     assert (code, err) == (0, ""), err
+
+
+@pytest.mark.e2e
+def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_built_here(tmp_path: Path) -> None:
+    """docs/template.md's way, before the release reaches PyPI: the wheel built from the checkout into the new
+    project's wheels/, then `pulumi new` there. The pinned `gcp-training-jobs==VERSION` is found in wheels/ (the
+    requirements' `--find-links wheels`), with no index (PIP_NO_INDEX: nothing is downloaded; the project's venv is
+    made beforehand with the test venv's packages, which the pins name, so only the library is installed)."""
+    from tests.e2e_support import require_pulumi
+    from tests.helpers import build_wheel, venv_beside_ours
+
+    pulumi = require_pulumi()
+    target = tmp_path / "team"
+    wheel = build_wheel(tmp_path, dist=target / "wheels")
+    assert wheel.name == f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
+    # The project's venv, made beforehand where the engine's Python host installs: venv/ (Pulumi.yaml's virtualenv),
+    # or the project's root under a legacy host that ignores the option (scripts/install-pulumi-engine.sh says when).
+    venvs = {where: venv_beside_ours(where, with_pip=True) for where in (target / "venv", target)}
+    (tmp_path / "state").mkdir()
+    env = {**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_HOME": str(tmp_path / "home"),
+           "PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "test",
+           "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PIP_FIND_LINKS", None)  # the project's wheels/ is the only place the library can come from
+    done = subprocess.run([pulumi, "new", str(TEMPLATE), "--yes", "--force", "--dir", str(target), "--stack", "dev",
+                           "--name", "team-training", "--description", "The team's training jobs",
+                           "--config", "gcp:project=team-project"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    installed = [(python, site) for python, site in venvs.values() if (site / "gcp_training_jobs").is_dir()]
+    assert len(installed) == 1, done.stdout  # the wheel, installed into the project's venv
+    python, site = installed[0]
+    where = subprocess.run([python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)"],
+                           cwd=target, capture_output=True, text=True, timeout=60)
+    assert Path(where.stdout.strip()).is_relative_to(site), where.stdout + where.stderr
+    assert f"gcp_training_jobs-{gcp_training_jobs.__version__}.dist-info" in {p.name for p in site.iterdir()}
+    checked = subprocess.run([python.parent / "gcp-training-jobs", "validate", "stacks/"], cwd=target,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "gcp:project: team-project" in (target / "stacks" / "Pulumi.dev.yaml").read_text()
+

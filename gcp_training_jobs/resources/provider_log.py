@@ -14,8 +14,9 @@ message sent to its Log service is shown as it comes only. A line said that way 
 (nothing kept between calls, the SDK's settings untouched); where no engine started this process (tests, mocks) it
 goes to `pulumi.log.info`.
 
-Every line the provider says goes through here (`say_once`, `info`, `warn`, `error`, `debug`) with each credential
-in it masked (catalog.credentials.masked_text): a job's args or an API's answer that echoes one never reach a log.
+Every line the provider says goes through here (`say_once`, `info`, `warn`, `warn_once`, `error`, `debug`) with each
+credential in it masked (catalog.credentials.masked_text): a job's args or an API's answer that echoes one never reach
+a log.
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ def info(message: str) -> None:
 
 def warn(message: str) -> None:
     pulumi.log.warn(masked_text(message))
+
+
+def warn_once(message: str) -> None:
+    """`message`, its credentials masked, as a warning said once in a run (a replacement's inputs are checked twice:
+    a job's warnings, its credentials', are said once per preview)."""
+    message = masked_text(message)
+    RUN.once(("warned", message), partial(pulumi.log.warn, message))
 
 
 def error(message: str) -> None:

@@ -7,7 +7,9 @@ all of them: a job must not start before its package is uploaded, its job dir ex
 Cloud TPU may act for the training service, none of which its inputs alone would order.
 
 Secrets stay secret: a value built from a secret config key (a secret anywhere inside it makes the key
-secret) is a secret input of every resource it reaches, and outputs that echo it are secret too.
+secret) is a secret input of every resource it reaches, and outputs that echo it are secret too. A job's encrypted
+values are secret where they stand in its `job` input (`_job_input`), the rest of it readable; the outputs that echo
+the input are secret as a whole (additional_secret_outputs).
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     budget = secret.wrap(budget_input(settings), "budget")
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
-        wire: pulumi.Input[dict[str, Any]] = secret.wrap(_wire_job(name, job, package, buckets), *JOB_SOURCES)
+        wire = _job_input(name, _wire_job(name, job, package, buckets), settings, secret)
         jobs[name] = TrainingJob(
             name,
             project=project,
@@ -141,6 +143,45 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     for key, value in outputs.items():
         pulumi.export(key, value)
     return outputs
+
+
+def _job_input(name: str, body: dict[str, Any], settings: StackSettings,
+               secret: _Secrets) -> pulumi.Input[dict[str, Any]]:
+    """The `job` input: each of the job's encrypted values (`jobs.NAME.PATH` in the stack file) a secret where it
+    stands, the rest readable; wholly secret, as before, when a secret reaches it from elsewhere (the labels, the
+    buckets, the region) or a secret path is not in the body (it is then not told apart)."""
+    if not secret.any(*JOB_SOURCES):
+        return body
+    prefix = f"jobs.{name}."
+    paths = [path[len(prefix):] for path in settings.secret_paths if path.startswith(prefix)]
+    if secret.any(*(key for key in JOB_SOURCES if key != "jobs")) or not settings.secret_paths:
+        return pulumi.Output.secret(body)
+    held: Any = body
+    for path in paths:
+        held = _secret_at(held, _steps(path))
+        if held is None:
+            return pulumi.Output.secret(body)
+    return held
+
+
+def _steps(path: str) -> list[str | int]:
+    """`a.b[0].c` as its keys and indexes."""
+    return [int(part[1:-1]) if part.startswith("[") else part
+            for part in re.findall(r"\[\d+\]|[^.\[\]]+", path)]
+
+
+def _secret_at(value: Any, steps: list[str | int]) -> Any:
+    """A copy of `value` with the leaf at `steps` made a Pulumi secret (None: no such leaf)."""
+    if not steps:
+        return pulumi.Output.secret(value)
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, int) and isinstance(value, list) and step < len(value):
+        inner = _secret_at(value[step], rest)
+        return None if inner is None else [*value[:step], inner, *value[step + 1:]]
+    if isinstance(step, str) and isinstance(value, dict) and step in value:
+        inner = _secret_at(value[step], rest)
+        return None if inner is None else {**value, step: inner}
+    return None
 
 
 def _on(job: JobSettings, resources: Mapping[str, pulumi.Resource]) -> list[pulumi.Resource]:

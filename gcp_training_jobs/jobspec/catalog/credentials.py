@@ -8,11 +8,20 @@ Each pattern is the `regex` of the gitleaks rule of the same id (config/gitleaks
 a trailing delimiter group `(?:[\\x60'"\\s;]|\\\\[nr]|$)` becomes a lookahead `(?![A-Za-z0-9])`, so a match is found
 inside a longer value; for `private-key` only the rule's opening line is kept (a key's header alone is refused).
 Plain hexadecimal strings (git SHAs, content hashes) match none of them.
+
+A value is also a credential by its name (`NAMED`, after the gitleaks rule `generic-api-key`): an environment
+variable, a flag or a key named as one (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, as `WANDB_API_KEY`,
+`--hf-token`, `db_password`) whose value looks like one (the rule's secret: 10 to 150 characters of `[\\w.=-]`, or
+base64, with a Shannon entropy of 3.5 bits or more; or 32 hexadecimal digits or more, a Weights & Biases key's 40),
+found where the name stands beside it: `NAME=VALUE` in a text, an env entry's `name` and `value`, a flag and the
+argument after it, a mapping's key and its value.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -117,8 +126,48 @@ PREFIXES: Final = (
 )
 
 
+#: A name that says its value is a credential: `*_API_KEY`, `*_TOKEN`, `*_SECRET` (and `*_SECRET_KEY`), `*PASSWORD*`
+#: (`PASSWD`), any case, `-` or `_` between words, as an environment variable or a flag spells it (the keywords of
+#: gitleaks' generic-api-key, narrowed to a name's end, so `--tokenizer` or `max_tokens` stay plain).
+NAME: Final = re.compile(r"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|token|secret(?:[_-]?key)?)$|passw(?:or)?d")
+#: A value that looks like a credential: the generic-api-key rule's secret (`[\w.=-]{10,150}`, or base64 of 12
+#: characters or more), not a Secret Manager name (the place a credential belongs, INSTEAD).
+_VALUE: Final = re.compile(r"(?:[\w.=-]{10,150}|[A-Za-z0-9][A-Za-z0-9+/]{11,}={0,3})")
+_HEX_KEY: Final = re.compile(r"[0-9a-fA-F]{32,}")
+_SECRET_MANAGER: Final = re.compile(r"projects/[^/]+/secrets/")
+#: The rule's least entropy, in bits per character.
+ENTROPY: Final = 3.5
+#: `NAME=VALUE` (or `NAME: VALUE`) inside a text: a flag's (`--wandb_api_key=...`), a variable's, a line's.
+_NAMED_IN_TEXT: Final = re.compile(r"(?P<name>[A-Za-z_][\w.-]{0,80})(?P<sep>[\s'\"]{0,3}(?:=|:)[\s'\"=]{0,5})"
+                                   r"(?P<value>[\w.=+/-]{10,150})")
+
+#: A value named as a credential, after the gitleaks rule generic-api-key (SOURCE).
+NAMED: Final = _credential("generic-api-key", "a value named as a credential", _NAMED_IN_TEXT.pattern,
+                           "key", "token", "secret", "passw")
+
+
+def _entropy(text: str) -> float:
+    """Shannon entropy of `text`, in bits per character (gitleaks' `entropy`)."""
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in Counter(text).values())
+
+
+def named_credential(name: str, value: str) -> bool:
+    """Whether `value`, given under `name` (an env variable's, a flag's, a key's), is a credential by its name: the name
+    says so (NAME) and the value looks like one (the generic rule's secret with its entropy, or a long hex key)."""
+    name = name.lstrip("-")
+    if not name or NAME.search(name) is None or _SECRET_MANAGER.match(value):
+        return False
+    return (_HEX_KEY.fullmatch(value) is not None
+            or (_VALUE.fullmatch(value) is not None and _entropy(value) >= ENTROPY))
+
+
+def _named_in(text: str) -> list[re.Match[str]]:
+    """Each `NAME=VALUE` in `text` whose value is a credential by its name."""
+    return [m for m in _NAMED_IN_TEXT.finditer(text) if named_credential(m["name"], m["value"])]
+
+
 #: Every credential's anchors, one search: a value (lowercased) that holds none of them holds no credential.
-_ANCHORS: Final = re.compile("|".join(map(re.escape, sorted({a for c in (*CREDENTIALS, *PREFIXES)
+_ANCHORS: Final = re.compile("|".join(map(re.escape, sorted({a for c in (*CREDENTIALS, *PREFIXES, NAMED)
                                                               for a in c.anchors}))))
 
 
@@ -134,12 +183,14 @@ def _kinds_in(text: str) -> list[Credential]:
     if not may_hold_credential(text):
         return []
     lower = text.lower()
-    return [c for c in (*CREDENTIALS, *PREFIXES) if any(a in lower for a in c.anchors)]
+    return [c for c in (*CREDENTIALS, *PREFIXES, NAMED) if any(a in lower for a in c.anchors)]
 
 
-def credential_in(text: str) -> Credential | None:
-    """The first kind of credential `text` holds (a full pattern, or a word with a known prefix), or None."""
-    return next((c for c in _kinds_in(text) if c.pattern.search(text)), None)
+def credential_in(text: str, name: str = "") -> Credential | None:
+    """The first kind of credential `text` holds (a full pattern, a word with a known prefix, a `NAME=VALUE` named as
+    one), or None; `name`: what `text` is given under (an env variable's name, the flag before it), if anything."""
+    shaped = next((c for c in _kinds_in(text) if c.pattern.search(text) and (c is not NAMED or _named_in(text))), None)
+    return shaped or (NAMED if name and named_credential(name, text) else None)
 
 
 def masked_text(text: str) -> str:
@@ -147,7 +198,10 @@ def masked_text(text: str) -> str:
     replaced by `<KIND, not shown>`: `--hf-token=<Hugging Face access token, not shown>`. A text made of values (a line
     of args, a JSON document) is masked as each of its values is."""
     for kind in _kinds_in(text):
-        if kind.pattern.search(text):
+        if kind is NAMED:  # the value alone, its name kept: `--wandb_api_key=<value named as a credential, ...>`
+            for match in reversed(_named_in(text)):
+                text = text[:match.start("value")] + kind.shown + text[match.end("value"):]
+        elif kind.pattern.search(text):
             text = re.sub(kind.extent or kind.regex, kind.shown.replace("\\", r"\\"), text)
     return text
 
@@ -171,12 +225,18 @@ class Masked:
     found: tuple[Found, ...]
 
 
-def masked(data: Any, conceal: Callable[[str], Any] = masked_text) -> Masked:
+def masked(data: Any, conceal: Callable[[str], Any] | None = None) -> Masked:
     """The one walk over a job's data (args, command, env values, a tuning trial's spec: mappings and lists at any
-    depth): a copy where each text holding a credential is `conceal(text)`, and where each was found. Data that
-    holds none is returned as it is (nearly every job is told by one search over its repr, with no walk)."""
+    depth): a copy where each text holding a credential is `conceal(text)` (by default `masked_text`, and a value that
+    is a credential by the name it is given under masked whole), and where each was found. Data that holds none is
+    returned as it is (nearly every job is told by one search over its repr, with no walk)."""
     found = found_in(data)
-    return Masked(_walk(data, conceal)[0], found) if found else Masked(data, ())
+    return Masked(_walk(data, conceal or _masked_default)[0], found) if found else Masked(data, ())
+
+
+def _masked_default(text: str) -> str:
+    """masked's default concealment (`_walk` tells it apart: a value named as a credential is masked whole)."""
+    return masked_text(text)
 
 
 def found_in(data: Any) -> tuple[Found, ...]:
@@ -186,24 +246,37 @@ def found_in(data: Any) -> tuple[Found, ...]:
     return tuple(sorted(_walk(data, None)[1], key=lambda f: f.path))
 
 
+def _names(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...]) -> list[tuple[Any, Any, str]]:
+    """Each item of a mapping or list with the name it is given under: an env entry's `value` its `name`, a mapping's
+    value its key, an argument the flag before it (`["--wandb-api-key", VALUE]`)."""
+    if isinstance(value, Mapping):
+        entry = value.get("name") if isinstance(value.get("name"), str) else None
+        return [(key, item, entry if key == "value" and entry else str(key)) for key, item in value.items()]
+    return [(index, item, before if isinstance(before, str) and before.startswith("-") and "=" not in before else "")
+            for index, (before, item) in enumerate(zip([None, *value], value, strict=False))]
+
+
 def _walk(data: Any, conceal: Callable[[str], Any] | None) -> tuple[Any, list[Found]]:
     """The data (copied, each credential concealed, when `conceal` is given) and where each credential is. Iterative:
     no depth is too deep."""
     found: list[Found] = []
     steps: list[tuple[int, Any]] = [(-1, "")]  # (parent's step, key or index): a path is spelled only when needed
     root: list[Any] = [data]
-    stack: list[tuple[Any, Any, int, Any]] = [(root, 0, 0, data)]  # (holder, slot in it, step, value)
+    stack: list[tuple[Any, Any, int, Any, str]] = [(root, 0, 0, data, "")]  # (holder, slot, step, value, its name)
     while stack:
-        holder, slot, at, value = stack.pop()
+        holder, slot, at, value, name = stack.pop()
         if isinstance(value, Mapping | list | tuple):
             copy: Any = None
             if conceal:  # the copy, filled in as its items are walked
                 copy = holder[slot] = dict(value) if isinstance(value, Mapping) else list(value)
-            for key, item in value.items() if isinstance(value, Mapping) else enumerate(value):
+            for key, item, named in _names(value):
                 steps.append((at, key))
-                stack.append((copy, key, len(steps) - 1, item))
-        elif isinstance(value, str) and (kind := credential_in(value)) is not None:
-            if conceal:
+                stack.append((copy, key, len(steps) - 1, item, named))
+        elif isinstance(value, str) and (kind := credential_in(value, name)) is not None:
+            if conceal is _masked_default:
+                shown = masked_text(value)
+                holder[slot] = kind.shown if shown == value else shown  # named as one: masked whole
+            elif conceal:
                 holder[slot] = conceal(value)
             path, keys = _path(steps, at)
             found.append(Found(path, kind, keys))

@@ -15,6 +15,7 @@ from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_err
 from gcp_training_jobs.jobspec.rules import region_problem
 from gcp_training_jobs.resources.settings import placement
 from gcp_training_jobs.resources.settings.candidates import judge_candidates
+from gcp_training_jobs.resources.settings.credentials import plaintext_credential_problems
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS
 from gcp_training_jobs.resources.settings.jobs import judge_stack_job, label_problems, plain
 from gcp_training_jobs.resources.settings.model import JobSettings, StackSettings
@@ -41,6 +42,7 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     program); encrypted values still in `config` (`secure: ...`, a stack file read offline) are found here."""
     secret_labels = {p for p in secure_paths(config) | secret_paths | _opaque_labels(config) if is_label_path(p)}
     problems: list[Problem] = [Problem(f"{NAMESPACE}:{path}", SECRET_LABEL) for path in sorted(secret_labels)]
+    problems += plaintext_credential_problems(config, secret_paths, secret_keys)
     ours: dict[str, Any] = {}
     for full_key, value in config.items():
         namespace, colon, key = full_key.partition(":")
@@ -124,7 +126,8 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     assert base is not None
     settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
     settings = settings.with_resources(resources)
-    return settings.with_candidates(judge_candidates(settings)).placed(root, secret_keys)
+    secrets = secure_paths(config) | secret_paths
+    return settings.with_candidates(judge_candidates(settings)).placed(root, secret_keys, secrets)
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:

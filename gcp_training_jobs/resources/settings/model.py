@@ -297,6 +297,9 @@ class StackSettings(SettingsModel):
     """The stack's monthly budget (settings.budget; None: none), its guardrail `budget` and its billing.Budget."""
     enable_apis: bool = True
     """Whether the stack enables the Google APIs it needs (off when a platform team does that)."""
+    plaintext_credentials: Literal["refuse", "allow"] | None = None
+    """A credential written in plain text in the stack file: refused (settings.credentials; unset, as Pulumi.yaml's
+    empty default, is `refuse`), or allowed (warned of, and stored in the state with the stack's config)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)
     persistent_resources: dict[str, Any] = Field(default_factory=dict)
     """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""
@@ -320,6 +323,7 @@ class StackSettings(SettingsModel):
 
     _root: Path = PrivateAttr(default_factory=Path.cwd)
     _secret_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)
+    _secret_paths: frozenset[str] = PrivateAttr(default_factory=frozenset)
     _resources: dict[str, ResourceFacts] = PrivateAttr(default_factory=dict)
 
     def with_resources(self, resources: dict[str, ResourceFacts]) -> StackSettings:
@@ -333,11 +337,13 @@ class StackSettings(SettingsModel):
         """`gcp-training-jobs:persistentResources` as judged: name -> facts (region, labels, pools)."""
         return self._resources
 
-    def placed(self, root: Path, secret_keys: frozenset[str]) -> StackSettings:
+    def placed(self, root: Path, secret_keys: frozenset[str],
+               secret_paths: frozenset[str] = frozenset()) -> StackSettings:
         """A copy placed in its project (`root`, that trainer paths are relative to) with the keys that hold
-        secrets."""
+        secrets, and where in them (`jobs.NAME.jobSpec...`, when the stack file says)."""
         placed = self.model_copy()
         placed._root, placed._secret_keys, placed._resources = root, secret_keys, self._resources
+        placed._secret_paths = secret_paths
         return placed
 
     @property
@@ -349,6 +355,12 @@ class StackSettings(SettingsModel):
     def secret_keys(self) -> frozenset[str]:
         """The keys (without namespace) whose value holds secrets: what is built from them stays secret."""
         return self._secret_keys
+
+    @property
+    def secret_paths(self) -> frozenset[str]:
+        """Where the encrypted values are, as `key.sub.path` (`jobs.hub.jobSpec.workerPoolSpecs[0]...`): a job's
+        are made secret where they stand (stack.py)."""
+        return self._secret_paths
 
     @property
     def warnings(self) -> tuple[Problem, ...]:

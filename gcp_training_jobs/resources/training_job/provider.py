@@ -144,8 +144,8 @@ class TrainingJobProvider(EndpointProvider):
                 judged = judge_wire(known_only(new.job, unknown), backend=new.backend,
                                     job_id=preview_job_id(new.name))
                 failures.extend(_failures(judged.problems, unknown_paths))
-                for warning in judged.warnings:  # what the translation changed (a TPU job's unused master)
-                    log.warn(f"job {new.name or 'job'}: {warning}")
+                for warning in judged.warnings:  # what the translation changed, a credential: once in a run
+                    log.warn_once(f"job {new.name or 'job'}: {warning}")
         except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown_paths))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
