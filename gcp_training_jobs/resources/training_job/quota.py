@@ -2,7 +2,7 @@
 
 For a job the preview creates or replaces, on Vertex AI: what it needs (gcp_training_jobs.jobspec.review.quotas, from
 the
-body judged once) with the stack's other jobs (the `stackQuota` input: what the stack's jobs need together per
+body judged once) with the stack's other jobs (the stack's quota needs input: what the stack's jobs need together per
 region and metric, computed by stack.py from the settings; it stands for what the stack's live jobs, found by their
 `pulumi-stack` label, hold now), plus what the project's other live jobs hold in that region, against the limits
 (Cloud Quotas, else Service Usage). Over a limit at every placement (the job as written,
@@ -15,7 +15,8 @@ limits,
 and what a region's live jobs hold where the review puts the stack's needs in place of its live jobs. That read stays
 right while the run creates the stack's jobs: they carry its `pulumi-stack` label, so a later read would add them to
 the region's usage and to the stack's alike, and the review takes the stack's part out again. Where no stack stands
-in (a job without `stackQuota`, or a fallback region none of the stack's jobs is written for), the jobs are read anew.
+in (a job without the stack's needs, or a fallback region none of the stack's jobs is written for), the jobs are read
+anew.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from gcp_training_jobs.jobspec.translate.facts import JobFacts
 
 
 def stack_quota(jobs: Iterable[JobFacts]) -> dict[str, Any] | None:
-    """The `stackQuota` input of every job of a stack (stack.py): what the stack's jobs need together, per region
+    """The stack's quota needs input of every job of a stack (stack.py): what the stack's jobs need together, per region
     and metric, from their judged facts. The same small value for every job
     (its size grows with the regions and metrics, not with the jobs); None when no job needs anything that has a
     metric."""
@@ -63,9 +64,9 @@ def check(project: str, name: str, resource: str,
     """Review each placement (its index: the facts of the job there, as judged, load.Judged.facts) in order; the
     first that fits ends the review.
 
-    `stack` (the job's STACK_LABEL value) and `stack_needs` (the stackQuota input) stand for the stack's jobs: in
-    a region they need what the stack's jobs need there together (the job itself included, where it is written),
-    in place of what the stack's live jobs hold now. Without them, the job alone is added to what live jobs hold."""
+    `stack` (the job's STACK_LABEL value) and `stack_needs` (the stack's quota needs input) stand for the stack's jobs:
+    in a region they need what the stack's jobs need there together (the job itself included, where it is written), in
+    place of what the stack's live jobs hold now. Without them, the job alone is added to what live jobs hold."""
     out = Outcome()
     first: list[str] = []
     failures: list[str] = []
