@@ -56,10 +56,21 @@ from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec, sp
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body, parse_job
 from gcp_training_jobs.resources.job_model.declared import (
+    BACKEND,
+    DELETE_RECORD,
+    FALLBACKS,
     GUARDRAILS,
+    IDENTITY,
     INPUTS,
     JOB,
+    NAME,
+    PROJECT,
+    PROTECT,
+    RERUN,
+    RESOURCE_DECLARED,
     RETRIES,
+    STACK_QUOTA,
+    WAIT,
     WAIT_TIMEOUT,
     Input,
     Kind,
@@ -310,22 +321,22 @@ _ABSENT = ""
 
 #: How each input is read into its field of `Inputs` (declared.Input.attribute); a value of the wrong kind reads as
 #: unset: input_problems says what is wrong with it.
-_READ: dict[str, Callable[[Any], Any]] = {
-    "name": str,
-    "project": str,
-    "backend": str,
-    "job": lambda value: dict(value) if isinstance(value, dict) else {},
-    "identity": lambda value: str(value or ""),
-    "wait": lambda value: value is True,
-    "wait_timeout": wait_timeout_of,
-    "retries": retries_of,
-    "rerun": rerun_of,
-    "protect": protect_of,
-    "fallbacks": lambda value: tuple(value) if isinstance(value, list) else (),
-    "stack_needs": stack_needs_of,
-    "delete_record": lambda value: value is True,
-    "resource_declared": lambda value: value is True,
-}
+_READ: dict[str, Callable[[Any], Any]] = {declared.attribute: read for declared, read in (
+    (NAME, str),
+    (PROJECT, str),
+    (BACKEND, str),
+    (JOB, lambda value: dict(value) if isinstance(value, dict) else {}),
+    (IDENTITY, lambda value: str(value or "")),
+    (WAIT, lambda value: value is True),
+    (WAIT_TIMEOUT, wait_timeout_of),
+    (RETRIES, retries_of),
+    (RERUN, rerun_of),
+    (PROTECT, protect_of),
+    (FALLBACKS, lambda value: tuple(value) if isinstance(value, list) else ()),
+    (STACK_QUOTA, stack_needs_of),
+    (DELETE_RECORD, lambda value: value is True),
+    (RESOURCE_DECLARED, lambda value: value is True),
+)}
 
 
 @dataclass(frozen=True)
