@@ -18,7 +18,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.resources import provider_base
 from gcp_training_jobs.resources.job_model import declared, inputs, runs
-from gcp_training_jobs.resources.job_model.declared import INPUTS, OUTPUTS, Change, Input, Kind
+from gcp_training_jobs.resources.job_model.declared import INPUTS, OUTPUT_KEYS, Change, Input, Kind
 from gcp_training_jobs.resources.settings import load_stack_file
 from tests.helpers import ROOT
 
@@ -47,19 +47,16 @@ def test_the_sets_each_reader_uses_are_what_the_declaration_says() -> None:
     assert provider_base.JOB_KEYS == tuple(i.wire for i in INPUTS if i.stack_key) == (
         "job", "waitForCompletion", "waitTimeoutSeconds", "protect", "fallbacks", "retries", "rerun",
         "deleteRecordOnDelete")
-    assert tuple(o.wire for o in OUTPUTS) == provider_module.OUTPUT_KEYS
-    assert set(TrainingJob.__annotations__) >= {o.wire for o in OUTPUTS}
+    assert provider_module.OUTPUT_KEYS == OUTPUT_KEYS == tuple(TrainingJob.__annotations__)
+    assert TrainingJob.__annotations__["trialCount"] == pulumi.Output[int]  # the SDK types the engine's 8.0 as 8
 
 
 def test_every_declared_input_is_an_argument_or_set_by_the_resource_and_read_by_the_provider() -> None:
     args = {f.name: f for f in dataclasses.fields(TrainingJobArgs)}
     assert set(args) == {i.arg for i in INPUTS if i.arg is not None}
     assert {i.wire for i in INPUTS if i.arg is None} == {"name", "identity"}
-    for given in INPUTS:
-        if given.arg is not None:
-            default = args[given.arg].default
-            assert (default is dataclasses.MISSING) if given.required else default == given.default, given.wire
-            assert given.description in (TrainingJobArgs.__doc__ or ""), given.wire
+    assert {i.arg for i in INPUTS if i.required} == {"project", "job"}
+    assert all(given.description in (TrainingJobArgs.__doc__ or "") for given in INPUTS if given.arg)
     fields = {f.name for f in dataclasses.fields(inputs.Inputs)}
     assert {i.attribute for i in INPUTS if i.attribute} <= fields
     assert set(inputs._READ) == {i.attribute for i in INPUTS if i.attribute}
@@ -67,21 +64,26 @@ def test_every_declared_input_is_an_argument_or_set_by_the_resource_and_read_by_
 
 def test_a_new_input_in_the_declaration_appears_in_the_args_the_props_and_the_validation(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    new = Input("maxAttempts", "max_attempts", Kind.COUNT, int, Change.IN_PLACE, "How many attempts at most.",
-                allowed="a whole number from 1 to 5", rule=declared.Annotated[int, declared.Field(ge=1, le=5)])
-    grown = (*INPUTS, new)
+    @dataclasses.dataclass
+    class Grown(TrainingJobArgs):
+        max_attempts: Any = dataclasses.field(default=None, metadata=declared.declare(
+            "maxAttempts", Kind.COUNT, Change.IN_PLACE, "How many attempts at most.",
+            allowed="a whole number from 1 to 5", rule=declared.Annotated[int, declared.Field(ge=1, le=5)]))
+
+    grown = declared.inputs_of(Grown)
+    assert grown[-2] == Input("maxAttempts", Kind.COUNT, Change.IN_PLACE, "How many attempts at most.",
+                              allowed="a whole number from 1 to 5", rule=grown[-2].rule, arg="max_attempts")
     monkeypatch.setattr(training_job, "INPUTS", grown)
     monkeypatch.setattr(inputs, "INPUTS", grown)
+    monkeypatch.setattr(training_job, "TrainingJobArgs", Grown)
     inputs._rules.cache_clear()
     try:
-        made = training_job._declared_args(type("TrainingJobArgs", (), {"__doc__": "Args."}))
-        assert "max_attempts" in {f.name for f in dataclasses.fields(made)}
-        assert "How many attempts at most." in (made.__doc__ or "")
         assert inputs.input_problems({"maxAttempts": 9}) == [("maxAttempts", "9: too large; allowed: at most 5")]
         assert inputs.input_problems({"maxAttempts": "two"}) == [
             ("maxAttempts", "'two'; allowed: a whole number from 1 to 5")]
-        monkeypatch.setattr(training_job, "TrainingJobArgs", made)
-        assert _registered(made(project="my-proj", job=JOB, max_attempts=3))["maxAttempts"] == 3
+        with pytest.raises(training_job.InvalidArgs, match="TrainingJob trained: max_attempts: 9: too large"):
+            TrainingJob("trained", Grown(project="my-proj", job=JOB, max_attempts=9))
+        assert _registered(Grown(project="my-proj", job=JOB, max_attempts=3))["maxAttempts"] == 3
     finally:
         inputs._rules.cache_clear()
 

@@ -14,9 +14,8 @@ job carries that identity as a label, so a re-run finds and adopts it (see ARCHI
 
 from __future__ import annotations
 
-from dataclasses import MISSING, field, make_dataclass
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, get_type_hints
 
 import pulumi
 from pulumi.dynamic import Resource
@@ -27,13 +26,12 @@ from gcp_training_jobs.jobspec.core.names import command
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.declared import (
     IDENTITY,
-    INPUT,
     INPUTS,
     NAME,
     OUTPUT_KEYS,
-    OUTPUTS,
     RERUN,
-    WAIT_FAILURE,
+    TrainingJobArgs,
+    TrainingJobOutputs,
 )
 from gcp_training_jobs.resources.job_model.identity import identity_labels, identity_of
 from gcp_training_jobs.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
@@ -50,51 +48,12 @@ class InvalidArgs(TrainingJobsError, pulumi.RunError):
     """TrainingJob was given an argument it cannot take (a RunError: Pulumi reports it as one line, no traceback)."""
 
 
-T = TypeVar("T")
-
-
-def _declared_args(cls: type[T]) -> type[T]:
-    """The args class of the declared inputs (job_model.declared.INPUTS): a dataclass with one field per input a
-    program gives, named as in Python (`wait_for_completion` for the property waitForCompletion), each taking a
-    `pulumi.Input` of its type (the required ones first, without a default), its description in the class's
-    docstring."""
-    given = [(declared.arg, declared) for declared in INPUTS if declared.arg is not None]
-    fields: list[tuple[str, Any, Any]] = []
-    for arg, declared in sorted(given, key=lambda item: not item[1].required):
-        kind: Any = pulumi.Input[declared.python_type]  # type: ignore[misc,name-defined]
-        fields.append((arg, kind, MISSING) if declared.required
-                      else (arg, kind | None, field(default=declared.default)))
-    made = make_dataclass(cls.__name__, [(name, kind) if default is MISSING else (name, kind, default)
-                                         for name, kind, default in fields])
-    made.__module__, made.__qualname__ = cls.__module__, cls.__qualname__
-    made.__doc__ = (cls.__doc__ or "") + "\n\n    Fields:\n\n" + "\n".join(
-        f"    - `{arg}` ({declared.wire}): {declared.description}" for arg, declared in given)
-    return made  # type: ignore[return-value]
-
-
-@_declared_args
-class TrainingJobArgs:
-    """One training job: where, on which API, the job itself, and the stack's rules on it.
-
-    Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
-    is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
-    `check` instead, against the same rules (gcp_training_jobs.resources.job_model.inputs). The fields are the inputs
-    declared in gcp_training_jobs.resources.job_model.declared."""
-
-    if TYPE_CHECKING:
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-
-        def __getattr__(self, name: str) -> Any: ...
-
-
-class TrainingJob(Resource, module="training", name="TrainingJob"):
+class TrainingJob(Resource, TrainingJobOutputs, module="training", name="TrainingJob"):
     """A training job on AI Platform Training (ml v1) or Vertex AI, in AI Platform Training's or Vertex AI's
     vocabulary."""
 
-    # Outputs are attributes named as the properties (camelCase), as for every dynamic resource; their types
-    # (job_model.declared.OUTPUTS) are the class's annotations, set below the class.
-    if TYPE_CHECKING:
-        def __getattr__(self, name: str) -> pulumi.Output[Any]: ...
+    # Outputs are attributes named as the properties (camelCase), as for every dynamic resource: declared once in
+    # job_model.declared.TrainingJobOutputs, whose annotations are this class's too (set below the class).
 
     def __init__(self, resource_name: str, args: TrainingJobArgs | None = None,
                  opts: pulumi.ResourceOptions | None = None, **kwargs: Any) -> None:
@@ -115,19 +74,16 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
         # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
         # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.
-        getattr(self, WAIT_FAILURE).apply(lambda failure: _fail_update(resource_name, failure))
+        self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
 
 
-TrainingJob.__annotations__.update({output.wire: pulumi.Output[output.python_type]  # type: ignore[name-defined]
-                                    for output in OUTPUTS})
-TrainingJob.__doc__ = (TrainingJob.__doc__ or "") + "\n\n    Outputs:\n\n" + "\n".join(
-    f"    - `{output.wire}`: {output.description}" for output in OUTPUTS)
+# The SDK reads a resource's own annotations (not its bases') to type what the engine answers (8.0 for an int: 8).
+TrainingJob.__annotations__ = get_type_hints(TrainingJobOutputs, localns={"Output_": pulumi.Output})
 
 
 def _field(prop: str) -> str:
     """The TrainingJobArgs field of an input (waitForCompletion: wait_for_completion), as declared."""
-    declared = INPUT.get(prop)
-    return declared.arg if declared is not None and declared.arg else prop
+    return next((declared.arg for declared in INPUTS if declared.wire == prop and declared.arg), prop)
 
 
 def _check_args(name: str, props: dict[str, Any]) -> None:
