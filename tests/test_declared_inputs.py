@@ -76,16 +76,13 @@ def test_a_new_input_in_the_declaration_appears_in_the_args_the_props_and_the_va
     monkeypatch.setattr(training_job, "INPUTS", grown)
     monkeypatch.setattr(inputs, "INPUTS", grown)
     monkeypatch.setattr(training_job, "TrainingJobArgs", Grown)
-    inputs._rules.cache_clear()
-    try:
-        assert inputs.input_problems({"maxAttempts": 9}) == [("maxAttempts", "9: too large; allowed: at most 5")]
-        assert inputs.input_problems({"maxAttempts": "two"}) == [
-            ("maxAttempts", "'two'; allowed: a whole number from 1 to 5")]
-        with pytest.raises(training_job.InvalidArgs, match="TrainingJob trained: max_attempts: 9: too large"):
-            TrainingJob("trained", Grown(project="my-proj", job=JOB, max_attempts=9))
-        assert _registered(Grown(project="my-proj", job=JOB, max_attempts=3))["maxAttempts"] == 3
-    finally:
-        inputs._rules.cache_clear()
+    monkeypatch.setattr(inputs, "RULES", inputs.rules_of(grown))
+    assert inputs.input_problems({"maxAttempts": 9}) == [("maxAttempts", "9: too large; allowed: at most 5")]
+    assert inputs.input_problems({"maxAttempts": "two"}) == [
+        ("maxAttempts", "'two'; allowed: a whole number from 1 to 5")]
+    with pytest.raises(training_job.InvalidArgs, match="TrainingJob trained: max_attempts: 9: too large"):
+        TrainingJob("trained", Grown(project="my-proj", job=JOB, max_attempts=9))
+    assert _registered(Grown(project="my-proj", job=JOB, max_attempts=3))["maxAttempts"] == 3
 
 
 def _registered(args: Any) -> dict[str, Any]:

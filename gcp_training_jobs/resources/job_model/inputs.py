@@ -30,10 +30,9 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from gcp_training_jobs.jobspec import load
 from gcp_training_jobs.jobspec.core.errors import SpecError
@@ -280,13 +279,17 @@ _OF_KIND: dict[Kind, Callable[[Any], bool]] = {
 }
 
 
-@cache
-def _rules() -> type[BaseModel]:
+def rules_of(declared_inputs: tuple[Input, ...]) -> type[BaseModel]:
     """The bounds of the inputs that have them, as one model of their properties: the same pydantic types, in the
-    same words (core.problems.from_validation_error), as the stack's `jobs.NAME.*` settings."""
-    return create_model("TrainingJobInputs", **{  # type: ignore[call-overload]
-        declared.attribute: (declared.rule | None, Field(default=None, alias=declared.wire))
-        for declared in INPUTS if declared.rule is not None})
+    same words (core.problems.from_validation_error), as the stack's `jobs.NAME.*` settings (its validators built
+    at first use)."""
+    return create_model("TrainingJobInputs", __config__=ConfigDict(defer_build=True),  # type: ignore[call-overload]
+                        **{declared.attribute: (declared.rule | None, Field(default=None, alias=declared.wire))
+                           for declared in declared_inputs if declared.rule is not None})
+
+
+#: The declared inputs' bounds (rules_of), made once: the model holds no state a call changes.
+RULES = rules_of(INPUTS)
 
 
 def _problem(declared: Input, value: Any) -> str | None:
@@ -302,9 +305,9 @@ def _problem(declared: Input, value: Any) -> str | None:
         return f"{value!r}; allowed: {declared.allowed}"
     if declared.rule is not None:
         try:
-            _rules().model_validate({declared.wire: value})
+            RULES.model_validate({declared.wire: value})
         except ValidationError as error:
-            return from_validation_error(error, _rules())[0].message
+            return from_validation_error(error, RULES)[0].message
     return None
 
 
