@@ -22,13 +22,31 @@ def _bundled_prices(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 
 @pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The TrainingJob provider against the emulator, its retries' first wait 1 ms (Pulumi imported only here)."""
+def provider_clock() -> Any:
+    """The clock the `provider` fixture's lifecycle (retries, reconcile window, waits) runs on: None, the real one. A
+    module that drives it overrides this fixture with a tests.helpers.FakeClock."""
+    return None
+
+
+@pytest.fixture
+def provider_env() -> dict[str, str]:
+    """The variables the `provider` fixture runs under besides its endpoint: its retries' first wait 1 ms. A module
+    that needs others (a reconcile window) overrides this fixture."""
+    return {"GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": "0.001"}
+
+
+@pytest.fixture
+def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, provider_clock: Any,
+             provider_env: dict[str, str]) -> Any:
+    """The TrainingJob provider against the emulator, under `provider_env`, on `provider_clock` (Pulumi imported
+    only here): the one provider every test of the provider takes."""
     from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return TrainingJobProvider()
+    for name, value in provider_env.items():
+        monkeypatch.setenv(name, value)
+    made = TrainingJobProvider()
+    return provider_clock.drive(made) if provider_clock is not None else made
 
 
 @pytest.fixture(autouse=True)

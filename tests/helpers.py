@@ -164,12 +164,21 @@ def as_container(job: dict[str, Any]) -> dict[str, Any]:
     return job
 
 
+def provider_props(job: dict[str, Any], *, name: str = "resnet", backend: str = "vertex", project: str = "my-proj",
+                   identity: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A TrainingJob's inputs as the engine hands them to the provider (TrainingJob's props, camelCase), for a job
+    `name` of stack `dev` (its identity, unless given); `extra`: more inputs, or others in place of these."""
+    return {"name": name, "project": project, "backend": backend, "job": job, "waitForCompletion": False,
+            "waitTimeoutSeconds": None, "identity": identity if identity is not None else f"org/proj/dev/{name}",
+            **extra}
+
+
 def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """A T4 job's inputs (`job`, else t4_job(); on Vertex in a prebuilt container's image)."""
     job = job or t4_job()
-    if backend == "vertex":
+    if backend == "vertex" and "trainingInput" in job:
         job = as_container(job)
-    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": job,
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/dev/resnet", **extra}
+    return provider_props(job, backend=backend, **extra)
 
 
 def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
@@ -195,8 +204,8 @@ def l4_spot(count: int = 1, machine: str = "g2-standard-8", **labels: str) -> di
 
 
 def spec_props(job: dict[str, Any] | None = None, backend: str = "vertex", **extra: Any) -> dict[str, Any]:
-    return {"name": "l4", "project": "my-proj", "backend": backend, "job": job or l4_spot(),
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/staging/l4", **extra}
+    return provider_props(job or l4_spot(), backend=backend, **{"name": "l4", "identity": "org/proj/staging/l4",
+                                                                 **extra})
 
 
 def tuning_training_input(**hp: Any) -> dict[str, Any]:

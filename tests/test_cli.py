@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gcp_training_jobs.jobspec.core.names import TODAY_ENV
-from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid
+from tests.helpers import assert_ml_body_valid, assert_vertex_body_valid, provider_props
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_EXAMPLES = ROOT / "tests" / "fixtures" / "guide_examples"
@@ -244,9 +244,8 @@ def test_status_logs_spend_and_diff_import_no_pulumi(tmp_path: Path, emulator: A
     (tmp_path / "stacks").mkdir()
     stack = write(tmp_path / "stacks" / "Pulumi.team.yaml", STACK_ON_THE_EMULATOR.format(url=emulator.url))
     settings = load_stack_file(stack)
-    checked = provider.check({}, {"name": "cpu", "project": "my-proj", "backend": "vertex",
-                                  "job": wire_of(settings.jobs["cpu"].job),
-                                  "identity": "organization/gcp-training-jobs/team/cpu"})
+    checked = provider.check({}, provider_props(wire_of(settings.jobs["cpu"].job), name="cpu",
+                                                identity="organization/gcp-training-jobs/team/cpu"))
     assert checked.failures == []
     provider.create(checked.inputs)
     script = (

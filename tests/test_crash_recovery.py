@@ -20,7 +20,7 @@ from gcp_training_jobs.backends.transport import RetryPolicy
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.conftest_emulator import HeldDelays
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, provider_props
 
 BACKENDS = ["ai-platform", "vertex"]
 CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
@@ -48,8 +48,7 @@ def job(count: int = 1, **labels: str) -> dict[str, Any]:
 
 
 def props(backend: str, spec: dict[str, Any] | None = None, identity: str = "org/proj/dev/resnet") -> dict[str, Any]:
-    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": spec or job(),
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": identity}
+    return provider_props(spec or job(), backend=backend, identity=identity)
 
 
 @pytest.fixture
@@ -58,13 +57,14 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> TrainingJobProvider:
-    """The provider against the emulator, its lifecycle on the fake clock."""
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", str(BASE))
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RECONCILE_SECONDS", str(PATIENCE))
-    provider: TrainingJobProvider = clock.drive(TrainingJobProvider())
-    return provider
+def provider_clock(clock: FakeClock) -> FakeClock:
+    """The provider's lifecycle on the fake clock."""
+    return clock
+
+
+@pytest.fixture
+def provider_env() -> dict[str, str]:
+    return {"GCP_TRAINING_JOBS_RETRY_BASE_SECONDS": str(BASE), "GCP_TRAINING_JOBS_RECONCILE_SECONDS": str(PATIENCE)}
 
 
 def run(provider: TrainingJobProvider, backend: str, spec: dict[str, Any] | None = None,

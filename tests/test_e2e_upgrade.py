@@ -1,9 +1,8 @@
-"""The real engine across an upgrade: a stack deployed by a release (commits 59f59fa and 8b2f7fb, each taken with
-`git archive`),
-then this working tree's code in its place, same state and stack. Pulumi pickled the release's provider into
-the state and runs that pickle (which imports the provider by its module path) for `read` and `delete`; the
-new code's provider runs `check`, `diff` and `create`. The upgrade must replace no job, find (adopt) the
-release's live job by its labels, cancel exactly the job a user removes, and create nothing.
+"""The real engine across an upgrade: a stack deployed by a release (commits 59f59fa, 8b2f7fb, 4f85326 and 98df59e,
+each taken with `git archive`), then this working tree's code in its place, same state and stack. Pulumi pickled the
+release's provider into the state and runs that pickle (which imports the provider by its module path) for `read`
+and `delete`; the new code's provider runs `check`, `diff` and `create`. The upgrade must replace no job, find
+(adopt) the release's live job by its labels, cancel exactly the job a user removes, and create nothing.
 
 Needs the `pulumi` CLI, as tests/test_e2e.py does, and the release commit in this clone's history: CI clones
 main in full; under CI a missing commit fails the test, elsewhere it skips.
@@ -28,11 +27,13 @@ pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
 
-#: The releases an upgrade starts from: the first release, and the last landing before the provider became a
-#: package (resources/training_job/) and the job input's module was renamed (job_wire -> job_inputs).
+#: The releases an upgrade starts from: the first release, the last landing before the provider became a
+#: package (resources/training_job/) and the job input's module was renamed (job_wire -> job_inputs), and the last
+#: before TrainingJob's inputs were declared once (job_model/declared.py).
 RELEASES = {"59f59fa": "59f59fa0b0f8b52f6532d8a522392cc858976d37",
             "8b2f7fb": "8b2f7fb263ecfbad93ff4ad088dc756a5e90cc0f",
-            "4f85326": "4f85326609b08447b093c8be702ee4ef07cf4302"}
+            "4f85326": "4f85326609b08447b093c8be702ee4ef07cf4302",
+            "98df59e": "98df59e3191b1d315acc06bb81da8cc9aca218fe"}
 #: The last release whose wheel installed the library as `components` (before it became gcp_training_jobs).
 LAST_COMPONENTS_RELEASE = "4f85326"
 #: The emulator process's phase length (tests/e2e_support.Emulator.start): jobs stay in a state until advanced.

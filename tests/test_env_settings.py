@@ -27,6 +27,7 @@ from gcp_training_jobs.resources import trainer_package
 from gcp_training_jobs.resources.settings import from_pulumi_config
 from gcp_training_jobs.resources.tpu_access import TpuServiceAccountProvider
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from tests.helpers import provider_props
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_EXAMPLE = ROOT / "tests" / "fixtures" / "guide_examples" / "gpu_legacy.yaml"
@@ -271,9 +272,7 @@ def test_the_program_stops_with_a_clean_pulumi_error(monkeypatch: pytest.MonkeyP
 def job_props() -> dict[str, Any]:
     job = {"workerPoolSpecs": [{"machineSpec": {"machineType": "n1-standard-8"}, "replicaCount": 1,
                                 "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/resnet:1.0"}}]}
-    return {"name": "resnet", "project": "my-proj", "backend": "vertex",
-            "job": {"jobSpec": job, "region": "us-central1"}, "waitForCompletion": False,
-            "waitTimeoutSeconds": None, "identity": "org/proj/dev/resnet"}
+    return provider_props({"jobSpec": job, "region": "us-central1"})
 
 
 def test_the_providers_check_names_a_bad_variable_as_a_check_failure(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.tries import QuotaRefused
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, provider_props
 
 L4 = "custom_model_training_nvidia_l4_gpus"
 IDENTITY = "org/proj/dev/trial"
@@ -39,15 +39,12 @@ def l4_job(region: str = "us-central1", strategy: str | None = None) -> dict[str
 
 
 def props(job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"name": "trial", "project": "my-proj", "backend": "vertex", "job": job or l4_job(),
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": IDENTITY, **extra}
+    return provider_props(job or l4_job(), **{"name": "trial", "identity": IDENTITY, **extra})
 
 
 @pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return FakeClock().drive(TrainingJobProvider())
+def provider_clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture

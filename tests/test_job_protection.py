@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.review import ProtectedJobError, cost_line
@@ -17,13 +16,6 @@ from tests.helpers import checked, l4_spot, spec_props
 
 RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requiredLabels": ["env"],
          "spotOnly": True}
-
-
-@pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return TrainingJobProvider()
 
 
 @pytest.fixture

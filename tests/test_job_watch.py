@@ -18,7 +18,8 @@ from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from gcp_training_jobs.resources.job_model.identity import identity_labels, stack_label
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.review import LAST_LINES, cost_usd
-from tests.helpers import FakeClock, as_container, t4_job
+from tests.helpers import FakeClock, t4_job
+from tests.helpers import props as helpers_props
 
 PHASE = 1800.0
 #: 3 x n1-standard-8 + 6 NVIDIA_TESLA_T4 in us-central1 on demand, from the bundled price table (as `plan` says).
@@ -32,13 +33,10 @@ def emulator(frozen_emulator: Emulator) -> Emulator:
     return frozen_emulator
 
 
-@pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    made = TrainingJobProvider()
-    made.wall_clock = emulator.state.now  # type: ignore[method-assign]  # the emulator's time is the jobs' time
-    return made
+@pytest.fixture(autouse=True)
+def _emulator_time(provider: TrainingJobProvider, emulator: Emulator) -> None:
+    """The emulator's time is the jobs' time: a job's cost so far is counted to it."""
+    provider.wall_clock = emulator.state.now  # type: ignore[method-assign]
 
 
 @pytest.fixture
@@ -52,10 +50,7 @@ def said(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
 
 
 def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    job = job or t4_job()
-    return {"name": "resnet", "project": "my-proj", "backend": backend,
-            "job": as_container(job) if backend == "vertex" and "trainingInput" in job else job,
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": IDENTITY, **extra}
+    return helpers_props(backend, job, **{"identity": IDENTITY, **extra})
 
 
 def create(provider: TrainingJobProvider, inputs: dict[str, Any]) -> dict[str, Any]:

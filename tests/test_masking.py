@@ -26,6 +26,7 @@ from gcp_training_jobs.jobspec.load import judge_tuning_job
 from gcp_training_jobs.resources import provider_log
 from gcp_training_jobs.resources.training_job import _conceal_credentials
 from tests.helpers import CREDENTIAL_SAMPLES as SAMPLES
+from tests.helpers import provider_props
 
 ROOT = Path(__file__).resolve().parents[1]
 HF, GITHUB, SLACK = SAMPLES["huggingface-access-token"], SAMPLES["github-pat"], SAMPLES["slack-bot-token"]
@@ -258,10 +259,10 @@ def test_a_job_without_a_credential_is_passed_on_as_it_is() -> None:
 def test_the_providers_check_failure_that_echoes_a_value_shows_its_credential_masked() -> None:
     from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
-    news = {"name": "train", "project": "my-ml-test", "backend": "ai-platform",
-            "identity": "organization/p/s/train",
-            "job": {"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "runtimeVersion": "2.11",
-                                      "pythonVersion": "3.7", "pythonModule": "trainer.task", "packageUris": [HF]}}}
+    news = provider_props({"trainingInput": {"scaleTier": "BASIC", "region": "us-central1", "runtimeVersion": "2.11",
+                                             "pythonVersion": "3.7", "pythonModule": "trainer.task",
+                                             "packageUris": [HF]}},
+                          name="train", project="my-ml-test", backend="ai-platform", identity="organization/p/s/train")
     failures = TrainingJobProvider().check({}, news).failures
     assert [f.reason.split(" is not")[0] for f in failures] == [
         "TrainingJob train, job.trainingInput.packageUris[0]: '<Hugging Face access token, not shown>'"]

@@ -16,7 +16,7 @@ from gcp_training_jobs.cli.plan.quota import online_review
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.resources.settings.judge import judge
-from tests.helpers import checked, rest, spec_props
+from tests.helpers import checked, provider_props, rest, spec_props
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT, REGION = "my-proj", "us-central1"
@@ -133,9 +133,8 @@ def test_status_shows_the_stacks_persistent_resources_and_the_jobs_on_them(
     make_resource(emulator, "team-pool")  # what the stack's AiPersistentResource makes
     settle(emulator)
     settings = load_stack_file(path)
-    made = provider.check({}, {"name": "on-pool", "project": PROJECT, "backend": "vertex",
-                               "job": wire_of(settings.jobs["on-pool"].job),
-                               "identity": "organization/gcp-training-jobs/team/on-pool"})
+    made = provider.check({}, provider_props(wire_of(settings.jobs["on-pool"].job), name="on-pool", project=PROJECT,
+                                             identity="organization/gcp-training-jobs/team/on-pool"))
     assert made.failures == []
     provider.create(made.inputs)
     monkeypatch.chdir(tmp_path)

@@ -19,7 +19,7 @@ from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
 from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from tests.conftest_emulator import LIVENESS_SECONDS
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, provider_props
 
 L4 = "custom_model_training_nvidia_l4_gpus"
 #: The reads of a region's live jobs (quotas.held: every custom and tuning job there, no label filter).
@@ -146,19 +146,15 @@ def l4_news(name: str, stack: str = "dev", stack_quota: dict[str, Any] | None = 
         {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
          "replicaCount": "1", "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}],
         "scheduling": {"timeout": "7200s"}}, "region": region}
-    news: dict[str, Any] = {"name": name, "project": "my-proj", "backend": "vertex", "job": job,
-                            "waitForCompletion": False, "waitTimeoutSeconds": None,
-                            "identity": f"org/proj/{stack}/{name}"}
+    news = provider_props(job, name=name, identity=f"org/proj/{stack}/{name}")
     if stack_quota is not None:
         news["stackQuota"] = stack_quota
     return news
 
 
 @pytest.fixture
-def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobProvider:
-    monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", emulator.url)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_RETRY_BASE_SECONDS", "0.001")
-    return FakeClock().drive(TrainingJobProvider())
+def provider_clock() -> FakeClock:
+    return FakeClock()
 
 
 def reasons(provider: TrainingJobProvider, news: dict[str, Any]) -> list[str]:

@@ -29,6 +29,7 @@ from gcp_training_jobs.resources import stack as stack_module  # noqa: E402
 from gcp_training_jobs.resources.settings import load_stack_file  # noqa: E402
 from gcp_training_jobs.resources.trainer_package import BUILD_DIR_ENV, BuildError, build_sdist  # noqa: E402
 from gcp_training_jobs.resources.training_job import TrainingJobProvider  # noqa: E402
+from tests.helpers import provider_props  # noqa: E402
 
 KEY = f"{NAMESPACE}:apiEndpoint"
 JOB = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
@@ -90,8 +91,7 @@ def test_a_provider_pointed_at_a_plaintext_remote_endpoint_sends_nothing(monkeyp
     transport.reset_for_tests()
     provider = TrainingJobProvider()
     job = {"trainingInput": {**JOB["trainingInput"], "packageUris": ["gs://b-staging/t.tar.gz"]}}
-    inputs = dict(provider.check({}, {"name": "x", "project": "my-proj", "backend": "ai-platform", "job": job,
-                                      "identity": "o/p/s/x"}).inputs)
+    inputs = dict(provider.check({}, provider_props(job, name="x", backend="ai-platform", identity="o/p/s/x")).inputs)
     try:
         with pytest.raises(transport.InsecureEndpointError):
             provider.create(inputs)

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi.dynamic import Config, ConfigureRequest
 
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.names import TODAY_ENV
 from gcp_training_jobs.resources.settings import load_stack_file
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from tests.helpers import provider_props
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,15 +33,7 @@ def props(shape: str, backend: str = "vertex") -> dict[str, Any]:
     ti = copy.deepcopy(SHAPES[shape][0])
     ti.update(region="us-central1", jobDir="gs://my-job-dir/jobs/resnet",
               masterConfig={"imageUri": IMAGE, "containerArgs": ["--model_dir=gs://my-job-dir/jobs/resnet"]})
-    return {"name": "resnet", "project": "my-proj", "backend": backend, "job": {"trainingInput": ti},
-            "waitForCompletion": False, "waitTimeoutSeconds": None, "identity": "org/proj/dev/resnet"}
-
-
-@pytest.fixture
-def provider(emulator: Emulator) -> TrainingJobProvider:
-    provider = TrainingJobProvider()
-    provider.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url}, "gcp-training-jobs")))
-    return provider
+    return provider_props({"trainingInput": ti}, backend=backend)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))

@@ -16,6 +16,7 @@ from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, NAMESPACE
+from gcp_training_jobs.resources.job_model.declared import JOB, JOB_KEYS
 
 #: The stack config key of the endpoint override, in the library's own namespace.
 ENDPOINT_KEY = f"{NAMESPACE}:apiEndpoint"
@@ -68,10 +69,6 @@ def environment_failures() -> list[CheckFailure]:
     return []
 
 
-#: The inputs of a TrainingJob that a stack job sets under its own key (jobs.NAME.KEY).
-JOB_KEYS = ("job", "waitForCompletion", "waitTimeoutSeconds", "protect", "fallbacks", "retries", "rerun",
-            "deleteRecordOnDelete")
-
 
 def refused(kind: str, name: str, failures: Iterable[CheckFailure], *, from_stack: bool = False) -> list[CheckFailure]:
     """Each failure with no property and its field in its reason. The engine shows a failure with a property as
@@ -100,7 +97,7 @@ def where(kind: str, name: str, field: str, *, from_stack: bool = False) -> str:
         return f"environment {field}"
     head = field.split(".", 1)[0].split("[", 1)[0]
     if from_stack and head in JOB_KEYS:
-        rest = field[len("job"):].lstrip(".") if head == "job" else field
+        rest = field[len(JOB.wire):].lstrip(".") if head == JOB.wire else field
         return f"{NAMESPACE}:jobs.{name}" + (f".{rest}" if rest else "")
     if field.startswith(f"{NAMESPACE}:"):  # a stack setting (the guardrails): the program's argument of that name
         return f"{field} (job {name})" if from_stack else f"{kind} {name}, {field.removeprefix(NAMESPACE + ':')}"

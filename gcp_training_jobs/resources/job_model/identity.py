@@ -4,7 +4,7 @@ each job and adopts a live job carrying them; the CLI (`status`, `logs`, `spend`
 - `pulumi-resource`: whose job it is, a hash of the Pulumi organization, project, stack and resource name (the
   resource's `identity` input);
 - `pulumi-spec`: what it runs, a hash of its canonical spec (inputs.spec_of; with its labels where a label change
-  makes a new job, and its `rerun` token when one is set);
+  makes a new job, and its re-run token when one is set);
 - `pulumi-stack`: which stack's it is, a hash of the Pulumi project and stack. Not part of what makes a job
   change (neither in `pulumi-spec` nor compared by diff).
 
@@ -22,6 +22,7 @@ from typing import Any
 from gcp_training_jobs.backends import get_backend
 from gcp_training_jobs.jobspec.core.names import BACKENDS, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
 from gcp_training_jobs.jobspec.render.bodies import Renderable, job_labels
+from gcp_training_jobs.resources.job_model.declared import RERUN
 from gcp_training_jobs.resources.job_model.inputs import Inputs, canonical, spec_of
 
 #: Hex digits of the identity label values (80 bits).
@@ -35,14 +36,14 @@ def _digest(text: str) -> str:
 def identity_labels(identity: str, job: dict[str, Any], backend: str, parsed: Renderable | None = None,
                     rerun: str | None = None) -> dict[str, str]:
     """The labels a live job of this resource and spec is found by: `pulumi-resource` (whose job) and
-    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job; with its `rerun`
+    `pulumi-spec` (what it runs; with its labels on Vertex, where a label change makes a new job; with its re-run
     token when one is set, so that a fresh run never adopts the run it replaces). `parsed`: the job already parsed,
     when the caller has it."""
     spec: dict[str, Any] = {"spec": spec_of(job, parsed)}
     if backend in BACKENDS and not get_backend(backend).supports_label_update:
         spec["labels"] = canonical(job.get("labels") or {})
-    if rerun is not None:
-        spec["rerun"] = rerun
+    if rerun is not None:  # keyed by the input's name: pinned by the upgrade tests (a new key would replace jobs)
+        spec[RERUN.wire] = rerun
     return {RESOURCE_LABEL: _digest(identity), SPEC_LABEL: _digest(json.dumps(spec, sort_keys=True))}
 
 

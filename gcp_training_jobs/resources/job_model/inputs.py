@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
 from gcp_training_jobs.jobspec import load
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import (
@@ -44,7 +46,7 @@ from gcp_training_jobs.jobspec.core.names import (
     TRAINING_INPUT,
     TUNING_JOB,
 )
-from gcp_training_jobs.jobspec.core.problems import Problem
+from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
@@ -53,6 +55,28 @@ from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
 from gcp_training_jobs.jobspec.vocab.custom_job import spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body
+from gcp_training_jobs.resources.job_model.declared import (
+    BACKEND,
+    BUDGET,
+    CHEAPEST_FIRST,
+    DELETE_RECORD,
+    FALLBACKS,
+    GUARDRAILS,
+    IDENTITY,
+    INPUTS,
+    JOB,
+    NAME,
+    PROJECT,
+    PROTECT,
+    RERUN,
+    RESOURCE_DECLARED,
+    RETRIES,
+    STACK_QUOTA,
+    WAIT,
+    WAIT_TIMEOUT,
+    Input,
+    Kind,
+)
 from gcp_training_jobs.resources.job_model.protection import guardrails_of, protect_of
 
 
@@ -169,41 +193,42 @@ def spec_of(job: dict[str, Any], parsed: Renderable | None = None) -> Any:
 
 
 
-# --- The other inputs ---------------------------------------------------------------------------------------
+# --- The other inputs: their declaration is declared.py; read and judged here from it -------------------------
 
 
 DEFAULT_WAIT_TIMEOUT = 24 * 3600.0
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def retries_of(value: Any) -> int:
     """The `retries` input: a whole number from 0 to MAX_RETRIES (Pulumi sends 2 as 2.0); unset: DEFAULT_RETRIES."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _number(value) or not math.isfinite(value):
         return DEFAULT_RETRIES
     return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
 
 
 def retries_problem(value: Any) -> str | None:
     """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
-    if value is None or unknown(value):  # unset, or the engine's unknown at preview (other text is refused)
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-            or value != int(value) or not 0 <= value <= MAX_RETRIES:
-        return f"{value!r}; allowed: a whole number from 0 to {MAX_RETRIES}"
-    return None
+    return _problem(RETRIES, value)
 
 
 def rerun_of(value: Any) -> str | None:
-    """The `rerun` token: any text; unset (or empty): None."""
+    """The re-run token: any text; unset (or empty): None."""
     return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) else None
+
+
+def wait_timeout_of(value: Any) -> float:
+    """How long a waiting create waits: the input when it is a number of seconds, else DEFAULT_WAIT_TIMEOUT."""
+    return float(value) if seconds_problem(value) is None and value else DEFAULT_WAIT_TIMEOUT
 
 
 #: The engine's unknown value (a preview's Output not resolved yet), as the Pulumi SDK spells it
 #: (`pulumi.runtime.rpc.UNKNOWN`; tests/test_training_job.py holds the two equal). Written here so that reading the
 #: inputs loads no Pulumi: the command line and the policy pack import this module.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-
-#: The flags (true / false) among the inputs.
-FLAGS = ("waitForCompletion", "protect", "deleteRecordOnDelete", "persistentResourceDeclared")
 
 
 def unknown(value: Any) -> bool:
@@ -212,50 +237,87 @@ def unknown(value: Any) -> bool:
 
 
 def seconds_problem(value: Any) -> str | None:
-    """Why a waitTimeoutSeconds value is not a number of seconds (None: it is, or it is not set)."""
-    if value is None or unknown(value):
+    """Why a wait timeout is not a number of seconds (None: it is, or it is not set)."""
+    return _problem(WAIT_TIMEOUT, value)
+
+
+#: Whether a value is of an input's kind (the type check, before its bounds: `Input.rule`).
+_OF_KIND: dict[Kind, Callable[[Any], bool]] = {
+    Kind.TEXT: lambda value: isinstance(value, str),
+    Kind.BACKEND: lambda value: value in BACKENDS,
+    Kind.JOB: lambda value: isinstance(value, Mapping),
+    Kind.FLAG: lambda value: isinstance(value, bool),
+    Kind.SECONDS: _number,
+    Kind.COUNT: lambda value: _number(value) and math.isfinite(value) and value == int(value),
+    Kind.LIST: lambda value: isinstance(value, list),
+    Kind.MAPPING: lambda value: isinstance(value, Mapping),
+    Kind.DATA: lambda value: True,
+}
+
+
+def rules_of(declared_inputs: tuple[Input, ...]) -> type[BaseModel]:
+    """The bounds of the inputs that have them, as one model of their properties: the same pydantic types, in the
+    same words (core.problems.from_validation_error), as the stack's `jobs.NAME.*` settings (its validators built
+    at first use)."""
+    return create_model("TrainingJobInputs", __config__=ConfigDict(defer_build=True),  # type: ignore[call-overload]
+                        **{declared.attribute: (declared.rule | None, Field(default=None, alias=declared.wire))
+                           for declared in declared_inputs if declared.rule is not None})
+
+
+#: The declared inputs' bounds (rules_of), made once: the model holds no state a call changes.
+RULES = rules_of(INPUTS)
+
+
+def _problem(declared: Input, value: Any) -> str | None:
+    """Why a known value of an input is not allowed (None: it is, or it is unset / unknown): its kind first, in the
+    input's own words, then its bounds, in the words the stack's settings say them."""
+    if value is None or unknown(value):  # unset, or the engine's unknown at preview (other text is refused)
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"{value!r} is not a number of seconds; allowed: a finite number of seconds > 0, e.g. 3600"
-    if not math.isfinite(value) or value <= 0:
-        return f"{value!r}; allowed: a finite number of seconds > 0, e.g. 3600"
+    if not _OF_KIND[declared.kind](value):
+        if declared.kind is Kind.JOB:
+            return f"{type(value).__name__}; allowed: {declared.allowed}"
+        if declared.kind is Kind.SECONDS:
+            return f"{value!r} is not a number of seconds; allowed: {declared.allowed}"
+        return f"{value!r}; allowed: {declared.allowed}"
+    if declared.rule is not None:
+        try:
+            RULES.model_validate({declared.wire: value})
+        except ValidationError as error:
+            return from_validation_error(error, RULES)[0].message
     return None
 
 
 def input_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(input, what is wrong and what is allowed) for each input of `props` (the engine's camelCase names) that is
-    known and not allowed; unset and unknown values pass."""
-    found: list[tuple[str, str]] = []
+    known and not allowed; unset and unknown values pass. The one judge of the inputs (declared.INPUTS), for both
+    places they are given: `TrainingJob(...)` and the provider's `check`."""
+    return [(declared.wire, problem) for declared in INPUTS
+            if (problem := _problem(declared, props.get(declared.wire))) is not None]
 
-    def given(key: str) -> bool:
-        return props.get(key) is not None and not unknown(props.get(key))
 
-    backend = props.get("backend")
-    if given("backend") and backend not in BACKENDS:
-        found.append(("backend", f"{backend!r}; allowed: {', '.join(BACKENDS)}"))
-    for key, what in (("project", "the Google Cloud project id"), ("rerun", "any text (change it to run the job "
-                                                                           "again)")):
-        if given(key) and not isinstance(props[key], str):
-            found.append((key, f"{props[key]!r}; allowed: {what}"))
-    if given("job") and not isinstance(props["job"], Mapping):
-        found.append(("job", f"{type(props['job']).__name__}; allowed: a mapping, {{'trainingInput': ...}} or "
-                             "{'jobSpec': ..., 'region': ...}"))
-    if (problem := seconds_problem(props.get("waitTimeoutSeconds"))) is not None:
-        found.append(("waitTimeoutSeconds", problem))
-    for key in FLAGS:
-        if given(key) and not isinstance(props[key], bool):
-            found.append((key, f"{props[key]!r}; allowed: true, false"))
-    retries = props.get("retries")
-    if given("retries") and (problem := retries_problem(retries)) is not None:
-        found.append(("retries", problem))
-    if given("fallbacks") and not isinstance(props["fallbacks"], list):
-        found.append(("fallbacks", f"{props['fallbacks']!r}; allowed: a list of alternatives (region, machineSpec, "
-                                   "scheduling)"))
-    if given("cheapestFirst") and not isinstance(props["cheapestFirst"], bool):
-        found.append(("cheapestFirst", f"{props['cheapestFirst']!r}; allowed: true, false"))
-    if given("guardrails") and not isinstance(props["guardrails"], Mapping):
-        found.append(("guardrails", f"{props['guardrails']!r}; allowed: a mapping of the stack's guardrails"))
-    return found
+#: What an input that is not in the props reads as, where that differs from an input set to None.
+_ABSENT = ""
+
+#: How each input is read into its field of `Inputs` (declared.Input.attribute); a value of the wrong kind reads as
+#: unset: input_problems says what is wrong with it.
+_READ: dict[str, Callable[[Any], Any]] = {declared.attribute: read for declared, read in (
+    (NAME, str),
+    (PROJECT, str),
+    (BACKEND, str),
+    (JOB, lambda value: dict(value) if isinstance(value, dict) else {}),
+    (IDENTITY, lambda value: str(value or "")),
+    (WAIT, lambda value: value is True),
+    (WAIT_TIMEOUT, wait_timeout_of),
+    (RETRIES, retries_of),
+    (RERUN, rerun_of),
+    (PROTECT, protect_of),
+    (FALLBACKS, lambda value: tuple(value) if isinstance(value, list) else ()),
+    (STACK_QUOTA, unwire),
+    (BUDGET, lambda value: dict(value) if isinstance(value, Mapping) else None),
+    (DELETE_RECORD, lambda value: value is True),
+    (RESOURCE_DECLARED, lambda value: value is True),
+    (CHEAPEST_FIRST, lambda value: value is True),
+)}
 
 
 @dataclass(frozen=True)
@@ -281,11 +343,13 @@ class Inputs:
     fallbacks: tuple[Any, ...] = ()
     """The alternatives as given (each judged by the check; a value unknown at preview stays as it is)."""
     stack_jobs: tuple[Asker, ...] = ()
-    """The `stackQuota` input: what the stack's jobs ask of the quotas at each placement, in order (quota_fit)."""
+    """The stack's jobs as the quotas see them, in order, each at its placements (quota_fit.unwire)."""
+    budget: dict[str, Any] | None = None
+    """The stack's monthly budget and worst case (resources.budget.budget_input), or None."""
     delete_record: bool = False
-    """`deleteRecordOnDelete`: a finished job's record is removed with the resource."""
+    """A finished job's record is removed with the resource."""
     resource_declared: bool = False
-    """`persistentResourceDeclared`: the persistent resource the job names is the stack's own (made in the same `up`,
+    """The persistent resource the job names is the stack's own (made in the same `up`,
     checked offline), not an existing one the check asks Vertex about."""
     job_unknown: bool = False
     """The whole `job` input is unknown (a preview's Output): it is judged at `pulumi up`."""
@@ -295,30 +359,18 @@ class Inputs:
 
     @classmethod
     def of(cls, props: Mapping[str, Any]) -> Inputs:
-        timeout = props.get("waitTimeoutSeconds")
-        rails, rail_problems = guardrails_of(props.get("guardrails"))
-        fallbacks, protect = props.get("fallbacks"), props.get("protect")
+        """The inputs read, each by its declaration's kind (declared.INPUTS); a value of the wrong kind reads as
+        unset (input_problems says what is wrong with it)."""
+        read = {declared.attribute: _READ[declared.attribute](props.get(declared.wire, _ABSENT))
+                for declared in INPUTS if declared.attribute}
+        rails, rail_problems = guardrails_of(props.get(GUARDRAILS.wire))
         return cls(
-            name=str(props.get("name", "")),
-            project=str(props.get("project", "")),
-            backend=str(props.get("backend", "")),
-            job=dict(job) if isinstance(job := props.get("job"), dict) else {},
+            **read,
             job_id=str(props.get("jobId") or ""),
-            identity=str(props.get("identity") or ""),
-            wait=props.get("waitForCompletion") is True,
-            wait_timeout=float(timeout) if seconds_problem(timeout) is None and timeout else DEFAULT_WAIT_TIMEOUT,
-            retries=retries_of(props.get("retries")),
-            rerun=rerun_of(props.get("rerun")),
             props=dict(props),
             guardrails=rails,
             guardrail_problems=tuple(rail_problems),
-            protect=protect_of(protect),
-            fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
-            stack_jobs=unwire(props.get("stackQuota")),
-            delete_record=props.get("deleteRecordOnDelete") is True,
-            resource_declared=props.get("persistentResourceDeclared") is True,
-            job_unknown=unknown(props.get("job")),
-            cheapest=props.get("cheapestFirst") is True,
+            job_unknown=unknown(props.get(JOB.wire)),
         )
 
     @property

@@ -9,7 +9,7 @@ what a change of the inputs does (`changes_of`: a new job, new labels, or a chan
   2; the count is on the job, label `pulumi-retry`, and starts again with a new spec, whose `pulumi-spec` differs).
   After a capacity failure before the job ran, the next try goes to the next placement (after the last: the
   first); after a preemption or an internal fault, to the same one.
-- CANCELLED outside Pulumi: reported; made again only on request (`rerun`).
+- CANCELLED outside Pulumi: reported; made again only on request (a new re-run token).
 - A create refused for quota (HTTP 429, transport.QuotaExceeded) made nothing: the next placement is tried at once,
   and no retry is spent.
 Labels `pulumi-placement` and `pulumi-retry` are only set when not 0, so a job without fallbacks or retries carries
@@ -27,6 +27,7 @@ from gcp_training_jobs.backends.failures import Failure, failure_of_job
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import BACKENDS, PLACEMENT_LABEL, RETRY_LABEL
 from gcp_training_jobs.resources.fallbacks import alternative_job
+from gcp_training_jobs.resources.job_model.declared import IN_PLACE, REPLACING, RERUN
 from gcp_training_jobs.resources.job_model.inputs import Inputs, canonical, region_of, spec_of
 
 
@@ -123,12 +124,12 @@ def decide_finished_job(name: str, resource: Mapping[str, Any] | None, state: st
     if resource is None or state not in ("FAILED", "CANCELLED"):
         return Decision(False)
     if state == "CANCELLED":
-        return Decision(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change jobs.{name}.rerun to "
-                              "run it again", "warn")
+        return Decision(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change "
+                              f"jobs.{name}.{RERUN.wire} to run it again", "warn")
     failure = failure_of_job(dict(resource))
     if not failure.googles:
         return Decision(False, f"job {name} FAILED because {failure.describe()}: kept and not made again (change its "
-                              f"spec, or jobs.{name}.rerun, to run it again)", "warn")
+                              f"spec, or jobs.{name}.{RERUN.wire}, to run it again)", "warn")
     used = retry_number(resource)
     if used >= retries:
         return Decision(False, f"job {name} FAILED because {failure.describe()}, and was made again {used} time(s), "
@@ -137,13 +138,6 @@ def decide_finished_job(name: str, resource: Mapping[str, Any] | None, state: st
                          f"of {retries})")
 
 
-#: Inputs whose change forces a new job (besides the spec, and labels where they cannot be patched); `rerun` asks
-#: for a fresh run of the same spec.
-REPLACING = ("project", "backend", "rerun")
-#: Inputs that change in place (recorded by update; no API call but a read): adding or editing `fallbacks` or
-#: `retries` never replaces a job.
-IN_PLACE = ("name", "waitForCompletion", "waitTimeoutSeconds", "guardrails", "protect", "fallbacks", "retries",
-            "deleteRecordOnDelete", "cheapestFirst")
 
 
 @dataclass(frozen=True)
@@ -161,9 +155,10 @@ class Changes:
 
 
 def changes_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> Changes:
-    """The provider's diff from the inputs alone (no API call): a changed spec, project, backend or rerun makes a
-    new job; a label change too where the API cannot patch labels (Vertex). `diff`, the quota check of a job about
-    to be made, and `gcp-training-jobs diff` (offline) decide with it."""
+    """The provider's diff from the inputs alone (no API call): a changed spec, or an input that replaces
+    (declared.REPLACING: project, backend, the re-run token), makes a new job; a label change too where the API
+    cannot patch labels (Vertex). `diff`, the quota check of a job about to be made, and `gcp-training-jobs diff`
+    (offline) decide with it."""
     old, new = Inputs.of(dict(olds)), Inputs.of(dict(news))
     replaces = [key for key in REPLACING if canonical(olds.get(key)) != canonical(news.get(key))]
     if spec_of(old.job) != spec_of(new.job):

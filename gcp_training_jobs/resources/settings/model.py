@@ -7,7 +7,6 @@ stack).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,7 +20,6 @@ from gcp_training_jobs.jobspec.core.names import (
     DEFAULT_REGION,
     ENDPOINT,
     LOCATION,
-    MAX_RETRIES,
     PROJECT_ID,
     SERVICE_ACCOUNT,
 )
@@ -33,6 +31,7 @@ from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import Job, WireModel
+from gcp_training_jobs.resources.job_model.declared import FALLBACKS_BOUND, RerunToken, Retries, Seconds
 from gcp_training_jobs.resources.settings.budget import BudgetField
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 from gcp_training_jobs.resources.settings.placement import PlacementSettings, none_when_empty
@@ -89,24 +88,8 @@ def _tls_or_loopback(value: str) -> str:
     return value
 
 
-def _finite_seconds(value: Any) -> Any:
-    """A finite number of seconds: `true` is not 1 s (as pydantic's lax mode would take it), nor is 1e400
-    infinity."""
-    allowed = "allowed: a finite number of seconds > 0, e.g. 3600"
-    if isinstance(value, bool):
-        raise ValueError(f"{str(value).lower()} is not a number of seconds; {allowed}")
-    try:
-        finite = math.isfinite(float(value))
-    except (TypeError, ValueError, OverflowError):
-        return value  # not a number at all: pydantic says so
-    if not finite:
-        raise ValueError(f"not a finite number; {allowed}")
-    return value
-
-
 Endpoint = Annotated[str, _pattern(ENDPOINT, "an http(s) URL, e.g. http://127.0.0.1:8085/"),
                      AfterValidator(_tls_or_loopback)]
-Seconds = Annotated[float, BeforeValidator(_finite_seconds), Field(gt=0, allow_inf_nan=False)]
 Location = Annotated[str, _pattern(LOCATION, "a Cloud Storage location, e.g. US-CENTRAL1 or US")]
 Grant = Annotated[Literal["auto", "true", "false"], BeforeValidator(_grant)]
 
@@ -212,13 +195,13 @@ class JobSettings(SettingsModel):
     delete_record_on_delete: bool = False
     """Also remove a finished job's record from Vertex AI when the job is replaced, leaves the stack or the stack is
     destroyed (default: every record stays, the job's history for `status --all` and `spend`)."""
-    fallbacks: list[FallbackSettings] | None = Field(default=None, max_length=10)
+    fallbacks: Annotated[list[FallbackSettings], FALLBACKS_BOUND] | None = None
     """Where else the job may run, in order, when a create is refused for quota or capacity or the job fails for
     capacity before it ran (README, "When Google has no capacity")."""
-    retries: int | None = Field(default=None, ge=0, le=MAX_RETRIES)
+    retries: Retries | None = None
     """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
     (default DEFAULT_RETRIES); a failure of the user's code never is."""
-    rerun: str | None = Field(default=None, max_length=63)
+    rerun: RerunToken | None = None
     """Any text: changing it replaces the job with a fresh run of the same spec."""
     # -- placement (settings/placement.py) --
     placement: Literal["cheapest"] | None = None

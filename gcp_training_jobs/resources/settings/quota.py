@@ -1,5 +1,6 @@
 """The stack's jobs and persistent resources as the quotas see them (jobspec.review.quota_fit.Asker), from the
-settings as judged: the one list `plan`, `plan --online`, the diff and the stack's `stackQuota` input are built from.
+settings as judged: the one list `plan`, `plan --online`, the diff and the stack's quota input (declared.py) are
+built from.
 
 The persistent resources come first (the jobs on them wait for them, so they hold their machines before the jobs are
 made), each its machines at the most in its region; then the jobs, each as written and at each of its fallbacks. Each

@@ -14,22 +14,29 @@ it (see ARCHITECTURE.md).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, fields
 from inspect import isawaitable
-from typing import Any
+from typing import Any, get_type_hints
 
 import pulumi
 from pulumi.dynamic import Resource
 
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import DEFAULT_BACKEND, command
+from gcp_training_jobs.jobspec.core.names import command
 from gcp_training_jobs.resources.args import resolve_args
+from gcp_training_jobs.resources.job_model.declared import (
+    IDENTITY,
+    INPUTS,
+    NAME,
+    OUTPUT_KEYS,
+    RERUN,
+    TrainingJobArgs,
+    TrainingJobOutputs,
+)
 from gcp_training_jobs.resources.job_model.identity import identity_labels, identity_of
 from gcp_training_jobs.resources.job_model.inputs import UNKNOWN, canonical, input_problems, new_job_id, spec_of
 from gcp_training_jobs.resources.job_model.runs import REPLACING
-from gcp_training_jobs.resources.training_job.provider import OUTPUT_KEYS, TrainingJobProvider
+from gcp_training_jobs.resources.training_job.provider import TrainingJobProvider
 
 
 def resource_identity(resource_name: str) -> str:
@@ -41,88 +48,12 @@ class InvalidArgs(TrainingJobsError, pulumi.RunError):
     """TrainingJob was given an argument it cannot take (a RunError: Pulumi reports it as one line, no traceback)."""
 
 
-@dataclass
-class TrainingJobArgs:
-    """One training job: where, on which API, the job itself, and the stack's rules on it.
-
-    Each field is checked where it is given (`TrainingJob(...)` raises InvalidArgs naming the field: `retries="three"`
-    is refused); a value that is an Output, not known until the engine resolves it, is checked by the provider's
-    `check` instead, against the same rules (gcp_training_jobs.resources.job_model.inputs)."""
-
-    project: pulumi.Input[str]
-    """The Google Cloud project the job runs in."""
-    job: pulumi.Input[dict[str, Any]]
-    """The job, in either vocabulary: AI Platform Training's (a gcloud config.yaml Job: `{"trainingInput": {...},
-    "labels": ...}`), or Vertex AI's (`{"jobSpec": CustomJobSpec, "region": R, "labels": ...}`, vertex only); leaves may
-    be Outputs (a package URI, a job dir)."""
-    backend: pulumi.Input[str] = DEFAULT_BACKEND
-    """vertex (Vertex AI custom jobs) or ai-platform (AI Platform Training v1)."""
-    wait_for_completion: pulumi.Input[bool] = False
-    """Whether create (and replace) waits until the job ends."""
-    wait_timeout_seconds: pulumi.Input[float] | None = None
-    """How long to wait at most (default: 24 hours)."""
-    guardrails: pulumi.Input[dict[str, Any]] | None = None
-    """The stack's guardrails (`gcp-training-jobs:guardrails`, camelCase keys), checked on this job by the
-    provider's check (the per-job ones and the fixed job rules); `protectJobs` protects it when active."""
-    protect: pulumi.Input[bool] | None = None
-    """Refuse a change that replaces or deletes the job while it is QUEUED, PREPARING or RUNNING (None: the
-    guardrails' protectJobs)."""
-    fallbacks: pulumi.Input[list[dict[str, Any]]] | None = None
-    """Where else the job may run, in order (each: `region`, `machineSpec` {machineType, acceleratorType,
-    acceleratorCount}, `scheduling.strategy`), when a create is refused for quota or capacity or the job fails for
-    capacity before it ran; adding or editing them never replaces a running job."""
-    retries: pulumi.Input[int] | None = None
-    """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
-    (None: 2); a failure of the user's code never is."""
-    rerun: pulumi.Input[str] | None = None
-    """Any text: changing it replaces the job with a fresh run of the same spec."""
-    delete_record_on_delete: pulumi.Input[bool] | None = None
-    """Whether deleting or replacing the resource also removes its finished job's record from Vertex AI (None,
-    False: every record stays, the job's history; an active job is cancelled either way)."""
-    persistent_resource_declared: pulumi.Input[bool] | None = None
-    """Whether the persistent resource the job runs on is the stack's own (stack.py; None: an existing one, which the
-    check asks Vertex about: it exists and is RUNNING)."""
-    cheapest_first: pulumi.Input[bool] | None = None
-    """`jobs.NAME.placement: cheapest`: `fallbacks` are the job's placements, cheapest first, and the job as written
-    is not tried before them (the stack's placement candidates, settings.placement); None: the job as written, then
-    its fallbacks."""
-    stack_quota: pulumi.Input[dict[str, Any]] | None = None
-    """What the stack's jobs need of Vertex AI's quotas ({"jobs": [{resource, name, region, needs}]}, stack.py), so
-    that the quota check of this job's preview counts the stack's other new jobs too."""
-    budget: pulumi.Input[dict[str, Any]] | None = None
-    """The stack's monthly budget and worst case ({"monthlyUsd", "stackWorstCase"}: resources.budget.budget_input),
-    held by the check as the guardrail `budget`; a stack figure, never compared by diff (as stackQuota)."""
-
-
-class TrainingJob(Resource, module="training", name="TrainingJob"):
+class TrainingJob(Resource, TrainingJobOutputs, module="training", name="TrainingJob"):
     """A training job on AI Platform Training (ml v1) or Vertex AI, in AI Platform Training's or Vertex AI's
     vocabulary."""
 
-    # Outputs are attributes named as the properties (camelCase), as for every dynamic resource.
-    jobId: pulumi.Output[str]
-    """The job's id (name + random suffix; a new one whenever the job is replaced)."""
-    resourceName: pulumi.Output[str]
-    """The full API resource name (projects/P/jobs/ID, or projects/P/locations/R/customJobs/N)."""
-    state: pulumi.Output[str]
-    """QUEUED, PREPARING, RUNNING, SUCCEEDED, FAILED, CANCELLING or CANCELLED (both backends)."""
-    trialCount: pulumi.Output[int]
-    """Tuning jobs (Vertex AI HyperparameterTuningJob): the number of trials so far; None for training jobs."""
-    bestTrial: pulumi.Output[dict]
-    """Tuning jobs: the best trial so far (id, final metrics, parameters); None for training jobs."""
-    consoleUrl: pulumi.Output[str]
-    """The job's page in the Google Cloud console."""
-    placement: pulumi.Output[dict]
-    """Which placement runs the job: {index (0: the job as written, i: fallbacks[i-1]), region, machine}."""
-    retryCount: pulumi.Output[int]
-    """How many times the job was made again after failing for Google's reasons (0: the first run of its spec)."""
-    waitFailure: pulumi.Output[str | None]
-    """The error of the FAILED job this `pulumi up` waited for (waitForCompletion), else None. The update fails on it
-    (exit non-zero) after the job is recorded in the state; the next `up` clears it and does not run the job again
-    (a failure of the user's code never is; Google's keep their retries)."""
-    costUsd: pulumi.Output[float]
-    """What the job has cost so far in USD (the time it has run times the rate it runs at: Spot for SPOT, from the
-    price table; gcp_training_jobs.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None
-    when a part of it has no known price."""
+    # Outputs are attributes named as the properties (camelCase), as for every dynamic resource: declared once in
+    # job_model.declared.TrainingJobOutputs, whose annotations are this class's too (set below the class).
 
     def __init__(self, resource_name: str, args: TrainingJobArgs | None = None,
                  opts: pulumi.ResourceOptions | None = None, **kwargs: Any) -> None:
@@ -133,25 +64,9 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
                 "reads an imported resource without its pickled provider: KeyError '__provider' in "
                 "pulumi/dynamic/__main__.py). A live job of this resource is adopted by its labels on the next "
                 "`pulumi up` instead; see the README, \"Recovering after a crash\"")
-        props: dict[str, Any] = {
-            "name": resource_name,
-            "project": args.project,
-            "backend": args.backend,
-            "job": args.job,
-            "waitForCompletion": args.wait_for_completion,
-            "waitTimeoutSeconds": args.wait_timeout_seconds,
-            "guardrails": args.guardrails,
-            "protect": args.protect,
-            "fallbacks": args.fallbacks,
-            "retries": args.retries,
-            "rerun": args.rerun,
-            "deleteRecordOnDelete": args.delete_record_on_delete,
-            "stackQuota": args.stack_quota,
-            "budget": args.budget,
-            "cheapestFirst": args.cheapest_first,
-            "persistentResourceDeclared": args.persistent_resource_declared,
-            "identity": resource_identity(resource_name),
-        }
+        set_here = {NAME.wire: resource_name, IDENTITY.wire: resource_identity(resource_name)}
+        props: dict[str, Any] = {declared.wire: set_here[declared.wire] if declared.arg is None
+                                 else getattr(args, declared.arg) for declared in INPUTS}
         _check_args(resource_name, props)
         opts = _conceal_credentials(props, opts)
         props.update({key: None for key in OUTPUT_KEYS})
@@ -162,10 +77,13 @@ class TrainingJob(Resource, module="training", name="TrainingJob"):
         self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
 
 
+# The SDK reads a resource's own annotations (not its bases') to type what the engine answers (8.0 for an int: 8).
+TrainingJob.__annotations__ = get_type_hints(TrainingJobOutputs, localns={"Output_": pulumi.Output})
+
+
 def _field(prop: str) -> str:
-    """The TrainingJobArgs field of an input (waitForCompletion: wait_for_completion)."""
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", prop).lower()
-    return snake if snake in {f.name for f in fields(TrainingJobArgs)} else prop
+    """The TrainingJobArgs field of an input (waitForCompletion: wait_for_completion), as declared."""
+    return next((declared.arg for declared in INPUTS if declared.wire == prop and declared.arg), prop)
 
 
 def _check_args(name: str, props: dict[str, Any]) -> None:
@@ -216,7 +134,7 @@ def _fail_update(name: str, failure: str | None) -> None:
         raise pulumi.RunError(
             f"job {name}: {failure}. The job is recorded in the state as FAILED (`{command('status')}` shows it)"
             "; the next `pulumi up` does not run it again: fix it and change the job, or set "
-            f"jobs.{name}.rerun, to run it again")
+            f"jobs.{name}.{RERUN.wire}, to run it again")
 
 
 __all__ = ["OUTPUT_KEYS", "REPLACING", "UNKNOWN", "InvalidArgs", "TrainingJob", "TrainingJobArgs",

@@ -40,6 +40,7 @@ from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import placement_of
 from gcp_training_jobs.resources.job_model import runs
+from gcp_training_jobs.resources.job_model.declared import OUTPUT_KEYS, WAIT_FAILURE
 from gcp_training_jobs.resources.job_model.identity import labels_of
 from gcp_training_jobs.resources.job_model.inputs import (
     Inputs,
@@ -65,14 +66,6 @@ from gcp_training_jobs.resources.training_job.review import (
     replacing_active_job,
 )
 from gcp_training_jobs.resources.training_job.tries import JobsAt, check_runs, create_runs, run_again_if_failed
-
-#: Outputs read back from the API.
-OUTPUT_KEYS = ("jobId", "resourceName", "state", "backendState", "createTime", "startTime", "endTime",
-               "errorMessage", "trainingOutput", "consoleUrl", "trialCount", "bestTrial", "costUsd", "placement",
-               "retryCount", "waitFailure")
-#: The output that turns a waiting `pulumi up` red: the error of the FAILED job it waited for (set by create, cleared
-#: by the next update: TrainingJob raises on it once its outputs resolve, after the job is recorded in the state).
-WAIT_FAILURE = "waitFailure"
 
 
 def _unknown_paths(value: Any, path: str = "") -> Iterator[str]:
@@ -155,10 +148,10 @@ class TrainingJobProvider(EndpointProvider):
             failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,
                                                                                  today(), falls_back=falls_back)]
             failures += [CheckFailure(p.path, p.message) for p in budget_input_problems(
-                judged.facts, name, new.props.get("budget"), falls_back=falls_back)]
+                judged.facts, name, new.budget, falls_back=falls_back)]
             # said once: not again in the preview's summary (provider_log)
             say_once(cost_line(judged.facts, name, falls_back=falls_back))
-        # fallbacks judged, guardrailed and priced like the job; retries and rerun; quotas (tries)
+        # fallbacks judged, guardrailed and priced like the job; retries and the re-run token; quotas (tries)
         failures += check_runs(olds, new, judged, self._endpoint())
         return CheckResult(inputs, self._refused("TrainingJob", new.name, failures))  # the project's own lines
 
@@ -265,11 +258,11 @@ class TrainingJobProvider(EndpointProvider):
         return UpdateResult({**news, **outputs, WAIT_FAILURE: None})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        """Cancel a job still active; leave every job record on the API (the job's history: `status --all`, `spend`,
-        its console page and logs), unless `deleteRecordOnDelete` is true, where a finished Vertex AI job's record is
-        removed (ml v1 has no delete). A protected job that is still active is refused (the engine asks no provider
-        before a delete, so here, at up). A state written by an older release runs this method too: its pickle
-        imports this class by its module path; its inputs have no `deleteRecordOnDelete`, so its records stay."""
+        """Cancel a job still active; leave every job record on the API (the job's history: `status --all`, `spend`, its
+        console page and logs), unless its input asks it (TrainingJobArgs.delete_record_on_delete), where a finished
+        Vertex AI job's record is removed (ml v1 has no delete). A protected job that is still active is refused (the
+        engine asks no provider before a delete, so here, at up). A state written by an older release runs this method
+        too: its pickle imports this class by its module path; its inputs do not ask it, so its records stay."""
         inputs = Inputs.of(props)
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)

@@ -1,7 +1,7 @@
 """The quota check of a TrainingJob's `check` (at `pulumi preview` and before `up` creates it): will Google run it?
 
 For a job the preview creates or replaces, on Vertex AI, the one rule of gcp_training_jobs.jobspec.review.quota_fit:
-the stack's jobs (the `stackQuota` input, `quota_fit.wire`: each job's placements and what it asks at each, in the
+the stack's jobs (its quota input, `quota_fit.wire`: each job's placements and what it asks at each, in the
 stack's order, built by stack.py from the settings) that are not live yet (a live one, found by its `pulumi-resource`
 label, is counted among what live jobs hold) are placed in order, each at its first placement that fits beside the
 stack's earlier new jobs and what live jobs hold, against the limits (Cloud Quotas, else Service Usage). This job's
@@ -10,8 +10,8 @@ naming the metric it asks, the region, its need, what the stack's earlier new jo
 limit; at a fallback only, a warning says which fallback `up` will use. Another job's excess is never this job's
 failure. Quotas that cannot be read (no credentials, permission denied): a warning, never a failure.
 
-A job without `stackQuota` (a TrainingJob of a program that builds no stack) is placed alone, beside every live job,
-read anew for each check.
+A job without the stack's quota input (a TrainingJob of a program that builds no stack) is placed alone, beside every
+live job, read anew for each check.
 
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
 limits, and what a region's live jobs hold. That read stays right while the run creates the stack's jobs: a job made
@@ -49,7 +49,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
           endpoint: str | None) -> Outcome:
     """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
     stack's other jobs); `placements`, its placements (index -> the job there, as judged, load.Judged.facts);
-    `stack_jobs`, the stackQuota input's askers (empty: the job alone)."""
+    `stack_jobs`, the stack's quota input's askers (empty: the job alone)."""
     out = Outcome()
     own = Asker(name, tuple(Placement(placements[i].region or "", needs_of(placements[i]), i)
                             for i in sorted(placements)))

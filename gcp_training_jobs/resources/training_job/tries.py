@@ -1,8 +1,8 @@
 """The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
-guardrailed and priced like the job, `retries` and `rerun` checked, the quota check), what `diff` adds (a job whose
-inputs did not change is kept, reported or made again, by runs.decide_finished_job on its state read from the API),
-and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last job of
-this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
+guardrailed and priced like the job, `retries` and the re-run token checked, the quota check), what `diff` adds (a job
+whose inputs did not change is kept, reported or made again, by runs.decide_finished_job on its state read from the
+API), and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last
+job of this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
 failed for Google's reasons made again in the same `up`).
 
 The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
@@ -85,8 +85,8 @@ Wait = Callable[[Jobs, str, dict[str, Any], Callable[[dict[str, Any]], bool]], d
 
 
 def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endpoint: str | None) -> list[CheckFailure]:
-    """What `check` adds for fallbacks, retries, rerun and quotas (`new`: the inputs, read once; `judged`: the job as
-    written, judged once; `endpoint`: the provider's)."""
+    """What `check` adds for fallbacks, retries, the re-run token and quotas (`new`: the inputs, read once;
+    `judged`: the job as written, judged once; `endpoint`: the provider's)."""
     failures: list[CheckFailure] = []  # (the inputs' types and ranges: inputs.input_problems, in the provider's check)
     if judged is None or judged.body is None:
         return failures
