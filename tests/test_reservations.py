@@ -134,6 +134,21 @@ def test_vertex_refuses_a_job_over_the_free_machines_or_of_another_machine(emula
     assert "0 free (count 2, in use 2)" in str(taken.value)
 
 
+def test_a_job_on_the_reservation_holds_no_custom_training_quota(emulator: Emulator, compute: Any) -> None:
+    """The emulator counts as the client does (review/quotas skips a SPECIFIC_RESERVATION pool): the H100 quota at 0
+    refuses the job on demand and lets it run on the reservation's machines."""
+    insert(compute)
+    emulator.state.set_quota("custom_model_training_nvidia_h100_gpus", REGION, 0)
+    vertex = build_client("aiplatform", emulator.url)
+    on_demand = {"displayName": "x", "jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": H100, "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}}]}}
+    with pytest.raises(HttpError) as over:
+        vertex.projects().locations().customJobs().create(parent=PARENT, body=on_demand).execute()
+    assert over.value.resp.status == 429
+    create_job(vertex, 2)
+    assert read(compute)["specificReservation"]["inUseCount"] == "2"
+
+
 def test_vertex_refuses_a_reservation_vertex_may_not_consume(emulator: Emulator, compute: Any) -> None:
     insert(compute, "closed", reservationSharingPolicy={"serviceShareType": "DISALLOW_ALL"})
     vertex = build_client("aiplatform", emulator.url)
