@@ -209,3 +209,21 @@ def test_the_review_wants_the_exact_machine() -> None:
     assert "is in zone europe-west4-a, not in the job's region us-central1" in zone.message
     [foreign] = misfits(reservation_of(answer, "owner"), stack_needs({"x": facts(1)}, PROJECT)[RESERVATION])
     assert "not shared with my-proj" in foreign.message
+
+
+def test_the_plan_and_the_review_read_a_jobs_reservations_by_one_walk() -> None:
+    """cli.plan.placement's needs are review.reservations' takings summed: the machines the plan shows are the
+    machines the review holds to the reservation."""
+    from gcp_training_jobs.cli.plan.placement import reservation_needs
+    from gcp_training_jobs.jobspec.review.reservations import needs_of, takings
+
+    job = facts(3)
+    [shown] = reservation_needs(job)
+    assert (shown.type, shown.name, shown.machine_type, shown.machines) == (
+        "SPECIFIC_RESERVATION", RESERVATION, "a3-highgpu-8g", 3)
+    assert sum(n.machines for n in needs_of("j", job, PROJECT)) == sum(t.machines for t in takings(job)) == 3
+    anywhere = judge({"workerPoolSpecs": [{"machineSpec": {**H100, "reservationAffinity": {
+        "reservationAffinityType": "ANY_RESERVATION"}}, "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}}]},
+        region=REGION).checked().facts
+    assert [n.text() for n in reservation_needs(anywhere)] == ["1 a3-highgpu-8g from any reservation"]
+    assert needs_of("j", anywhere, PROJECT) == []  # names none: nothing to read

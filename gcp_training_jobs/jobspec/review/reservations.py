@@ -32,6 +32,8 @@ from gcp_training_jobs.jobspec.translate.facts import JobFacts, as_int
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
 SPECIFIC = "SPECIFIC_RESERVATION"
+#: A reservation affinity that takes from none.
+NO_RESERVATION = "NO_RESERVATION"
 #: reservationSharingPolicy.serviceShareType that lets Vertex AI consume a reservation.
 ALLOW_ALL = "ALLOW_ALL"
 _PATH = re.compile(r"^projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/reservations/(?P<name>[^/]+)")
@@ -158,16 +160,41 @@ def _job_gpus(pool: Pool) -> Gpus:
     return _gpus(str(pool.machine_type or ""), listed)
 
 
-def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
-    """What `job` takes from the reservations it names (SPECIFIC_RESERVATION), pool by pool, in pool order."""
+@dataclass(frozen=True)
+class Taking:
+    """One running pool of a job that takes machines from a reservation (any affinity but NO_RESERVATION): its
+    affinity type, the reservation it names (None: ANY_RESERVATION names none) and the machines it holds at once."""
+
+    pool: Pool
+    kind: str
+    written: str | None
+    machines: int
+
+
+def takings(facts: JobFacts) -> list[Taking]:
+    """Every running pool of the job that takes from a reservation, in pool order: each pool's replicas (a TPU slice's
+    hosts) times the job's parallel runs. The one walk `needs_of` and the plan's placement read."""
     out = []
     for pool in facts.running:
         affinity = pool.reservation
-        if affinity is None or affinity.reservation_affinity_type != SPECIFIC or not affinity.values \
+        kind = affinity.reservation_affinity_type if affinity is not None else None
+        if affinity is None or kind in (None, NO_RESERVATION):
+            continue
+        out.append(Taking(pool, str(kind), affinity.values[0] if affinity.values else None,
+                          pool.machines * facts.parallel_runs))
+    return out
+
+
+def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
+    """What `job` takes from the reservations it names (SPECIFIC_RESERVATION), pool by pool, in pool order."""
+    out = []
+    for taking in takings(facts):
+        pool, affinity = taking.pool, taking.pool.reservation
+        if taking.kind != SPECIFIC or taking.written is None or affinity is None \
                 or (affinity.key or RESERVATION_NAME_KEY) != RESERVATION_NAME_KEY:
             continue
-        out.append(Need(job, project, facts.region, Named.of(affinity.values[0]), pool.where or f"pool {pool.index}",
-                        str(pool.machine_type or ""), _job_gpus(pool), pool.machines * facts.parallel_runs))
+        out.append(Need(job, project, facts.region, Named.of(taking.written), pool.where or f"pool {pool.index}",
+                        str(pool.machine_type or ""), _job_gpus(pool), taking.machines))
     return out
 
 
