@@ -36,6 +36,7 @@ from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
+from gcp_training_jobs.resources.settings.quota import reservation_needs
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -50,6 +51,8 @@ class Review:
     warnings: list[str]
     quota: dict[str, dict[str, dict[str, Any]]]
     """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan/quota.quota_asked)."""
+    reservations: dict[str, Any] | None = None
+    """The reservations the stack's jobs name, not read offline (`reservations_named`); None when none is named."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -71,7 +74,26 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     cost = stack_estimate(jobs, table, settings.resources, falling_back(settings))
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
-    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings))
+    return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings),
+                  reservations_named(settings))
+
+
+def reservations_named(settings: StackSettings) -> dict[str, Any] | None:
+    """The reservations the stack's jobs name (settings.quota.reservation_needs), each with the machines each job takes
+    from it, and the one line that says they are named, not checked, offline; None when no job names one."""
+    stacked = reservation_needs(settings)
+    if not stacked:
+        return None
+    named: dict[str, Any] = {}
+    for written, needs in stacked.items():
+        by: dict[str, int] = {}
+        for need in needs:
+            by[need.job] = by.get(need.job, 0) + need.machines
+        named[written] = {"name": needs[0].named.name, "machineType": needs[0].machine_type,
+                          "machines": sum(by.values()), "by": by}
+    said = "; ".join(f"{r['name']} ({', '.join(f'{job} {n}' for job, n in r['by'].items())})" for r in named.values())
+    return {"checked": False, "named": named,
+            "text": f"named, not checked offline (`plan --online` reads each and holds the stack's jobs to it): {said}"}
 
 
 def review_document(checked: Review) -> dict[str, Any]:
@@ -93,6 +115,7 @@ def review_document(checked: Review) -> dict[str, Any]:
         "guardrails": {"declared": checked.declared, "fixedRules": list(FIXED_RULES),
                        "problems": [str(p) for p in checked.problems]},
         "quota": checked.quota,
+        **({"reservations": checked.reservations} if checked.reservations else {}),
     }
 
 

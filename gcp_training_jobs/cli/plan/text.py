@@ -75,7 +75,9 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
     problems = rails["problems"]
     out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
-    return out + _quota_lines(document.get("quota") or {})
+    reserved = document.get("reservations")
+    return out + _quota_lines(document.get("quota") or {}) + (["", f"Reservations: {reserved['text']}"]
+                                                               if reserved else [])
 
 
 def _quota_lines(quota: dict[str, Any]) -> list[str]:

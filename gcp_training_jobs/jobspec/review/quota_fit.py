@@ -215,8 +215,9 @@ def verdict_lines(verdict: Verdict, project: str) -> tuple[list[str], list[str]]
 def wire(askers: Iterable[Asker]) -> dict[str, Any] | None:
     """The `stackQuota` input of each of the stack's jobs: the askers in the stack's order, as plain data (the same
     small value for every job); None when no placement asks anything."""
-    jobs = [{"name": a.name, "placements": [{"region": p.region, "needs": dict(p.needs.units)} for p in a.placements]}
-            for a in askers]
+    jobs: list[dict[str, Any]] = [
+        {"name": a.name, "placements": [{"region": p.region, "needs": dict(p.needs.units)} for p in a.placements]}
+        for a in askers]
     return {"jobs": jobs} if any(p["needs"] for j in jobs for p in j["placements"]) else None
 
 
@@ -227,10 +228,11 @@ def unwire(value: Any) -> tuple[Asker, ...]:
     for job in given if isinstance(given, list) else ():
         if not isinstance(job, Mapping) or not isinstance(job.get("name"), str):
             continue
-        places = []
+        places: list[Placement] = []
         for place in job.get("placements") or ():
             if isinstance(place, Mapping) and isinstance(place.get("region"), str):
-                needs = place.get("needs") if isinstance(place.get("needs"), Mapping) else {}
+                given_needs = place.get("needs")
+                needs: Mapping[str, Any] = given_needs if isinstance(given_needs, Mapping) else {}
                 units = {str(k): int(v) for k, v in needs.items()
                          if isinstance(v, int | float) and not isinstance(v, bool)}
                 places.append(Placement(place["region"], Needs(units), len(places)))

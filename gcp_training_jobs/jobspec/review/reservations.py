@@ -214,6 +214,11 @@ class Misfit:
     jobs: tuple[str, ...]
     message: str
 
+    def line(self) -> str:
+        """What `plan --online` and the provider's check say: `job big: needs 3 ...`; a sum of several jobs names
+        them itself (`jobs a, b need ...`)."""
+        return self.message if self.message.startswith("jobs ") else f"job {', '.join(self.jobs)}: {self.message}"
+
 
 def _one(need: Need, reservation: Reservation) -> str | None:
     short = f"reservation {reservation.name}"
@@ -259,6 +264,33 @@ def misfits(reservation: Reservation, needs: Sequence[Need]) -> list[Misfit]:
             shares = ", ".join(f"{job} {n}" for job, n in by_job.items())
             message = f"jobs {', '.join(by_job)} need {what} ({shares}); {held}"
         out.append(Misfit(tuple(by_job), message))
+    return out
+
+
+def wire(needs: Mapping[str, Sequence[Need]]) -> list[dict[str, Any]]:
+    """The needs of a stack's jobs (stack_needs) as plain data, in the stack's order: what the stack hands each job's
+    provider (the `reservations` of its `stackQuota` input), so that its check sums the stack's jobs on a reservation
+    as `plan --online` does. Empty when no job names one."""
+    return [{"job": n.job, "region": n.region, "reservation": n.named.written, "path": n.path,
+             "machineType": n.machine_type, "accelerators": [[kind, count] for kind, count in n.accelerators],
+             "machines": n.machines}
+            for named in needs.values() for n in named]
+
+
+def unwire(value: Any, project: str) -> dict[str, list[Need]]:
+    """The needs `wire` carried (the `reservations` of a `stackQuota` input; the stack's project), by reservation as
+    written; anything else carries none."""
+    out: dict[str, list[Need]] = {}
+    given = value.get("reservations") if isinstance(value, Mapping) else None
+    for item in given if isinstance(given, list) else ():
+        if not isinstance(item, Mapping) or not all(isinstance(item.get(k), str) for k in ("job", "reservation")):
+            continue
+        gpus = tuple((str(g[0]), as_int(g[1])) for g in item.get("accelerators") or ()
+                     if isinstance(g, list | tuple) and len(g) == 2)
+        region = item.get("region")
+        need = Need(item["job"], project, region if isinstance(region, str) else None, Named.of(item["reservation"]),
+                    str(item.get("path") or ""), str(item.get("machineType") or ""), gpus, as_int(item.get("machines")))
+        out.setdefault(need.named.written, []).append(need)
     return out
 
 

@@ -48,8 +48,10 @@ from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.load import Judged, enclosed_spec, within_spec
 from gcp_training_jobs.jobspec.render.bodies import Renderable
+from gcp_training_jobs.jobspec.review import reservations
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
+from gcp_training_jobs.jobspec.review.reservations import Need
 from gcp_training_jobs.jobspec.vocab.custom_job import parse_custom_job_spec, spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body, parse_job
@@ -296,6 +298,8 @@ class Inputs:
     """The alternatives as given (each judged by the check; a value unknown at preview stays as it is)."""
     stack_jobs: tuple[Asker, ...] = ()
     """The `stackQuota` input: what the stack's jobs ask of the quotas at each placement, in order (quota_fit)."""
+    stack_reservations: Mapping[str, list[Need]] = field(default_factory=dict)
+    """The `stackQuota` input's `reservations`: what the stack's jobs take from each reservation."""
     delete_record: bool = False
     """`deleteRecordOnDelete`: a finished job's record is removed with the resource."""
     resource_declared: bool = False
@@ -326,6 +330,7 @@ class Inputs:
             protect=protect_of(protect),
             fallbacks=tuple(fallbacks) if isinstance(fallbacks, list) else (),
             stack_jobs=unwire(props.get("stackQuota")),
+            stack_reservations=reservations.unwire(props.get("stackQuota"), str(props.get("project") or "")),
             delete_record=props.get("deleteRecordOnDelete") is True,
             resource_declared=props.get("persistentResourceDeclared") is True,
             job_unknown=unknown(props.get("job")),
