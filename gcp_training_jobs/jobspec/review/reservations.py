@@ -193,7 +193,7 @@ def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
         if taking.kind != SPECIFIC or taking.written is None or affinity is None \
                 or (affinity.key or RESERVATION_NAME_KEY) != RESERVATION_NAME_KEY:
             continue
-        out.append(Need(job, project, facts.region, Named.of(taking.written), pool.where or f"pool {pool.index}",
+        out.append(Need(job, project, facts.region, Named.of(taking.written), facts.pool_path(pool),
                         str(pool.machine_type or ""), _job_gpus(pool), taking.machines))
     return out
 
