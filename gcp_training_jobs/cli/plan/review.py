@@ -33,6 +33,7 @@ from gcp_training_jobs.jobspec.review.cost_text import (
 from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, stack_estimate
 from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
+from gcp_training_jobs.resources.plugins import gcp_plugin
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
@@ -53,6 +54,8 @@ class Review:
     """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan/quota.quota_asked)."""
     reservations: dict[str, Any] | None = None
     """The reservations the stack's jobs name, not read offline (`reservations_named`); None when none is named."""
+    plugins: list[dict[str, Any]] | None = None
+    """The resource plugins the stack needs that the engine will not find (`plugins_missing`)."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -75,7 +78,20 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings),
-                  reservations_named(settings))
+                  reservations_named(settings), plugins_missing(settings))
+
+
+def plugins_missing(settings: StackSettings) -> list[dict[str, Any]]:
+    """pulumi-gcp's resource plugin when the stack declares a persistent resource (a pulumi-gcp resource) and the
+    plugin is not where the engine looks (resources.plugins.gcp_plugin): its name, version, the command that installs
+    it and the project's words, so that `plan` says it before `pulumi up` fails on it. Empty otherwise."""
+    if not settings.resources:
+        return []
+    plugin = gcp_plugin()
+    if plugin.found is not None:
+        return []
+    why = f"the stack's persistent resources ({', '.join(sorted(settings.resources))})"
+    return [{"name": plugin.name, "version": plugin.version, "install": plugin.install, "text": plugin.needed(why)}]
 
 
 def reservations_named(settings: StackSettings) -> dict[str, Any] | None:
@@ -116,6 +132,7 @@ def review_document(checked: Review) -> dict[str, Any]:
                        "problems": [str(p) for p in checked.problems]},
         "quota": checked.quota,
         **({"reservations": checked.reservations} if checked.reservations else {}),
+        **({"plugins": checked.plugins} if checked.plugins else {}),
     }
 
 

@@ -76,8 +76,9 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     problems = rails["problems"]
     out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
     reserved = document.get("reservations")
-    return out + _quota_lines(document.get("quota") or {}) + (["", f"Reservations: {reserved['text']}"]
-                                                               if reserved else [])
+    out += _quota_lines(document.get("quota") or {}) + (["", f"Reservations: {reserved['text']}"] if reserved else [])
+    plugins = document.get("plugins") or []
+    return out + (["", "Plugins the stack needs:", *(f"    warning: {p['text']}" for p in plugins)] if plugins else [])
 
 
 def _quota_lines(quota: dict[str, Any]) -> list[str]:
