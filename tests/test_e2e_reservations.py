@@ -1,8 +1,9 @@
 """A job on a Compute Engine reservation under the real Pulumi engine, against the emulator: a reservation of 2
-a3-highgpu-8g inserted through Compute Engine's REST API (as `gcloud compute reservations create` sends it), a stack
-whose job takes 2 machines from it comes up and the reservation then reads `inUseCount` 2; the client's review of the
-stack's jobs (backends.reservations, what `plan --online` and the provider's check call) passes a job that needs 2
-and refuses one that needs 3, in the project's words.
+a3-highgpu-8g inserted through Compute Engine's REST API (as `gcloud compute reservations create` sends it);
+`plan --online` and the provider's check at `pulumi preview` refuse a job that needs 3 from it, in the same words;
+`plan --online` passes a job that needs 2, which comes up, and the reservation then reads `inUseCount` 2; read again,
+the live job is in its inUseCount and not counted twice. The client's review of the stack's jobs
+(backends.reservations) says the same.
 
 Needs the `pulumi` CLI (official, or built by scripts/install-pulumi-engine.sh). Outside CI a missing engine skips
 these tests; under CI (CI=true) it fails them.
@@ -58,10 +59,24 @@ def test_a_job_on_a_reservation_comes_up_and_holds_its_machines(tmp_path: Any, e
     assert reservations.review({"fits": facts[2]}, PROJECT, emulator.url) == []
     [refused] = reservations.review({"big": facts[3]}, PROJECT, emulator.url)
     assert refused.message == "needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)"
-    config = offline_config("local", {"on-res": on_reservation(2)}, buckets=LOCAL_BUCKETS, tpuAccess={"grant": False})
+    config = offline_config("local", {"big": on_reservation(3)}, buckets=LOCAL_BUCKETS, tpuAccess={"grant": False})
     project = Project.copy(tmp_path, PULUMI, emulator, stack="reserved", config=copy.deepcopy(config))
+    words = "job big: needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)"
+    over = project.components("plan", "--stack", "reserved", "--online")
+    assert over.returncode == 1 and words in over.stdout, over.stdout + over.stderr
+    assert "Reservations (Compute Engine, project local-project: h100-res): 1 job(s) refused" in over.stdout
+    preview = project.pulumi("preview", ok=False)
+    assert preview.returncode != 0 and words in preview.stdout + preview.stderr, preview.stdout + preview.stderr
+    assert not emulator.jobs(), "refused before anything is sent"
+
+    project.edit_config(lambda c: c.update({"gcp-training-jobs:jobs": {"on-res": on_reservation(2)}}))
+    fits = project.components("plan", "--stack", "reserved", "--online")
+    assert fits.returncode == 0, fits.stdout + fits.stderr
+    assert "Reservations (Compute Engine, project local-project: h100-res): all fit" in fits.stdout
     project.up()
     (job,) = emulator.live().values()
     assert job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["reservationAffinity"]["values"] == [RESERVATION]
     held = compute(emulator, "GET", f"projects/{PROJECT}/zones/{ZONE}/reservations/h100-res")
     assert held["specificReservation"]["inUseCount"] == "2"
+    again = project.components("plan", "--stack", "reserved", "--online")  # on-res live: in inUseCount, counted once
+    assert again.returncode == 0 and "h100-res): all fit" in again.stdout, again.stdout + again.stderr

@@ -67,6 +67,27 @@ def test_both_sides_count_a_job_alike(strategy: str | None) -> None:
                       f"aiplatform.googleapis.com/custom_model_training_{twin}nvidia_l4_gpus": 2}
 
 
+@pytest.mark.parametrize("affinity", ["SPECIFIC_RESERVATION", "ANY_RESERVATION", "NO_RESERVATION"])
+def test_both_sides_count_a_pool_on_a_reservation_alike(affinity: str) -> None:
+    """A pool on a named reservation holds no custom training quota on either side; one that may fall back to on
+    demand (ANY_RESERVATION) is counted."""
+    reserved = {"reservationAffinityType": affinity}
+    if affinity == "SPECIFIC_RESERVATION":
+        reserved |= {"key": "compute.googleapis.com/reservation-name",
+                     "values": ["projects/p/zones/us-central1-a/reservations/r"]}
+    body = {"jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1,
+                         "reservationAffinity": reserved}, "replicaCount": "2"},
+        {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1"}]}}
+    client = {catalog.full_name(m): n for m, n in needs_of(facts_of_body(body)).units.items()}
+    assert client == capacity.needs(body)
+    l4 = 0 if affinity == "SPECIFIC_RESERVATION" else 2
+    expected = {"aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus": l4,
+                "aiplatform.googleapis.com/custom_model_training_cpus": 4}
+    assert client == {metric: units for metric, units in expected.items() if units}
+    assert capacity.RESERVED_ONLY == catalog.RESERVED_ONLY_AFFINITY
+
+
 def test_every_table_names_its_sources() -> None:
     for source in catalog.SOURCES:
         assert source.title and source.read and source.url.startswith("https://")

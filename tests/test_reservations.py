@@ -6,19 +6,27 @@ name (backends.reservations) and the words of why one does not fit (jobspec.revi
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from google.auth.credentials import AnonymousCredentials
 from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
 from gcp_training_jobs.backends import reservations as backend
+from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.load import judge
 from gcp_training_jobs.jobspec.review.reservations import Named, misfits, reservation_of, stack_needs
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from tests.conftest_emulator import build_client
+from tests.helpers import ROOT
 
 PROJECT, REGION, ZONE = "my-proj", "us-central1", "us-central1-a"
 PARENT = f"projects/{PROJECT}/locations/{REGION}"
@@ -134,6 +142,21 @@ def test_vertex_refuses_a_job_over_the_free_machines_or_of_another_machine(emula
     assert "0 free (count 2, in use 2)" in str(taken.value)
 
 
+def test_a_job_on_the_reservation_holds_no_custom_training_quota(emulator: Emulator, compute: Any) -> None:
+    """The emulator counts as the client does (review/quotas skips a SPECIFIC_RESERVATION pool): the H100 quota at 0
+    refuses the job on demand and lets it run on the reservation's machines."""
+    insert(compute)
+    emulator.state.set_quota("custom_model_training_nvidia_h100_gpus", REGION, 0)
+    vertex = build_client("aiplatform", emulator.url)
+    on_demand = {"displayName": "x", "jobSpec": {"workerPoolSpecs": [
+        {"machineSpec": H100, "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}}]}}
+    with pytest.raises(HttpError) as over:
+        vertex.projects().locations().customJobs().create(parent=PARENT, body=on_demand).execute()
+    assert over.value.resp.status == 429
+    create_job(vertex, 2)
+    assert read(compute)["specificReservation"]["inUseCount"] == "2"
+
+
 def test_vertex_refuses_a_reservation_vertex_may_not_consume(emulator: Emulator, compute: Any) -> None:
     insert(compute, "closed", reservationSharingPolicy={"serviceShareType": "DISALLOW_ALL"})
     vertex = build_client("aiplatform", emulator.url)
@@ -194,3 +217,130 @@ def test_the_review_wants_the_exact_machine() -> None:
     assert "is in zone europe-west4-a, not in the job's region us-central1" in zone.message
     [foreign] = misfits(reservation_of(answer, "owner"), stack_needs({"x": facts(1)}, PROJECT)[RESERVATION])
     assert "not shared with my-proj" in foreign.message
+
+
+def test_the_plan_and_the_review_read_a_jobs_reservations_by_one_walk() -> None:
+    """cli.plan.placement's needs are review.reservations' takings summed: the machines the plan shows are the
+    machines the review holds to the reservation."""
+    from gcp_training_jobs.cli.plan.placement import reservation_needs
+    from gcp_training_jobs.jobspec.review.reservations import needs_of, takings
+
+    job = facts(3)
+    [shown] = reservation_needs(job)
+    assert (shown.type, shown.name, shown.machine_type, shown.machines) == (
+        "SPECIFIC_RESERVATION", RESERVATION, "a3-highgpu-8g", 3)
+    assert sum(n.machines for n in needs_of("j", job, PROJECT)) == sum(t.machines for t in takings(job)) == 3
+    anywhere = judge({"workerPoolSpecs": [{"machineSpec": {**H100, "reservationAffinity": {
+        "reservationAffinityType": "ANY_RESERVATION"}}, "replicaCount": "1", "containerSpec": {"imageUri": IMAGE}}]},
+        region=REGION).checked().facts
+    assert [n.text() for n in reservation_needs(anywhere)] == ["1 a3-highgpu-8g from any reservation"]
+    assert needs_of("j", anywhere, PROJECT) == []  # names none: nothing to read
+
+
+# ------------------------------------------------------------------------------------------ the provider's check
+
+
+def job_props(name: str, machines: int, stack: dict[str, Any] | None = None,
+              machine: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A TrainingJob's inputs: `machines` on the reservation, of stack dev; `stack`, its stackQuota input."""
+    job = {"jobSpec": {"workerPoolSpecs": pools(machines, machine), "scheduling": {"timeout": "3600s"}},
+           "region": REGION}
+    return {"name": name, "project": PROJECT, "backend": "vertex", "job": job, "waitForCompletion": False,
+            "waitTimeoutSeconds": None, "identity": f"org/proj/dev/{name}",
+            **({"stackQuota": stack} if stack is not None else {})}
+
+
+def check_failures(provider: Any, news: dict[str, Any]) -> list[str]:
+    return [f.message for f in provider.check({}, news).failures]
+
+
+def stack_of(**machines: int) -> dict[str, Any]:
+    """The stackQuota input of a stack whose jobs take these machines from the reservation, in this order."""
+    from gcp_training_jobs.jobspec.review import reservations
+
+    return {"jobs": [], "reservations": reservations.wire(
+        stack_needs({name: facts(n) for name, n in machines.items()}, PROJECT))}
+
+
+def test_the_providers_check_refuses_what_plan_online_refuses_in_its_words(provider: Any, emulator: Emulator,
+                                                                           compute: Any) -> None:
+    """The check (`pulumi preview`, and before `up` creates) reads the reservation and says what `plan --online`
+    says; a job the reservation gives what it needs passes; nothing is sent."""
+    insert(compute)
+    assert check_failures(provider, job_props("big", 3)) == [
+        "job big: needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)"]
+    assert check_failures(provider, job_props("fits", 2)) == []
+    mega = {"machineType": "a3-megagpu-8g", "acceleratorType": "NVIDIA_H100_MEGA_80GB", "acceleratorCount": 8}
+    [other] = check_failures(provider, job_props("mega", 1, machine=mega))
+    assert other.startswith("job mega: jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g") and "exact match" in other
+    assert not emulator.state.requests("customJobs.create")
+
+
+def test_the_providers_check_sums_the_stacks_jobs_and_counts_a_live_one_once(provider: Any, emulator: Emulator,
+                                                                            compute: Any) -> None:
+    """The stackQuota input carries what each job of the stack takes from which reservation: the jobs on one are
+    summed; a job of the stack already live is in the reservation's inUseCount and not counted again; a later job's
+    misfit of its own (another machine) is never this job's."""
+    insert(compute)
+    both = stack_of(a=2, b=1)
+    words = "jobs a, b need 3 a3-highgpu-8g from reservation h100-res (a 2, b 1); it has 2 free (count 2, in use 0)"
+    assert check_failures(provider, job_props("b", 1, both)) == [words]
+    assert check_failures(provider, job_props("a", 2, both)) == [words]
+    fits = stack_of(a=1, b=1)
+    assert check_failures(provider, job_props("a", 1, fits)) == []
+    provider.create(provider.check({}, job_props("a", 1, fits)).inputs)  # a is live: in use 1
+    assert read(compute)["specificReservation"]["inUseCount"] == "1"
+    RUN.clear()  # another run
+    assert check_failures(provider, job_props("b", 1, fits)) == []  # a in inUseCount, not counted again: 1 of 1 free
+    RUN.clear()
+    [alone] = check_failures(provider, job_props("c", 2))  # a job of no stack, alone beside what is in use
+    assert alone == "job c: needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"
+
+
+def test_the_check_reads_each_reservation_once_per_run(provider: Any, emulator: Emulator, compute: Any) -> None:
+    insert(compute)
+    stack = stack_of(a=1, b=1)
+    for name in ("a", "b", "a"):
+        assert check_failures(provider, job_props(name, 1, stack)) == []
+    assert len(emulator.state.requests("reservations.get")) == 1
+
+
+# ------------------------------------------------------------------------------------------------------- plan
+
+
+def plan(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *extra: str) -> subprocess.CompletedProcess[str]:
+    """`plan --stack q` of a stack of these jobs (each `machines` on the reservation) at the emulator."""
+    (tmp_path / "Pulumi.q.yaml").write_text(yaml.safe_dump({"config": {
+        "gcp:project": PROJECT, "gcp:region": REGION, "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+        "gcp-training-jobs:jobs": {name: {"jobSpec": {"workerPoolSpecs": pools(n), "scheduling": {"timeout": "3600s"}}}
+                                   for name, n in jobs.items()}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "GCP_TRAINING_JOBS_API"))}
+    env["GCP_TRAINING_JOBS_BUILD_DIR"] = str(tmp_path / "build")
+    return subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "q", "--stacks-dir", str(tmp_path),
+                           *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_plan_names_the_reservations_offline_and_reads_them_online(tmp_path: Path, emulator: Emulator,
+                                                                   compute: Any) -> None:
+    insert(compute)
+    offline = plan(tmp_path, emulator, {"a": 1, "b": 2})
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    [line] = [line for line in offline.stdout.splitlines() if line.startswith("Reservations")]
+    assert line == ("Reservations: named, not checked offline (`plan --online` reads each and holds the stack's jobs "
+                    "to it): h100-res (a 1, b 2)")
+    assert not emulator.state.requests("reservations.get"), "offline: nothing is read"
+    document = json.loads(plan(tmp_path, emulator, {"a": 1, "b": 2}, "--json").stdout)
+    assert document["reservations"]["checked"] is False
+    assert document["reservations"]["named"][RESERVATION] == {"name": "h100-res", "machineType": "a3-highgpu-8g",
+                                                              "machines": 3, "by": {"a": 1, "b": 2}}
+    online = plan(tmp_path, emulator, {"a": 1, "b": 2}, "--online")
+    assert online.returncode == 1, online.stdout + online.stderr
+    assert ("jobs a, b need 3 a3-highgpu-8g from reservation h100-res (a 1, b 2); it has 2 free (count 2, in use 0)"
+            in online.stdout)
+    assert "Reservations (Compute Engine, project my-proj: h100-res): 2 job(s) refused" in online.stdout
+    fits = plan(tmp_path, emulator, {"a": 1, "b": 1}, "--online")
+    assert fits.returncode == 0 and "h100-res): all fit" in fits.stdout, fits.stdout + fits.stderr
+    assert len(emulator.state.requests("reservations.get")) == 2, "read once per plan"

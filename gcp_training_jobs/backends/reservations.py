@@ -9,7 +9,7 @@ apiEndpoint, the emulator's address) serves it under `compute/v1/`, as Google's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from gcp_training_jobs.backends import transport
 from gcp_training_jobs.jobspec.review.reservations import (
     Misfit,
     Named,
+    Need,
     Reservation,
     misfits,
     missing,
@@ -100,15 +101,27 @@ def look_up(named: Named, project: str, region: str | None = None, endpoint: str
     return Looked(None, found[0])
 
 
+Look = Callable[[Named, str, "str | None", "str | None"], Looked]
+"""How a reservation is read: look_up, or a reader that keeps its answers (the provider's, once per run)."""
+
+
+def review_one(needs: Sequence[Need], project: str, endpoint: str | None = None, look: Look = look_up) -> list[Misfit]:
+    """The reservation the `needs` (all naming it, in the stack's order) name, read once (`look`), and why it cannot
+    give them what they need (`jobspec.review.reservations.misfits`; none there: every job naming it). An API error or
+    a lost connection is raised."""
+    if not needs:
+        return []
+    looked = look(needs[0].named, project, needs[0].region, endpoint)
+    if looked.reservation is None:
+        return [Misfit(tuple(dict.fromkeys(n.job for n in needs)), str(looked.why_not))]
+    return misfits(looked.reservation, needs)
+
+
 def review(jobs: Mapping[str, JobFacts], project: str, endpoint: str | None = None) -> list[Misfit]:
     """Every reservation the stack's jobs (name -> facts, in the stack's order; only jobs not yet running) name, read
-    once each, and why it cannot give them what they need (`jobspec.review.reservations.misfits`): the jobs' pools on
-    one reservation summed. Empty when every reservation fits."""
+    once each, and why it cannot give them what they need (`review_one`): the jobs' pools on one reservation summed.
+    Empty when every reservation fits."""
     out: list[Misfit] = []
     for needs in stack_needs(jobs, project).values():
-        looked = look_up(needs[0].named, project, needs[0].region, endpoint)
-        if looked.reservation is None:
-            out.append(Misfit(tuple(dict.fromkeys(n.job for n in needs)), str(looked.why_not)))
-            continue
-        out += misfits(looked.reservation, needs)
+        out += review_one(needs, project, endpoint)
     return out

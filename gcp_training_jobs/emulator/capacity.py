@@ -22,6 +22,11 @@ which tests/test_quotas_tables.py holds it against. Sources, read 2026-11-24:
   Error." with code 3 (GoogleCloudPlatform/vertex-ai-samples#1504);
 - a Spot preemption: no public source read quotes Vertex's message for a preempted training replica; the emulator's
   words are its own (PREEMPTED), with code 14 UNAVAILABLE, and the client does not depend on them.
+- a pool that consumes a named reservation (`machineSpec.reservationAffinity.reservationAffinityType`
+  SPECIFIC_RESERVATION) runs on the machines the reservation already holds, and only there: the aiplatform v1
+  discovery document's ReservationAffinity enum, SPECIFIC_RESERVATION "Consume from a specific reservation",
+  ANY_RESERVATION "Consume any reservation available, falling back to on-demand"; such a pool holds none of the
+  custom training quotas (an ANY_RESERVATION pool may land on demand and is counted);
 TPU VM slices written without an acceleratorType (ct5lp-hightpu-*, ct6e-*) are not counted here.
 """
 
@@ -50,6 +55,8 @@ CPU_METRIC: Final = "custom_model_training_cpus"
 CPU_MACHINE: Final = re.compile(r"(?:n1|e2)-(?:standard|highmem|highcpu)-(?P<vcpus>\d+)")
 #: The strategies that count against the preemptible twins (a stored job keeps its enums as names).
 PREEMPTIBLE: Final = frozenset({"SPOT", "FLEX_START"})
+#: The reservation affinity whose pools run only on the reservation's machines (no custom training quota).
+RESERVED_ONLY: Final = "SPECIFIC_RESERVATION"
 
 QUOTA_MESSAGE: Final = "The following quota metrics exceed quota limits: "
 STOCKOUT_MESSAGE: Final = "Resources are insufficient in region: {region}"
@@ -110,13 +117,22 @@ def on_persistent_resource(body: Mapping[str, Any]) -> bool:
 def needs(body: Mapping[str, Any]) -> dict[str, int]:
     """Metric (full name) -> units a CustomJob holds while it lives: each pool's accelerators, and the vCPUs of its
     N1 / E2 machines, times its replicas; the preemptible twins on SPOT and FLEX_START. None on a persistent
-    resource (the resource holds the machines: `resource_needs`)."""
+    resource (the resource holds the machines: `resource_needs`), none for a pool on a named reservation (its
+    machines are the reservation's: RESERVED_ONLY)."""
     if on_persistent_resource(body):
         return {}
     spec = body.get("jobSpec")
     scheduling = spec.get("scheduling") if isinstance(spec, Mapping) else None
     strategy = scheduling.get("strategy") if isinstance(scheduling, Mapping) else None
-    return _count([(p, max(1, _int(p.get("replicaCount"), 1))) for p in _pools(body)], strategy in PREEMPTIBLE)
+    return _count([(p, max(1, _int(p.get("replicaCount"), 1))) for p in _pools(body) if not _reserved_only(p)],
+                  strategy in PREEMPTIBLE)
+
+
+def _reserved_only(pool: Mapping[str, Any]) -> bool:
+    """Whether a pool runs only on a named reservation's machines (SPECIFIC_RESERVATION)."""
+    machine = pool.get("machineSpec")
+    affinity = machine.get("reservationAffinity") if isinstance(machine, Mapping) else None
+    return isinstance(affinity, Mapping) and affinity.get("reservationAffinityType") == RESERVED_ONLY
 
 
 def resource_needs(body: Mapping[str, Any]) -> dict[str, int]:

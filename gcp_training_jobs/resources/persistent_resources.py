@@ -2,7 +2,8 @@
 `vertex.AiPersistentResource` (the project's real dependency, like the buckets), after the APIs, with the stack's
 labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`). Before the first,
 a warning says what to install when pulumi-gcp's resource plugin is not where the engine looks (`plugins`): said
-first, in the project's words, where the engine's own error would follow."""
+first, in the project's words, where the engine's own error would follow (under `plan`, its review says it instead:
+cli.plan.review.plugins_missing)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pulumi_gcp as gcp
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.vocab.persistent import ResourcePool
 from gcp_training_jobs.resources.plugins import gcp_plugin
+from gcp_training_jobs.resources.settings.pulumi_config import given_by_caller
 
 
 def _pool(pool: ResourcePool) -> gcp.vertex.AiPersistentResourceResourcePoolArgs:
@@ -43,7 +45,7 @@ def persistent_resources(resources: Mapping[str, ResourceFacts], *, project: pul
                          ) -> dict[str, gcp.vertex.AiPersistentResource]:
     """One AiPersistentResource per declared resource (its id as its name, in its region), each after `after`."""
     made: dict[str, gcp.vertex.AiPersistentResource] = {}
-    if resources and (plugin := gcp_plugin()).found is None:
+    if resources and not given_by_caller() and (plugin := gcp_plugin()).found is None:  # (plan says it in its review)
         pulumi.log.warn(plugin.needed(f"the stack's persistent resources ({', '.join(sorted(resources))})"))
     for name, facts in sorted(resources.items()):
         spec = facts.spec

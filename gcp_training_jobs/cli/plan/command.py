@@ -255,6 +255,8 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         print(job_warning.within(file=str(path)).warning(), file=sys.stderr)  # (--json: each job's `warnings`)
     for warning in checked.warnings if as_json else ():  # the text form prints them with the cost
         print(f"warning: {warning}", file=sys.stderr)
+    for plugin in (checked.plugins or []) if as_json else ():  # (the text form: in its review; --json: `plugins`)
+        print(f"warning: {plugin['text']}", file=sys.stderr)
     if as_json:
         json.dump(document, sys.stdout, indent=2, default=str, sort_keys=True)
         print()

@@ -15,11 +15,9 @@ from typing import Any
 from gcp_training_jobs.jobspec.catalog import vertex_jobspec
 from gcp_training_jobs.jobspec.catalog.prices import PriceTable
 from gcp_training_jobs.jobspec.review.cost import estimate
+from gcp_training_jobs.jobspec.review.reservations import takings
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
-
-#: A reservation affinity that takes from none.
-NO_RESERVATION = "NO_RESERVATION"
 
 
 @dataclass(frozen=True)
@@ -59,16 +57,12 @@ def affinity_text(kind: str, name: str | None) -> str:
 
 
 def reservation_needs(facts: JobFacts) -> list[ReservationNeed]:
-    """What the job takes from reservations, per (affinity type, reservation, machine type), in pool order."""
+    """What the job takes from reservations, per (affinity type, reservation, machine type), in pool order (the pools
+    jobspec.review.reservations.takings finds, summed)."""
     found: dict[tuple[str, str | None, str], int] = {}
-    for pool in facts.running:
-        affinity = pool.reservation
-        kind = affinity.reservation_affinity_type if affinity is not None else None
-        if affinity is None or kind in (None, NO_RESERVATION):
-            continue
-        name = affinity.values[0] if affinity.values else None
-        key = (str(kind), name, str(pool.machine_type))
-        found[key] = found.get(key, 0) + pool.machines * facts.parallel_runs
+    for taking in takings(facts):
+        key = (taking.kind, taking.written, str(taking.pool.machine_type))
+        found[key] = found.get(key, 0) + taking.machines
     return [ReservationNeed(kind, name, machine, n) for (kind, name, machine), n in found.items()]
 
 

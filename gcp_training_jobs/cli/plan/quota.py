@@ -18,6 +18,7 @@ from typing import Any
 
 from gcp_training_jobs.backends import persistent_resources, quotas, transport
 from gcp_training_jobs.cli.plan.cheapest import Hold
+from gcp_training_jobs.cli.plan.reservations import reservation_review
 from gcp_training_jobs.jobspec.core.env import env_settings
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, VERTEX
 from gcp_training_jobs.jobspec.review.placement import Candidate, held_to_quota
@@ -81,24 +82,27 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
     check applies at `pulumi preview` and `up`, in its words): `siblings`, the identity of the stack's jobs but their
     names (`organization/project/stack/`), which finds those already live: they are counted as live, not as new."""
     found = OnlineReview()
-    if settings.backend == VERTEX:
-        _resource_lines(settings, settings.api_endpoint or env_settings().api_endpoint, found)
     if settings.backend != VERTEX:
         found.lines.append("quota check: only Vertex AI's custom training quotas are read; skipped for "
                            f"backend {settings.backend}")
         return found
-    stack_askers = askers(settings)
     endpoint = settings.api_endpoint or env_settings().api_endpoint
+    read: dict[str, quotas.Held] = {}
+
+    def held(region: str) -> quotas.Held:
+        if region not in read:
+            read[region] = quotas.held(settings.project, region, endpoint)
+        return read[region]
+
+    _resource_lines(settings, endpoint, found)
+    lines, problems = reservation_review(settings, siblings, held, endpoint)  # cli.plan.reservations
+    found.lines += lines
+    found.problems += problems
+    stack_askers = askers(settings)
     warned: list[str] = []
     regions = sorted({p.region for a in stack_askers for p in a.placements if p.needs})
     try:
         limits = quotas.read_limits(settings.project, endpoint, warn=warned.append) if regions else {}
-        read: dict[str, quotas.Held] = {}
-
-        def held(region: str) -> quotas.Held:
-            if region not in read:
-                read[region] = quotas.held(settings.project, region, endpoint)
-            return read[region]
 
         def running(asker: Asker) -> bool:
             label = resource_label(siblings + asker.name)[RESOURCE_LABEL]

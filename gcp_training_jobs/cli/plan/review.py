@@ -33,9 +33,11 @@ from gcp_training_jobs.jobspec.review.cost_text import (
 from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, budget_text, stack_estimate
 from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
+from gcp_training_jobs.resources.plugins import gcp_plugin
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
+from gcp_training_jobs.resources.settings.quota import reservation_needs
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -52,6 +54,10 @@ class Review:
     """What the stack asks of Vertex AI's quotas, per region and metric, and by whom (plan/quota.quota_asked)."""
     budget: dict[str, Any] | None = None
     """The monthly budget against the stack's worst case (`gcp-training-jobs:budget`), or None without one."""
+    reservations: dict[str, Any] | None = None
+    """The reservations the stack's jobs name, not read offline (`reservations_named`); None when none is named."""
+    plugins: list[dict[str, Any]] | None = None
+    """The resource plugins the stack needs that the engine will not find (`plugins_missing`)."""
 
 
 def review(settings: StackSettings, resources: Iterable[Any], today: date | None = None) -> Review:
@@ -74,7 +80,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings),
-                  _budget(settings, cost))
+                  _budget(settings, cost), reservations_named(settings), plugins_missing(settings))
 
 
 def _budget(settings: StackSettings, cost: StackEstimate) -> dict[str, Any] | None:
@@ -85,6 +91,37 @@ def _budget(settings: StackSettings, cost: StackEstimate) -> dict[str, Any] | No
     return {"monthlyUsd": spec.monthly_usd, "thresholds": list(spec.thresholds), "enforce": spec.enforce,
             "worstCaseUsd": _usd(cost.worst_case), "fits": cost.worst_case.complete
             and cost.worst_case.known <= spec.monthly_usd, "text": budget_text(cost.worst_case, spec.monthly_usd)}
+
+
+def plugins_missing(settings: StackSettings) -> list[dict[str, Any]]:
+    """pulumi-gcp's resource plugin when the stack declares a persistent resource (a pulumi-gcp resource) and the
+    plugin is not where the engine looks (resources.plugins.gcp_plugin): its name, version, the command that installs
+    it and the project's words, so that `plan` says it before `pulumi up` fails on it. Empty otherwise."""
+    if not settings.resources:
+        return []
+    plugin = gcp_plugin()
+    if plugin.found is not None:
+        return []
+    why = f"the stack's persistent resources ({', '.join(sorted(settings.resources))})"
+    return [{"name": plugin.name, "version": plugin.version, "install": plugin.install, "text": plugin.needed(why)}]
+
+
+def reservations_named(settings: StackSettings) -> dict[str, Any] | None:
+    """The reservations the stack's jobs name (settings.quota.reservation_needs), each with the machines each job takes
+    from it, and the one line that says they are named, not checked, offline; None when no job names one."""
+    stacked = reservation_needs(settings)
+    if not stacked:
+        return None
+    named: dict[str, Any] = {}
+    for written, needs in stacked.items():
+        by: dict[str, int] = {}
+        for need in needs:
+            by[need.job] = by.get(need.job, 0) + need.machines
+        named[written] = {"name": needs[0].named.name, "machineType": needs[0].machine_type,
+                          "machines": sum(by.values()), "by": by}
+    said = "; ".join(f"{r['name']} ({', '.join(f'{job} {n}' for job, n in r['by'].items())})" for r in named.values())
+    return {"checked": False, "named": named,
+            "text": f"named, not checked offline (`plan --online` reads each and holds the stack's jobs to it): {said}"}
 
 
 def review_document(checked: Review) -> dict[str, Any]:
@@ -107,6 +144,8 @@ def review_document(checked: Review) -> dict[str, Any]:
                        "problems": [str(p) for p in checked.problems]},
         "quota": checked.quota,
         "budget": checked.budget,
+        **({"reservations": checked.reservations} if checked.reservations else {}),
+        **({"plugins": checked.plugins} if checked.plugins else {}),
     }
 
 

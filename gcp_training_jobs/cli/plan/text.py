@@ -77,7 +77,11 @@ def _review_lines(document: dict[str, Any]) -> list[str]:
     out += ["", f"Guardrails ({GUARDRAILS_KEY}): {declared}; fixed rules: {', '.join(rails['fixedRules'])}"]
     problems = rails["problems"]
     out.append(f"    {len(problems)} broken (see below)" if problems else "    all hold")
-    return out + _budget_lines(document.get("budget")) + _quota_lines(document.get("quota") or {})
+    out += _budget_lines(document.get("budget"))
+    reserved = document.get("reservations")
+    out += _quota_lines(document.get("quota") or {}) + (["", f"Reservations: {reserved['text']}"] if reserved else [])
+    plugins = document.get("plugins") or []
+    return out + (["", "Plugins the stack needs:", *(f"    warning: {p['text']}" for p in plugins)] if plugins else [])
 
 
 def _budget_lines(budget: dict[str, Any] | None) -> list[str]:

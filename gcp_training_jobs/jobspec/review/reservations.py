@@ -32,6 +32,8 @@ from gcp_training_jobs.jobspec.translate.facts import JobFacts, as_int
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
 SPECIFIC = "SPECIFIC_RESERVATION"
+#: A reservation affinity that takes from none.
+NO_RESERVATION = "NO_RESERVATION"
 #: reservationSharingPolicy.serviceShareType that lets Vertex AI consume a reservation.
 ALLOW_ALL = "ALLOW_ALL"
 _PATH = re.compile(r"^projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/reservations/(?P<name>[^/]+)")
@@ -158,16 +160,41 @@ def _job_gpus(pool: Pool) -> Gpus:
     return _gpus(str(pool.machine_type or ""), listed)
 
 
-def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
-    """What `job` takes from the reservations it names (SPECIFIC_RESERVATION), pool by pool, in pool order."""
+@dataclass(frozen=True)
+class Taking:
+    """One running pool of a job that takes machines from a reservation (any affinity but NO_RESERVATION): its
+    affinity type, the reservation it names (None: ANY_RESERVATION names none) and the machines it holds at once."""
+
+    pool: Pool
+    kind: str
+    written: str | None
+    machines: int
+
+
+def takings(facts: JobFacts) -> list[Taking]:
+    """Every running pool of the job that takes from a reservation, in pool order: each pool's replicas (a TPU slice's
+    hosts) times the job's parallel runs. The one walk `needs_of` and the plan's placement read."""
     out = []
     for pool in facts.running:
         affinity = pool.reservation
-        if affinity is None or affinity.reservation_affinity_type != SPECIFIC or not affinity.values \
+        kind = affinity.reservation_affinity_type if affinity is not None else None
+        if affinity is None or kind in (None, NO_RESERVATION):
+            continue
+        out.append(Taking(pool, str(kind), affinity.values[0] if affinity.values else None,
+                          pool.machines * facts.parallel_runs))
+    return out
+
+
+def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
+    """What `job` takes from the reservations it names (SPECIFIC_RESERVATION), pool by pool, in pool order."""
+    out = []
+    for taking in takings(facts):
+        pool, affinity = taking.pool, taking.pool.reservation
+        if taking.kind != SPECIFIC or taking.written is None or affinity is None \
                 or (affinity.key or RESERVATION_NAME_KEY) != RESERVATION_NAME_KEY:
             continue
-        out.append(Need(job, project, facts.region, Named.of(affinity.values[0]), pool.where or f"pool {pool.index}",
-                        str(pool.machine_type or ""), _job_gpus(pool), pool.machines * facts.parallel_runs))
+        out.append(Need(job, project, facts.region, Named.of(taking.written), facts.pool_path(pool),
+                        str(pool.machine_type or ""), _job_gpus(pool), taking.machines))
     return out
 
 
@@ -186,6 +213,11 @@ class Misfit:
 
     jobs: tuple[str, ...]
     message: str
+
+    def line(self) -> str:
+        """What `plan --online` and the provider's check say: `job big: needs 3 ...`; a sum of several jobs names
+        them itself (`jobs a, b need ...`)."""
+        return self.message if self.message.startswith("jobs ") else f"job {', '.join(self.jobs)}: {self.message}"
 
 
 def _one(need: Need, reservation: Reservation) -> str | None:
@@ -232,6 +264,33 @@ def misfits(reservation: Reservation, needs: Sequence[Need]) -> list[Misfit]:
             shares = ", ".join(f"{job} {n}" for job, n in by_job.items())
             message = f"jobs {', '.join(by_job)} need {what} ({shares}); {held}"
         out.append(Misfit(tuple(by_job), message))
+    return out
+
+
+def wire(needs: Mapping[str, Sequence[Need]]) -> list[dict[str, Any]]:
+    """The needs of a stack's jobs (stack_needs) as plain data, in the stack's order: what the stack hands each job's
+    provider (the `reservations` of its `stackQuota` input), so that its check sums the stack's jobs on a reservation
+    as `plan --online` does. Empty when no job names one."""
+    return [{"job": n.job, "region": n.region, "reservation": n.named.written, "path": n.path,
+             "machineType": n.machine_type, "accelerators": [[kind, count] for kind, count in n.accelerators],
+             "machines": n.machines}
+            for named in needs.values() for n in named]
+
+
+def unwire(value: Any, project: str) -> dict[str, list[Need]]:
+    """The needs `wire` carried (the `reservations` of a `stackQuota` input; the stack's project), by reservation as
+    written; anything else carries none."""
+    out: dict[str, list[Need]] = {}
+    given = value.get("reservations") if isinstance(value, Mapping) else None
+    for item in given if isinstance(given, list) else ():
+        if not isinstance(item, Mapping) or not all(isinstance(item.get(k), str) for k in ("job", "reservation")):
+            continue
+        gpus = tuple((str(g[0]), as_int(g[1])) for g in item.get("accelerators") or ()
+                     if isinstance(g, list | tuple) and len(g) == 2)
+        region = item.get("region")
+        need = Need(item["job"], project, region if isinstance(region, str) else None, Named.of(item["reservation"]),
+                    str(item.get("path") or ""), str(item.get("machineType") or ""), gpus, as_int(item.get("machines")))
+        out.setdefault(need.named.written, []).append(need)
     return out
 
 

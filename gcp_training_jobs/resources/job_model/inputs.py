@@ -50,8 +50,10 @@ from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_err
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
+from gcp_training_jobs.jobspec.review import reservations
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
+from gcp_training_jobs.jobspec.review.reservations import Need
 from gcp_training_jobs.jobspec.vocab.custom_job import spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body
@@ -346,6 +348,8 @@ class Inputs:
     """The stack's jobs as the quotas see them, in order, each at its placements (quota_fit.unwire)."""
     budget: dict[str, Any] | None = None
     """The stack's monthly budget and worst case (resources.budget.budget_input), or None."""
+    stack_reservations: Mapping[str, list[Need]] = field(default_factory=dict)
+    """The stack's quota input's `reservations`: what the stack's jobs take from each reservation."""
     delete_record: bool = False
     """A finished job's record is removed with the resource."""
     resource_declared: bool = False
@@ -370,6 +374,7 @@ class Inputs:
             props=dict(props),
             guardrails=rails,
             guardrail_problems=tuple(rail_problems),
+            stack_reservations=reservations.unwire(props.get(STACK_QUOTA.wire), str(props.get(PROJECT.wire) or "")),
             job_unknown=unknown(props.get(JOB.wire)),
         )
 

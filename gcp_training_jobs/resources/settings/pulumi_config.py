@@ -36,6 +36,11 @@ def settings_given(settings: StackSettings) -> Iterator[None]:
         _GIVEN.reset(token)
 
 
+def given_by_caller() -> bool:
+    """Whether the program runs inside `settings_given` (under `plan`, which reviews the stack itself)."""
+    return _GIVEN.get() is not None
+
+
 def from_pulumi_config(root: Path | None = None) -> StackSettings:
     """The stack's settings from `pulumi.Config` (inside a Pulumi program or under Pulumi's mocks), or those a
     caller judged already (`settings_given`).

@@ -59,7 +59,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
         return out
     alone = not any(a.name == name for a in stack_jobs)
     askers = [own] if alone else [own if a.name == name else a for a in stack_jobs]
-    held = partial(_fresh if alone else _cached, project, endpoint)
+    held = partial(_fresh if alone else held_once, project, endpoint)
     siblings = identity.rsplit("/", 1)[0] + "/"
 
     def running(asker: Asker) -> bool:  # the stack's other jobs already live (this one: a replacement, counted new)
@@ -92,7 +92,7 @@ def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[st
     return quotas.read_limits(project, endpoint, warn=warned.append), tuple(warned)
 
 
-def _cached(project: str, endpoint: str | None, region: str) -> quotas.Held:
+def held_once(project: str, endpoint: str | None, region: str) -> quotas.Held:
     """What the region's live jobs hold, read once per run: the run's own creates are new jobs of the stack to the
     rule, so a read before them stays right (read again, they are live and counted as live)."""
     return RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))

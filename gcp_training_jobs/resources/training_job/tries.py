@@ -1,9 +1,9 @@
 """The TrainingJob provider's part of "When Google has no capacity": what `check` adds (each of `fallbacks` judged,
-guardrailed and priced like the job, `retries` and the re-run token checked, the quota check), what `diff` adds (a job
-whose inputs did not change is kept, reported or made again, by runs.decide_finished_job on its state read from the
-API), and `create` across placements (a live job of the resource adopted wherever it runs; the next try after the last
-job of this spec; the next placement at once when a create is refused for quota; with waitForCompletion, a job that
-failed for Google's reasons made again in the same `up`).
+guardrailed and priced like the job, `retries` and the re-run token checked, the quota check, the reservations it
+names: reserved.check), what `diff` adds (a job whose inputs did not change is kept, reported or made again, by
+runs.decide_finished_job on its state read from the API), and `create` across placements (a live job of the resource
+adopted wherever it runs; the next try after the last job of this spec; the next placement at once when a create is
+refused for quota; with waitForCompletion, a job that failed for Google's reasons made again in the same `up`).
 
 The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
 its inputs read once (inputs.Inputs), its endpoint, where its jobs are reached (JobsAt) and how it waits (Wait).
@@ -41,7 +41,7 @@ from gcp_training_jobs.resources.job_model.inputs import (
     unknown,
 )
 from gcp_training_jobs.resources.provider_log import say_once
-from gcp_training_jobs.resources.training_job import quota
+from gcp_training_jobs.resources.training_job import quota, reserved
 from gcp_training_jobs.resources.training_job.on_resource import resource_failures
 from gcp_training_jobs.resources.training_job.review import cost_line, job_rule_problems
 
@@ -126,14 +126,17 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
-    outcome = quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint)
-    for line in outcome.warnings:
-        log.warn(line)
-    for line in outcome.skipped:  # offline: no credentials to read them with
-        log.info(line)
-    for line in (*outcome.notes, *outcome.debug):  # what was not checked (`pulumi preview --debug` shows it)
-        log.debug(line)
-    return failures + [CheckFailure("job", line) for line in outcome.failures]
+    for outcome in (quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint),
+                    reserved.check(new.project, name, new.identity, judged.facts, region, new.stack_reservations,
+                                   endpoint)):
+        for line in outcome.warnings:
+            log.warn(line)
+        for line in outcome.skipped:  # offline: no credentials to read them with
+            log.info(line)
+        for line in (*outcome.notes, *outcome.debug):  # what was not checked (`pulumi preview --debug` shows it)
+            log.debug(line)
+        failures += [CheckFailure("job", line) for line in outcome.failures]
+    return failures
 
 
 # -- diff ------------------------------------------------------------------------------------------------------
