@@ -42,6 +42,11 @@ class ResourceFacts:
     spec: PersistentResourceSpec | None = None
     """The resource as written (parsed once): what the stack renders its AiPersistentResource from."""
 
+    @property
+    def autoscales(self) -> bool:
+        """Whether it holds fewer machines at the least than at the most (spend prices both)."""
+        return any(pool.replica_count != low for pool, low in zip(self.pools, self.least, strict=True))
+
     def as_job(self, at_least: bool = False) -> JobFacts:
         """Its machines as a job's facts (the most it holds, or the least): what cost and quotas take."""
         pools = (tuple(replace(p, replicas=low) for p, low in zip(self.pools, self.least, strict=True)) if at_least
