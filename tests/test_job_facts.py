@@ -79,7 +79,7 @@ def test_a_custom_job_spec() -> None:
                                                                                       False)
     assert facts.labels == {"env": "dev"}
     assert facts.accelerator_totals == {"NVIDIA_L4": 2}
-    assert [facts.held_text(p) for p in facts.running] == ["g2-standard-24 x1 + 2 NVIDIA_L4", "n2-standard-8 x2"]
+    assert [facts.pool_text(p) for p in facts.running] == ["g2-standard-24 x1 + 2 NVIDIA_L4", "n2-standard-8 x2"]
 
 
 def test_a_tuning_config() -> None:

@@ -163,7 +163,7 @@ def test_more_than_a_few_jobs_are_a_table_a_job_a_line_and_wide_keeps_the_detail
 
 
 def test_plan_words_a_tuning_jobs_trials_at_once_as_status_does() -> None:
-    """plan's lines of the same tuning job: the one wording (JobFacts.holds_text), times its trials at once."""
+    """plan's lines of the same tuning job: the one wording (JobFacts.machines_text), times its trials at once."""
     job = tuning_training_input(maxParallelTrials=4)
     job["trainingInput"].update(masterType="g2-standard-12", masterConfig={
         **job["trainingInput"]["masterConfig"], "acceleratorConfig": {"type": "NVIDIA_L4", "count": 1}})

@@ -77,9 +77,9 @@ def _pools(old: JobFacts, new: JobFacts) -> list[str]:
         label = f"pool {index} " if several else ""
         was, now = before.get(index), after.get(index)
         if was is None and now is not None:
-            lines.append(f"pool {index} added: {new.held_text(now)}")
+            lines.append(f"pool {index} added: {new.pool_text(now)}")
         elif now is None and was is not None:
-            lines.append(f"pool {index} removed (was {old.held_text(was)})")
+            lines.append(f"pool {index} removed (was {old.pool_text(was)})")
         elif was is not None and now is not None:
             if was.machine_type != now.machine_type:
                 lines.append(f"{label}machine type {_arrow(was.machine_type, now.machine_type)}")

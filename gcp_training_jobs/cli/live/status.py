@@ -101,7 +101,7 @@ def job_status(job: FoundJob, when: datetime, state: StackState | None = None) -
         "name": job.name, "jobId": job.job_id, "resourceName": resource_name,
         "apiId": resource_name.rsplit("/", 1)[-1],  # what Vertex AI, gcloud and the emulator's controls take
         "region": job.target.region, "state": job.state, "backendState": job.resource.get("state"),
-        "accelerators": facts.accelerator_totals, "holds": facts.holds_text(), "parallelRuns": facts.parallel_runs,
+        "accelerators": facts.accelerator_totals, "holds": facts.machines_text(), "parallelRuns": facts.parallel_runs,
         "persistentResource": facts.on_persistent_resource,
         "machines": [{"machineType": p.machine_type, "machines": p.machines * facts.parallel_runs,
                       "role": p.role or f"pool {p.index}"} for p in facts.running],
@@ -196,7 +196,7 @@ def _gone(job: dict[str, Any]) -> str:
 
 
 def _holds(job: dict[str, Any]) -> str:
-    """`machines: g2-standard-8 x1 + 1 NVIDIA_L4`, a tuning job's times its trials at once (JobFacts.holds_text),
+    """`machines: g2-standard-8 x1 + 1 NVIDIA_L4`, a tuning job's times its trials at once (JobFacts.machines_text),
     and the accelerators in all, as plan says them."""
     accelerators = ", ".join(f"{n} {kind}" for kind, n in job["accelerators"].items())
     return job["holds"] + (f" ({accelerators} in all)" if accelerators and job["parallelRuns"] > 1 else "")

@@ -86,9 +86,9 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _accelerator_line(facts: JobFacts) -> list[tuple[str, str]]:
     """`accelerators: 32 NVIDIA_A100_80GB`: what the job holds at once (JobFacts.accelerator_totals, the one sum),
-    after a tuning job's trials at once (`holds: 4 trials at once, each ...`, JobFacts.holds_text, as status says)."""
+    after a tuning job's trials at once (`holds: 4 trials at once, each ...`, JobFacts.machines_text, as status says)."""
     totals = facts.accelerator_totals
-    held = [("holds", facts.holds_text())] if facts.parallel_runs > 1 else []
+    held = [("holds", facts.machines_text())] if facts.parallel_runs > 1 else []
     return held + ([("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items()))] if totals else [])
 
 
@@ -103,7 +103,7 @@ def _task_lines(job: dict[str, Any], facts: JobFacts) -> list[tuple[str, str]]:
         if pool.machine_type is None:
             lines.append((role, pool.note))
             continue
-        lines.append((role, facts.held_text(pool) + (f" ({pool.note})" if pool.note else "")))
+        lines.append((role, facts.pool_text(pool) + (f" ({pool.note})" if pool.note else "")))
     return lines + _accelerator_line(facts)
 
 
@@ -176,7 +176,7 @@ def _describe_custom_job(inputs: dict[str, Any], facts: JobFacts) -> list[tuple[
              ("region", str(facts.region))]
     if TUNING_JOB in job:  # a tuning job's pools are each trial's
         lines.append(("trials", f"{facts.trials}, {facts.parallel_runs} at once"))
-    lines += [(f"pool {pool.index}", facts.held_text(pool)) for pool in facts.running]
+    lines += [(f"pool {pool.index}", facts.pool_text(pool)) for pool in facts.running]
     lines += _accelerator_line(facts)
     for i, pool in enumerate(spec.get("workerPoolSpecs") or []):
         box, package = pool.get("containerSpec") or {}, pool.get("pythonPackageSpec") or {}

@@ -86,7 +86,7 @@ def disks(facts: JobFacts) -> list[dict[str, Any]]:
 def machines_text(facts: JobFacts) -> str:
     """The pools that hold accelerators (else every running pool), in the one wording: `a3-highgpu-8g x2 + 8
     NVIDIA_H100_80GB`."""
-    return "; ".join(facts.held_text(p) for p in _accelerated(facts)) or "(no machines)"
+    return "; ".join(facts.pool_text(p) for p in _accelerated(facts)) or "(no machines)"
 
 
 def _accelerated(facts: JobFacts) -> list[Pool]:

@@ -175,16 +175,16 @@ class JobFacts:
         where an ml v1 job wrote it (`trainingInput.workerType`)."""
         return f"{self.spec_key}.workerPoolSpecs[{pool.index}]" if self.spec_key else pool.where
 
-    def held_text(self, pool: Pool) -> str:
+    def pool_text(self, pool: Pool) -> str:
         """A running pool as the job holds it, in the one wording (translate.pools.machine_text): its machine, its
         replicas and the accelerators each holds, `a2-ultragpu-8g x3 + 8 NVIDIA_A100_80GB`."""
         kind, count, _ = pool.held
         return machine_text(pool.machine_type, kind if count else None, count, replicas=pool.replica_count)
 
-    def holds_text(self) -> str:
-        """What the job holds at once, in the one wording: its running pools' held_text, `; ` between them, and a
+    def machines_text(self) -> str:
+        """What the job holds at once, in the one wording: its running pools' pool_text, `; ` between them, and a
         tuning job's trials at once: `4 trials at once, each g2-standard-12 x1 + 1 NVIDIA_L4`."""
-        pools = "; ".join(self.held_text(pool) for pool in self.running) or "no machines read"
+        pools = "; ".join(self.pool_text(pool) for pool in self.running) or "no machines read"
         return pools if self.parallel_runs == 1 else f"{self.parallel_runs} trials at once, each {pools}"
 
 
