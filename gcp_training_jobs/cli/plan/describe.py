@@ -86,7 +86,8 @@ def _describe_object(inputs: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _accelerator_line(facts: JobFacts) -> list[tuple[str, str]]:
     """`accelerators: 32 NVIDIA_A100_80GB`: what the job holds at once (JobFacts.accelerator_totals, the one sum),
-    after a tuning job's trials at once (`holds: 4 trials at once, each ...`, JobFacts.machines_text, as status says)."""
+    after a tuning job's trials at once (`holds: 4 trials at once, each ...`, JobFacts.machines_text, as status
+    says)."""
     totals = facts.accelerator_totals
     held = [("holds", facts.machines_text())] if facts.parallel_runs > 1 else []
     return held + ([("accelerators", ", ".join(f"{n} {t}" for t, n in totals.items()))] if totals else [])
