@@ -21,7 +21,7 @@ from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems, stack_budget_problems
 from gcp_training_jobs.jobspec.rules.tasks import in_support
-from gcp_training_jobs.jobspec.rules.tasks import today as judging_day
+from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
@@ -72,7 +72,7 @@ class GuardrailSettings(Guardrails):
         for name in value or ():
             if name not in KNOWN_ACCELERATORS:
                 raise ValueError(f"{name!r} is not an accelerator type{suggestion(name, KNOWN_ACCELERATORS)}; "
-                                 f"allowed: {accelerator_choices(judging_day())}")
+                                 f"allowed: {accelerator_choices(today_of_rules())}")
         return value
 
     @field_validator("required_labels")
