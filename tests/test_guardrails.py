@@ -336,6 +336,33 @@ def test_settings_reject_unknown_accelerators_and_label_keys_naming_the_key(tmp_
     assert any("gcp-training-jobs:guardrails.requireTimeout" in line for line in lines), lines
 
 
+def test_an_unknown_allowed_accelerator_is_offered_accelerator_types_in_support_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """allowedAccelerators' refusal lists accelerator types only, none past its end of support on the day judged
+    (K80 ended on 2024-05-01, P100 on 2026-09-15), and names the TPU VM machine types (TPU v6e, TPU7x: no
+    acceleratorType value) in words; an end-of-life name or a TPU VM machine type a stack lists still validates."""
+    path = stack_file(tmp_path, "allowedAccelerators: [NVIDIA_TESLA_T5]\n")
+
+    def refusal(day: str) -> str:
+        monkeypatch.setenv("GCP_TRAINING_JOBS_TODAY", day)
+        with pytest.raises(SpecError) as caught:
+            load_stack_file(path)
+        (line,) = [str(p) for p in caught.value.problems if "allowedAccelerators" in str(p)]
+        return line
+
+    before, after = refusal("2026-09-14"), refusal("2026-09-15")
+    listed = after.split("allowed: ", 1)[1].split(", or ")[0].split(", ")
+    assert "NVIDIA_TESLA_K80" not in before and "NVIDIA_TESLA_P100" in before
+    assert "NVIDIA_TESLA_K80" not in listed and "NVIDIA_TESLA_P100" not in listed
+    assert {"NVIDIA_H100_80GB", "NVIDIA_TESLA_T4", "TPU_V5_LITEPOD"} <= set(listed)
+    assert not [name for name in listed if not name.isupper()], listed  # no machine type among them
+    assert after.endswith("or for a TPU v6e or TPU7x (no acceleratorType value) its machine type: ct6e-standard-* "
+                          "or tpu7x-standard-*")
+    ok = stack_file(tmp_path, "allowedAccelerators: [NVIDIA_TESLA_K80, NVIDIA_TESLA_P100, ct6e-standard-4t]\n")
+    assert load_stack_file(ok).guardrails.allowed_accelerators == (
+        "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P100", "ct6e-standard-4t")
+
+
 def test_settings_take_guardrails_as_pulumi_passes_them_json_text() -> None:
     from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 

@@ -118,6 +118,31 @@ def test_unknown_and_not_offered_accelerators() -> None:
         custom_job_spec(container_pool(machine("cloud-tpu", "TPU_V4_POD", 8))))
 
 
+def allowed_of(text: str, after: str = "allowed") -> list[str]:
+    """The values of an `allowed...:` list, up to the next "; " (or " (" of a hint after it)."""
+    listed = text.split(f"{after}: ", 1)[1].split("; ")[0].split(" (")[0]
+    return listed.split(", ")
+
+
+@pytest.mark.parametrize("accelerator", ["NVIDIA_TESLA_T5", "TPU_V4_POD"])  # unknown; in the enum, not offered
+def test_an_unknown_accelerator_is_offered_only_accelerators_in_support(accelerator: str) -> None:
+    """The allowed list of a wrong acceleratorType: accelerator types only (no machine type) and none past its end of
+    support on the day judged (P100 ended on 2026-09-15; K80 is not one Vertex AI attaches at all)."""
+    data = custom_job_spec(container_pool(machine("n1-standard-8", accelerator, 1)))
+    before = allowed_of(one(data, today=date(2026, 9, 14)), "allowed on n1-standard-8")
+    after = allowed_of(one(data, today=date(2026, 9, 15)), "allowed on n1-standard-8")
+    assert before == ["NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100"]
+    assert after == ["NVIDIA_TESLA_P4", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100"]
+    # a trainingInput judged for Vertex AI: the same rule on its translation
+    legacy = gpu_job("n1-standard-8", accelerator, 1)
+    with pytest.raises(SpecError) as caught:
+        load_job(legacy, backend="vertex", today=TODAY)
+    (problem,) = [p for p in caught.value.problems if p.path.endswith("acceleratorConfig.type")]
+    assert allowed_of(problem.message, "allowed on n1-standard-8") == after
+    # judged as history (AI Platform Training), a K80 stays valid: only Vertex AI's lists leave it out
+    load_job(gpu_job("n1-standard-8", "NVIDIA_TESLA_K80", 1), today=TODAY)
+
+
 def test_cloud_tpu_cores() -> None:
     assert one(custom_job_spec(container_pool(machine("cloud-tpu", "TPU_V2", 16)))) == (
         "workerPoolSpecs[0].machineSpec.acceleratorCount: 16 TPU_V2 cores on cloud-tpu; allowed: 8 (one TPU) or "
@@ -185,6 +210,17 @@ def test_accelerator_offered_in_the_region() -> None:
     assert "(the locations page lists it there, but not for training)" in l4
     v6e = one(custom_job_spec(container_pool(machine("ct6e-standard-4t", tpuTopology="2x2"))), region="us-west1")
     assert v6e.startswith("workerPoolSpecs[0].machineSpec.machineType: TPU v6e (ct6e-standard-4t) is not offered")
+
+
+def test_a_region_offers_only_accelerators_in_support() -> None:
+    """The accelerators a region offers, listed when it lacks the job's: none past its end of support on the day
+    judged (us-west1 lists P100, which ended on 2026-09-15)."""
+    data = custom_job_spec(container_pool(machine("a2-highgpu-1g", "NVIDIA_TESLA_A100", 1)))
+    before = allowed_of(one(data, region="us-west1", today=date(2026, 9, 14)), "allowed in us-west1")
+    after = allowed_of(one(data, region="us-west1", today=date(2026, 9, 15)), "allowed in us-west1")
+    assert "NVIDIA_TESLA_P100" in before
+    assert after == [a for a in before if a != "NVIDIA_TESLA_P100"]
+    assert all(a.isupper() for a in after), after  # accelerator types, no machine type
 
 
 def test_unknown_region_lists_its_geography() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 
@@ -41,6 +41,12 @@ def support_ended(accelerator: str | None, today: date) -> date | None:
     None: the one test of "past its end of support" for the rules and the guardrails' fixed rule."""
     ended = catalog.GPU_END_OF_SUPPORT.get(accelerator or "")
     return ended if ended is not None and today >= ended else None
+
+
+def in_support(accelerators: Iterable[str], today: date) -> list[str]:
+    """The accelerators not past their end of support by `today`, in their order: what an `allowed:` list of a
+    Vertex AI job offers (a GPU past its end is refused there, so never offered)."""
+    return [a for a in accelerators if support_ended(a, today) is None]
 
 
 def today(opts: Options | None = None) -> date:

@@ -15,7 +15,7 @@ from gcp_training_jobs.jobspec.catalog.replacements import replacement
 from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, allowed_some, suggestion
 from gcp_training_jobs.jobspec.rules.regions import region_problem
-from gcp_training_jobs.jobspec.rules.tasks import support_ended
+from gcp_training_jobs.jobspec.rules.tasks import in_support, support_ended
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
 
@@ -113,7 +113,7 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
     ended = support_ended(implied, today)
     if ended is not None and implied is not None:
         source = catalog.GPU_END_OF_SUPPORT_SOURCES.get(implied)
-        current = [a for a in accelerators_of(mt) if support_ended(a, today) is None and a != implied]
+        current = [a for a in in_support(accelerators_of(mt), today) if a != implied]
         where = f" ({source.url})" if source else ""
         found = replacement(mt, implied, count or 1) if mt in catalog.N1_GPU_COUNTS else None
         instead = ""
@@ -130,7 +130,7 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
         why = catalog.NOT_OFFERED_ACCELERATORS.get(acc)
         if why:
             yield Problem(acc_at, f"{acc} is not offered for custom training: {why}; allowed on {mt}: "
-                          f"{allowed(accelerators_of(mt))}")
+                          f"{allowed(in_support(accelerators_of(mt), today))}")
         elif (machines := _tpu_by_machine(acc)) is not None:
             shapes = allowed(dict.fromkeys(t for m in machines for t in catalog.TPU_HOSTS[m].topologies))
             yield Problem(acc_at, f"{acc!r} is not an accelerator type: a TPU of that generation has no "
@@ -140,7 +140,7 @@ def _accelerators(pool: Pool, mt: str, today: date) -> Iterator[Problem]:
         else:
             yield Problem(acc_at, f"{acc!r} is not an accelerator type"
                           f"{suggestion(acc, catalog.VERTEX_ACCELERATOR_TYPES)}; allowed on {mt}: "
-                          f"{allowed(accelerators_of(mt))}")
+                          f"{allowed(in_support(accelerators_of(mt), today))}")
         return
     if pool.gpu_partition_size is not None and count != 1:
         yield Problem(pool.at("gpuPartitionSize"), f"is set with acceleratorCount {count}; allowed: "
@@ -200,8 +200,7 @@ def _fixed(mt: str, fixed: catalog.FixedMachine, acc: str | None, count: int | N
 def _n1(mt: str, acc: str | None, count: int | None, acc_at: str, count_at: str,
         today: date) -> Iterator[Problem]:
     # what may be attached today (a GPU past its end of support is refused above, and never offered)
-    offered = {gpu: counts for gpu, counts in catalog.N1_GPU_COUNTS[mt].items()
-               if support_ended(gpu, today) is None}
+    offered = {gpu: catalog.N1_GPU_COUNTS[mt][gpu] for gpu in in_support(catalog.N1_GPU_COUNTS[mt], today)}
     if acc is None:
         if count is not None:
             yield Problem(count_at, f"{count} without acceleratorType; allowed: an acceleratorType too "
@@ -252,6 +251,7 @@ def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
         yield refused
         return
     offered = catalog.REGION_ACCELERATORS[region]
+    current = in_support(offered, s.today)  # what the region offers today: never a GPU past its end of support
     for pool in pools:
         if pool.empty or pool.machine_type not in catalog.VERTEX_MACHINE_TYPES:
             continue
@@ -269,5 +269,5 @@ def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
         listed = " (the locations page lists it there, but not for training)" \
             if acc in catalog.NOT_FOR_TRAINING.get(region, ()) else ""
         yield Problem(at, f"{acc} is not offered for training in {region}{listed}; allowed in {region}: "
-                      f"{allowed(sorted(offered)) if offered else 'no accelerators'}; regions offering {acc}: "
+                      f"{allowed(sorted(current)) if current else 'no accelerators'}; regions offering {acc}: "
                       f"{allowed_some(_regions_offering(acc), 10)}")

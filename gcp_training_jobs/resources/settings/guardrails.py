@@ -20,6 +20,8 @@ from gcp_training_jobs.jobspec.catalog.prices import PriceTable
 from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems, stack_budget_problems
+from gcp_training_jobs.jobspec.rules.tasks import in_support
+from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
@@ -31,6 +33,20 @@ KNOWN_ACCELERATORS: tuple[str, ...] = tuple(sorted(
     | {h.accelerator or name for name, h in vertex_machines.TPU_HOSTS.items()}
     | set(vertex_machines.GPU_END_OF_SUPPORT)
 ))
+#: The TPU VM machine types among KNOWN_ACCELERATORS (TPU v6e, TPU7x: no acceleratorType value), by pattern
+#: (ct6e-standard-*): a refusal names them in words, apart from the accelerator types it lists.
+TPU_MACHINE_PATTERNS: tuple[str, ...] = tuple(dict.fromkeys(
+    f"{machine.rsplit('-', 1)[0]}-*" for machines in vertex_machines.TPU_NAMED_BY_MACHINE.values()
+    for machine in machines))
+
+
+def accelerator_choices(today: date) -> str:
+    """What allowedAccelerators takes, as a refusal offers it: the accelerator types not past their end of support
+    by `today` (an end-of-life name a stack lists still validates; it is just not offered), then the TPU VM machine
+    types in words, never mixed in among them."""
+    types = in_support((n for n in KNOWN_ACCELERATORS if n not in vertex_machines.TPU_HOSTS), today)
+    return (f"{allowed(types)}, or for a TPU v6e or TPU7x (no acceleratorType value) its machine type: "
+            f"{' or '.join(TPU_MACHINE_PATTERNS)}")
 
 
 class GuardrailSettings(Guardrails):
@@ -56,7 +72,7 @@ class GuardrailSettings(Guardrails):
         for name in value or ():
             if name not in KNOWN_ACCELERATORS:
                 raise ValueError(f"{name!r} is not an accelerator type{suggestion(name, KNOWN_ACCELERATORS)}; "
-                                 f"allowed: {allowed(KNOWN_ACCELERATORS)}")
+                                 f"allowed: {accelerator_choices(today_of_rules())}")
         return value
 
     @field_validator("required_labels")
