@@ -59,9 +59,11 @@ from gcp_training_jobs.jobspec.review.guardrails import (
     stack_estimate,
     stack_guardrail_problems,
 )
+from gcp_training_jobs.jobspec.review.quota_fit import asked, unwire
 from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE, ResourceFacts, registered_facts
+from gcp_training_jobs.resources.job_model.declared import STACK_QUOTA
 from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
@@ -272,6 +274,19 @@ def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
     report("\n".join(lines))
 
 
+def validate_quota_asked(args: StackValidationArgs, report: Report) -> None:
+    """Advisory: what the stack asks of Vertex AI's custom training quotas, per region and metric and by job, from
+    the one list every review reads (the stack's quota input its TrainingJobs carry, jobspec.review.quota_fit):
+    offline, each job as written; the limits are read by `plan --online` and each job's preview."""
+    carried = next((unwire(plain(r.props).get(STACK_QUOTA.wire)) for r in args.resources
+                    if r.resource_type.endswith(TRAINING_JOB) and plain(r.props).get(STACK_QUOTA.wire)), ())
+    lines = [f"{region} {metric}: {ask['units']} ({', '.join(f'{who} {n}' for who, n in ask['by'].items())})"
+             for region, metrics in asked(carried).items() for metric, ask in metrics.items()]
+    if lines:
+        report("\n".join(["quota asked (offline; the limits are read by `plan --online` and each job's preview):",
+                           *lines]))
+
+
 def policies() -> list[Policy]:
     mandatory, advisory = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
     return [
@@ -299,6 +314,10 @@ def policies() -> list[Policy]:
                               description="Estimated cost per hour while every machine runs, and at worst "
                                           "(no price is guessed).",
                               validate=validate_estimated_cost),
+        StackValidationPolicy(name="quota-asked", enforcement_level=advisory,
+                              description="What the stack asks of Vertex AI's custom training quotas, per region "
+                                          "and metric and by job (the one rule every review reads).",
+                              validate=validate_quota_asked),
     ]
 
 

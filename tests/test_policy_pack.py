@@ -102,9 +102,10 @@ def test_the_pack_holds_every_policy_mandatory_but_the_cost_advisory() -> None:
                       "no-end-of-life-accelerators": EnforcementLevel.MANDATORY,
                       "private-buckets": EnforcementLevel.MANDATORY,
                       "additive-iam-only": EnforcementLevel.MANDATORY,
-                      "estimated-cost": EnforcementLevel.ADVISORY}
+                      "estimated-cost": EnforcementLevel.ADVISORY,
+                      "quota-asked": EnforcementLevel.ADVISORY}
     assert {p.name for p in pack.policies() if isinstance(p, StackValidationPolicy)} == {
-        "stack-guardrails", "estimated-cost"}
+        "stack-guardrails", "estimated-cost", "quota-asked"}
 
 
 def test_a_job_within_its_guardrails_passes_with_unknowns_at_preview(project: Path) -> None:
@@ -321,6 +322,17 @@ def test_the_cost_advisory_prices_the_resource_while_it_exists_and_the_job_on_it
     assert lines[1].startswith("persistent resource team-pool: us-central1, on demand while it exists: "), lines
     assert " at the least, " in lines[1] and " at the most" in lines[1], lines
     assert "persistent resources team-pool counted at the most" in lines[2], lines
+
+
+def test_the_quota_advisory_reads_the_one_list_the_stack_s_jobs_carry(project: Path) -> None:
+    """The pack says what the stack asks of the quotas from the same list the provider's check places (the stack's
+    quota input, quota_fit): the resource its machines at the most in its region, the job on it nothing."""
+    (message,) = run(pack.validate_quota_asked, registered_stack(project, 4))
+    lines = message.splitlines()
+    assert lines[0].startswith("quota asked (offline;"), lines
+    assert "us-central1 custom_model_training_nvidia_l4_gpus: 8 (persistent resource team-pool 8)" in lines, lines
+    assert not any("on-pool" in line for line in lines), lines
+    assert run(pack.validate_quota_asked, stack_args()) == []
 
 
 def test_a_job_on_a_reservation_with_fallbacks_is_held_at_its_worst_placement(project: Path) -> None:
