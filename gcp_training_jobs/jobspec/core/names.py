@@ -6,6 +6,7 @@ service-account patterns). Each pattern names where its syntax comes from.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final, Literal
 
 # --- Names ------------------------------------------------------------------------------------------
@@ -148,10 +149,12 @@ def unexpanded_problem(text: str, *, bare: bool = False) -> str | None:
             "allowed: the value itself (expand the variables before the file is read, e.g. envsubst < job.yaml)")
 
 
+@lru_cache(maxsize=1024)
 def gcs_uri_problem(uri: str, *, needs_object: bool = False) -> str | None:
     """What is wrong with a Cloud Storage URI, naming the rule that failed: a variable left unexpanded, gs://, then a
     bucket name that keeps its rules (bucket_problem), then the object's path (not empty where the URI names a file:
-    `needs_object`)."""
+    `needs_object`). A pure function of its arguments, remembered (bounded): a folder's jobs name the same
+    packages and buckets file after file."""
     if (unexpanded := unexpanded_problem(uri)) is not None:
         return unexpanded
     if uri.startswith("gs://") and unexpanded_problem(uri[5:].partition("/")[0], bare=True) is not None:

@@ -16,6 +16,7 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,21 @@ _IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
 assert None not in _IMPLICIT  # SafeLoader has no wildcard resolver: a scalar's first character decides
 
 
+#: The longest plain scalar whose tag is remembered (_plain_tag): keys and short values, which recur from file to file.
+_CACHED_SCALAR = 64
+
+
+@lru_cache(maxsize=2048)
+def _plain_tag(value: str) -> str:
+    """The tag of a plain (unquoted) scalar by _IMPLICIT: a pure function of its text, so the keys and values that
+    every job repeats (trainingInput, masterType, CUSTOM, ...) are matched against the resolvers' patterns once per
+    process; bounded, and only for short scalars (_CACHED_SCALAR)."""
+    for tag, pattern in _IMPLICIT.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return _STR_TAG
+
+
 class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
     """SafeLoader (C parser where available) without the float resolver: 1.10 stays "1.10". It has no path
     resolvers, so a node's tag is found in one step (libyaml calls `resolve` for every node it composes)."""
@@ -62,6 +78,8 @@ class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
     def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode:
             if implicit[0] and value is not None:
+                if self.implicit is _IMPLICIT:  # the one table _plain_tag remembers (a subclass may keep floats)
+                    return _plain_tag(value) if len(value) <= _CACHED_SCALAR else _plain_tag.__wrapped__(value)
                 for tag, pattern in self.implicit.get(value[:1], ()):
                     if pattern.match(value):
                         return tag

@@ -58,6 +58,11 @@ def rule_cluster_shape(job: Job, opts: Options) -> Iterator[Problem]:
             yield Problem(task.config_path, f"is set but {task.role}Type is not")
 
 
+#: The catalog's machine types as sets: each task of each job is looked up in them.
+_MACHINE_TYPES = frozenset(catalog.MACHINE_TYPES)
+_VERTEX_MACHINE_TYPES = frozenset(catalog.VERTEX_MACHINE_TYPES)
+
+
 def rule_machine_types(job: Job, opts: Options) -> Iterator[Problem]:
     """Known types; cloud_tpu only as worker; never legacy and Compute Engine types mixed."""
     ti = job.training_input
@@ -74,12 +79,12 @@ def rule_machine_types(job: Job, opts: Options) -> Iterator[Problem]:
             continue
         if opts.vertex:
             continue  # Vertex AI's machine types are judged on the translation (rules.vertex_hardware)
-        if mt in catalog.VERTEX_MACHINE_TYPES and mt not in catalog.MACHINE_TYPES:
+        if mt in _VERTEX_MACHINE_TYPES and mt not in _MACHINE_TYPES:
             yield Problem(task.type_path, f"{mt!r} is a machine type of Vertex AI, not of AI Platform Training; "
                           "allowed: backend vertex (validate/render --backend vertex, or the stack's backend), or "
                           "an AI Platform type (e.g. n1-highcpu-16)")
             continue
-        if mt not in catalog.MACHINE_TYPES:
+        if mt not in _MACHINE_TYPES:
             near = [t for t in catalog.MACHINE_TYPES if t.split("-", 1)[0] == mt.split("-", 1)[0]]
             choices = allowed(near) if near and "-" in mt else (
                 f"a Compute Engine type (e.g. n1-highcpu-16; {len(catalog.COMPUTE_ENGINE_TYPES)} in all) or a "

@@ -7,6 +7,7 @@ Sources: the AI Platform Training GPU guide (GPUs) and TPU guide (TPUs), as the 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed
@@ -71,14 +72,13 @@ def rule_gpu_regions(job: Job, opts: Options) -> Iterator[Problem]:
     if not used:
         return
     zones = catalog.REGION_ZONES.get(region, {})
-    in_region = set().union(*zones.values()) if zones else set()
+    in_region = _region_gpus(region)
     missing = False
     for path, gpu in used:
         if gpu not in in_region:
             missing = True
-            where = sorted({z.rsplit("-", 1)[0] for z in catalog.GPU_ZONES[gpu]})
             yield Problem(path, f"{gpu} is not offered in region {region}; allowed regions for {gpu}: "
-                          f"{allowed(where)}")
+                          f"{allowed(_gpu_regions(gpu))}")
     wanted = {gpu for _, gpu in used}
     if missing or len(wanted) < 2:
         return
@@ -88,6 +88,18 @@ def rule_gpu_regions(job: Job, opts: Options) -> Iterator[Problem]:
     regions = sorted(r for r, zs in catalog.REGION_ZONES.items() if any(wanted <= g for g in zs.values()))
     yield Problem(f"{TI}.region", f"no zone of {region} offers all of {', '.join(sorted(wanted))} "
                   f"({per_zone}); allowed: regions with one zone offering all of them: {allowed(regions)}")
+
+
+@lru_cache(maxsize=len(catalog.TRAINING_REGIONS))
+def _region_gpus(region: str) -> frozenset[str]:
+    """The GPU types some zone of a training region offers (catalog.REGION_ZONES), once per region and process."""
+    return frozenset().union(*catalog.REGION_ZONES.get(region, {}).values())
+
+
+@lru_cache(maxsize=len(catalog.GPU_ZONES))
+def _gpu_regions(gpu: str) -> tuple[str, ...]:
+    """The regions with a zone offering a GPU type (catalog.GPU_ZONES), sorted, once per type and process."""
+    return tuple(sorted({z.rsplit("-", 1)[0] for z in catalog.GPU_ZONES[gpu]}))
 
 
 def rule_tpu(job: Job, opts: Options) -> Iterator[Problem]:

@@ -10,7 +10,7 @@ against the catalog, so every problem of a spec is reported in one pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -183,19 +183,23 @@ class TrainingInput(WireModel):
 
     def role_type(self, role: str) -> str | None:
         """masterType / workerType / parameterServerType / evaluatorType by role name."""
-        value: str | None = getattr(self, f"{_snake(role)}_type")
+        value: str | None = getattr(self, _role_fields(role)[0])
         return value
 
     def role_config(self, role: str) -> ReplicaConfig | None:
-        value: ReplicaConfig | None = getattr(self, f"{_snake(role)}_config")
+        value: ReplicaConfig | None = getattr(self, _role_fields(role)[1])
         return value
 
     def role_count(self, role: str) -> int | None:
         """Replica count of a role; the master is always one."""
         if role == "master":
             return 1
-        value: int | None = getattr(self, f"{_snake(role)}_count")
+        value: int | None = getattr(self, _role_fields(role)[2])
         return value
+
+
+#: catalog.COMPUTE_ENGINE_TYPES as a set: each task of each job asks whether its type is one.
+_COMPUTE_ENGINE_TYPES = frozenset(catalog.COMPUTE_ENGINE_TYPES)
 
 
 @dataclass(frozen=True)
@@ -225,7 +229,7 @@ class Task:
 
     @property
     def is_compute_engine(self) -> bool:
-        return self.machine_type in catalog.COMPUTE_ENGINE_TYPES
+        return self.machine_type in _COMPUTE_ENGINE_TYPES
 
     @property
     def is_legacy(self) -> bool:
@@ -254,6 +258,14 @@ _SNAKE = {"parameterServer": "parameter_server"}
 
 def _snake(role: str) -> str:
     return _SNAKE.get(role, role)
+
+
+@lru_cache(maxsize=8)
+def _role_fields(role: str) -> tuple[str, str, str]:
+    """A role's type, config and count fields (`parameter_server_type`, ...): spelled once per role and process, as
+    every rule asks for them (the roles are catalog.ROLES, so the cache holds four entries)."""
+    snake = _snake(role)
+    return f"{snake}_type", f"{snake}_config", f"{snake}_count"
 
 
 def parse_job(data: Any) -> Job:
