@@ -172,24 +172,7 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """The console script (`gcp-training-jobs ...`): its exit status; its usage line names it as it was run."""
     sys.excepthook = internal_error
-    args = parser().parse_args(argv)
-    _without_pydantic_plugins(args)
-    return _run(args)
-
-
-#: pydantic's own switch (its documented environment variable) for the plugins it looks for in every installed
-#: distribution's entry points before it builds its first model.
-PYDANTIC_PLUGINS = "PYDANTIC_DISABLE_PLUGINS"
-
-
-def _without_pydantic_plugins(args: argparse.Namespace) -> None:
-    """validate and render judge files with this library's own models and print only their verdict: no pydantic
-    plugin (an observer of validations, a package the user installed for their own models) has anything to see
-    there, and looking for one reads every installed distribution's metadata (importlib.metadata, with the email
-    package it imports), about a third of the floor's own start-up (benchmarks/validate_bench.py). The user's own
-    setting of the variable stands."""
-    if args.func in ENDS_AT_ONCE:
-        os.environ.setdefault(PYDANTIC_PLUGINS, "__all__")
+    return _run(parser().parse_args(argv))
 
 
 #: The exit status of a bug of this library: an error no command catches (each catches what the library raises
@@ -225,7 +208,6 @@ def entry() -> NoReturn:
     them, or their final flush, is the output failing to be written (a full disk), said in one line."""
     sys.excepthook = internal_error
     args = parser(MODULE).parse_args()
-    _without_pydantic_plugins(args)
     if args.func not in ENDS_AT_ONCE:
         sys.exit(_run(args))
     try:
