@@ -63,8 +63,11 @@ LLM = job(disk={"bootDiskType": "pd-standard", "bootDiskSizeGb": 500}, fallbacks
 
 
 def stack(jobs: dict[str, Any], region: str = "us-central1") -> str:
+    """A stack file of `jobs` (a credential written plainly allowed: the words are what is tested here; the refusal is
+    tests/test_credentials.py's)."""
     return json.dumps({"config": {"gcp:project": "my-proj", "gcp:region": region, "gcp-training-jobs:backend": "vertex",
                                   "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+                                  "gcp-training-jobs:plaintextCredentials": "allow",
                                   "gcp-training-jobs:jobs": jobs}})
 
 

@@ -120,12 +120,13 @@ def document(before: Side, after: Side, old: Plans, new: Plans, names: Iterable[
     plans = [*new.planned.values(), *old.planned.values()]
     table = plans[0].document["cost"]["table"] if plans else None
     changed = {name: stack for name, stack in stacks.items() if stack["change"] != "unchanged"}
+    saving = round(sum(s["cheaper"]["savingUsdPerHour"] for s in changed.values() if s.get("cheaper")), 6)
     return {
         "base": before.commit, "head": after.commit or WORKTREE,
         "stacks": stacks,
+        # what the changed stacks would save at their cheapest placements, where a stack has bounds that suggest one
         "total": {**_totals(changed.values()), "stacks": list(changed),
-                  "placementSavingUsdPerHour": round(sum(s["cheaper"]["savingUsdPerHour"] for s in changed.values()
-                                                         if s.get("cheaper")), 6)},
+                  **({"placementSavingUsdPerHour": saving} if saving else {})},
         "allStacks": _side_sums(stacks.values()),
         "prices": table,
         "warnings": list(dict.fromkeys(w for p in plans for w in p.checked.warnings)),
