@@ -18,7 +18,7 @@ from typing import Any, Final
 from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD, found_in
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem
-from gcp_training_jobs.resources.settings.secrets import opaque, secure_paths
+from gcp_training_jobs.resources.settings.secrets import bounds_problem, opaque, secure_paths
 
 #: The stack setting that decides, and what it allows (the first is the default).
 SETTING: Final = "plaintextCredentials"
@@ -39,6 +39,8 @@ def plaintext_credential_problems(config: Mapping[str, Any], secret_paths: froze
     for full_key, value in config.items():
         namespace, _, key = str(full_key).partition(":")
         if namespace != NAMESPACE or key == SETTING or (key in secret_keys and key not in known):
+            continue
+        if bounds_problem(value) is not None:  # refused at its key by the judge; a walk would expand it
             continue
         for found in found_in(opaque(value)):  # an encrypted value (`secure: ...`) is no plain text
             path = f"{key}.{found.path}" if found.path else key
