@@ -245,9 +245,9 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
         print(error, file=sys.stderr)
         return EXIT_UNREADABLE
     except SpecError as error:  # the file's mistakes and its judged jobs' guardrail breaks, in one round
-        problems, warnings = one_round(error, str(path))
-        for warning in warnings:
-            print(warning.warning(), file=sys.stderr)
+        problems, round_warnings = one_round(error, str(path))
+        for said in round_warnings:
+            print(said.warning(), file=sys.stderr)
         for problem in problems:
             print(problem)
         return EXIT_INVALID
