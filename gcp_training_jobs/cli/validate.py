@@ -52,16 +52,18 @@ def _job_problems(doc: Document, args: argparse.Namespace) -> tuple[list[Problem
 def _stack_problems(doc: Document) -> tuple[list[Problem], list[Problem]]:
     """A stack file's problems and its jobs' warnings, each naming the file: `plan`'s verdict on its jobs, so the
     stack's guardrails (requireTimeout, spotOnly, the cost caps, ...) and the fixed job rules too, judged by the
-    same function on the same rendered bodies (settings.guardrails.guardrail_problems_of). A price table that
-    cannot be read is UnreadableError (exit 2), as in `plan`."""
+    same function on the same rendered bodies (settings.guardrails.guardrail_problems_of). A file with mistakes:
+    them and the guardrail breaks of its jobs that did judge, in one round (settings.guardrails.one_round). A price
+    table that cannot be read is UnreadableError (exit 2), as in `plan`."""
     from gcp_training_jobs.resources.settings import load_stack_file  # only for stack files
-    from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of
+    from gcp_training_jobs.resources.settings.guardrails import guardrail_problems_of, one_round
 
+    file = str(doc.path)
     try:
         settings = load_stack_file(doc.path, data=doc.data)
     except SpecError as error:
-        return [p.within(file=str(doc.path)) for p in error.problems], []
-    file = str(doc.path)
+        problems, warnings = one_round(error, file)
+        return problems, list(warnings)
     broken = [p.within(file=file) for p in dict.fromkeys(guardrail_problems_of(settings))]
     return broken, [w.within(file=file) for w in settings.warnings]
 

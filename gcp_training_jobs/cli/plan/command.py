@@ -1,6 +1,7 @@
 """`gcp-training-jobs plan --stack NAME`: what `pulumi up` would make, offline, for a pull request.
 
-It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, exit 1), then runs the real
+It judges `stacks/Pulumi.NAME.yaml` first (every problem, one a line, with the guardrail breaks of the jobs that did
+judge, exit 1), then runs the real
 top-level `__main__.py` under Pulumi's mocks (plan/mocks.py: no engine, CLI, network or credentials), the
 stack file's config set as the Pulumi CLI would pass it, and prints every resource the program
 registers with the inputs a reviewer checks (plan/describe.py; plan/text.py renders it), or `--json`, with the
@@ -37,6 +38,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, 
 from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
+from gcp_training_jobs.resources.settings.guardrails import one_round
 from gcp_training_jobs.resources.settings.stack_file import stack_file, stack_names, stacks_folder
 
 #: The TrainingJob resource type's suffix, as the program registers it.
@@ -242,9 +244,12 @@ def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, 
     except UnreadableError as error:  # the file; a broken price table file ($GCP_TRAINING_JOBS_PRICES_FILE, cache)
         print(error, file=sys.stderr)
         return EXIT_UNREADABLE
-    except SpecError as error:
-        for problem in error.problems:
-            print(problem.within(file=str(path)))
+    except SpecError as error:  # the file's mistakes and its judged jobs' guardrail breaks, in one round
+        problems, round_warnings = one_round(error, str(path))
+        for said in round_warnings:
+            print(said.warning(), file=sys.stderr)
+        for problem in problems:
+            print(problem)
         return EXIT_INVALID
     except ProgramFailed as error:
         print(error, file=sys.stderr)

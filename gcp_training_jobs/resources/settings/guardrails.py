@@ -4,7 +4,9 @@ The rules themselves are pure (gcp_training_jobs.jobspec.review.guardrails); thi
 `pulumi.Config` declares (known accelerator names, label keys) and hands the rules a judged stack's jobs as the
 facts they were judged with (`stack_facts`), and the names of those with fallbacks (`falling_back`: priced at their
 worst placement, off any reservation). `guardrail_problems_of(settings)` is what `plan` holds a stack to; the policy
-pack and the provider call the same rules, with the same fallbacks, so the three agree.
+pack and the provider call the same rules, with the same fallbacks, so the three agree. `one_round(error, file)` holds
+the jobs of a stack file that did judge to them while another job has a mistake, so `validate` and `plan` say both in
+one round.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pydantic import field_validator, model_validator
 
 from gcp_training_jobs.jobspec.catalog import accelerators, vertex_machines, vertex_regions
 from gcp_training_jobs.jobspec.catalog.prices import PriceTable
+from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrail_problems, stack_budget_problems
@@ -105,3 +108,26 @@ def guardrail_problems_of(settings: Any, today: date | None = None, table: Price
     monthly = settings.budget.monthly_usd if settings.budget is not None else None
     return (all_guardrail_problems(jobs, settings.guardrails, today, table, settings.resources, falls_back)
             + stack_budget_problems(jobs, monthly, table, falls_back))
+
+
+def one_round(error: SpecError, file: str, today: date | None = None,
+              table: PriceTable | None = None) -> tuple[list[Problem], tuple[Problem, ...]]:
+    """Every problem of a stack file that did not judge, in one round (`validate` and `plan`), each naming `file`: the
+    file's own (the SpecError's, in the file's order), then what its jobs that did judge break of the guardrails, the
+    fixed job rules and the budget (guardrail_problems_of; a job with a mistake has no facts and is not held to them),
+    each problem once; and those jobs' warnings, each once, but at a key a problem names (a credential refused). The
+    stack's own keys not judged (settings.judge's StackSpecError without `judged`): the file's problems alone. A price
+    table that cannot be read leaves the guardrails out (the file's problems are said, exit 1; the table is named,
+    exit 2, once they are fixed)."""
+    problems = [p.within(file=file) for p in error.problems]
+    judged = getattr(error, "judged", None)  # settings.judge.StackSpecError (not named: model.py imports this module)
+    if judged is None:
+        return problems, ()
+    try:
+        broken = guardrail_problems_of(judged, today, table)
+    except UnreadableError:
+        broken = []
+    problems += [p.within(file=file) for p in broken]
+    refused = {p.path for p in problems}  # a credential refused in plain text is not also warned of there
+    warnings = (w.within(file=file) for w in judged.warnings if w.path not in refused)
+    return list(dict.fromkeys(problems)), tuple(dict.fromkeys(warnings))

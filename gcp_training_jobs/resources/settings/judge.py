@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,13 +122,28 @@ def judge(config: dict[str, Any], root: Path, secret_keys: frozenset[str] = froz
     if base is not None:
         problems += _tpu_access_problems(base)
         problems += [p for name, job in jobs.items() for p in placement.job_problems(name, job, base.placement)]
-    if problems:
-        raise SpecError(_unique(problems))
-    assert base is not None
-    settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
-    settings = settings.with_resources(resources)
     secrets = secure_paths(config) | secret_paths
-    return settings.with_candidates(judge_candidates(settings)).placed(root, secret_keys, secrets)
+
+    def held(base: StackSettings) -> StackSettings:
+        settings = base.model_copy(update={"jobs": jobs, "persistent_resources": dict(resources_raw or {})})
+        return settings.with_resources(resources).placed(root, secret_keys, secrets)
+
+    if problems:
+        raise StackSpecError(_unique(problems), held(base) if base is not None else None)
+    assert base is not None
+    settings = held(base)
+    return settings.with_candidates(judge_candidates(settings))
+
+
+class StackSpecError(SpecError):
+    """Every problem of a stack's config, with what of it did judge: `judged`, the stack's settings holding only the
+    jobs that judged (their facts, fallbacks and warnings; a job with a mistake is left out), None when the stack's
+    own keys did not judge. What `validate` and `plan` hold to the guardrails in the same round
+    (settings.guardrails.one_round); nothing is deployed from it."""
+
+    def __init__(self, problems: Sequence[Problem], judged: StackSettings | None = None):
+        super().__init__(problems)
+        self.judged = judged
 
 
 def _opaque_labels(config: dict[str, Any]) -> set[str]:

@@ -9,7 +9,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.io.documents import STACK_FILE, read_yaml
 from gcp_training_jobs.resources.settings.decimals import lossy_decimals
-from gcp_training_jobs.resources.settings.judge import judge
+from gcp_training_jobs.resources.settings.judge import StackSpecError, judge
 from gcp_training_jobs.resources.settings.model import StackSettings
 from gcp_training_jobs.resources.settings.secrets import secure_keys
 
@@ -51,7 +51,8 @@ def stack_names(folder: Path) -> list[str]:
 
 
 def load_stack_file(path: Path, data: Any | None = None, *, root: Path | None = None) -> StackSettings:
-    """Judge a stack file (`stacks/Pulumi.NAME.yaml`); SpecError with every problem, each naming the file.
+    """Judge a stack file (`stacks/Pulumi.NAME.yaml`); SpecError with every problem, each naming the file (a
+    StackSpecError, holding the jobs that did judge: settings.guardrails.one_round).
 
     `data` is the file already parsed (with gcp_training_jobs.jobspec.io.documents.read_yaml, which keeps 1.10 as text);
     `root` is the project root trainer paths are relative to (default: the folder of the nearest
@@ -73,10 +74,13 @@ def load_stack_file(path: Path, data: Any | None = None, *, root: Path | None = 
                                 file))
         config = {}
     problems += [p.within(file=file) for p in lossy_decimals(path, config)]
+    judged: StackSettings | None = None
     try:
-        settings = judge({str(k): v for k, v in config.items()}, root, secret_keys=secure_keys(config))
+        judged = judge({str(k): v for k, v in config.items()}, root, secret_keys=secure_keys(config))
     except SpecError as error:
         problems += [p.within(file=file) for p in error.problems]
+        judged = error.judged if isinstance(error, StackSpecError) else None
     if problems:
-        raise SpecError(problems)
-    return settings
+        raise StackSpecError(problems, judged)
+    assert judged is not None
+    return judged
