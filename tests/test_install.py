@@ -69,6 +69,14 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
     command = python.parent / "gcp-training-jobs"
     assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown
 
+    # the program imports the team's own package, as Pulumi's language host runs it (its folder first on the path)
+    (project / "teamlib").mkdir()
+    (project / "teamlib" / "__init__.py").write_text('"""The team\'s helpers."""\nSTACK_NOTE = "teamlib loaded"\n')
+    program = project / "__main__.py"
+    program.write_text("import teamlib  # the team's own package, beside the program\n"
+                       "assert teamlib.STACK_NOTE == 'teamlib loaded'\n" + program.read_text())
+    assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown
+
 
 @pytest.mark.slow
 def test_the_wheel_ships_its_types_and_mypy_checks_a_consumer_against_them(tmp_path: Path,
