@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import runpy
 import sys
+import sysconfig
 import threading
 import traceback
 from collections.abc import Iterator
@@ -210,9 +211,12 @@ def project_root() -> Path:
 def _run_path(program: Path) -> None:
     """Run the program as Pulumi's language host runs it: its project folder first on the path, so that it imports
     the team's own packages beside it (`teamlib/`). After, the path is as it was, and the modules the program
-    imported from its folder are forgotten (not this library's, which a checkout holds there too), so that the
-    other side of a `diff` imports its own."""
+    imported from its folder are forgotten (not this library's, which a checkout holds there too, nor an installed
+    package's: a project's own virtualenv may stand in its folder, as a checkout's `venv` does), so that the other side
+    of a `diff` imports its own."""
     folder = str(program.resolve().parent)
+    installed = [Path(p).resolve() for p in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+                                             sys.prefix, sys.exec_prefix}]
     before = set(sys.modules)
     sys.path.insert(0, folder)
     try:
@@ -221,8 +225,9 @@ def _run_path(program: Path) -> None:
         sys.path.remove(folder)  # the first one: the one put there (a folder may be on the path twice)
         for name in set(sys.modules) - before:
             where = getattr(sys.modules[name], "__file__", None)
-            if where and Path(where).resolve().is_relative_to(folder) \
-                    and not Path(where).resolve().is_relative_to(LIBRARY):
+            found = Path(where).resolve() if where else None
+            if found is not None and found.is_relative_to(folder) and not found.is_relative_to(LIBRARY) \
+                    and not any(found.is_relative_to(place) for place in installed):
                 del sys.modules[name]
 
 
