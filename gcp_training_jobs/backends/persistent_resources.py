@@ -47,16 +47,9 @@ def list_resources(project: str, region: str, endpoint: str | None = None) -> li
     """persistentResources.list: every resource of the project in `region`, all pages."""
     at = _endpoint(region, endpoint)
     parent = f"projects/{project}/locations/{region}"
-    found: list[dict[str, Any]] = []
-    token: str | None = None
-    while True:
-        page = token
-        answer = transport.call(lambda: _collection(at).list(parent=parent, pageToken=page), at,  # noqa: B023
-                                "persistentResources.list")
-        found += list(answer.get("persistentResources") or [])
-        token = answer.get("nextPageToken")
-        if not token:
-            return found
+    answers = transport.pages(lambda page: _collection(at).list(parent=parent, pageToken=page), at,
+                              "persistentResources.list")
+    return [resource for answer in answers for resource in answer.get("persistentResources") or []]
 
 
 @dataclass(frozen=True)

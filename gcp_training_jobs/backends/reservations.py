@@ -57,17 +57,10 @@ def get(project: str, zone: str, name: str, endpoint: str | None = None) -> dict
 def aggregated(project: str, endpoint: str | None = None) -> list[dict[str, Any]]:
     """reservations.aggregatedList: every reservation of the project in every zone, all pages."""
     at = endpoint_of(endpoint)
-    found: list[dict[str, Any]] = []
-    token: str | None = None
-    while True:
-        page = token
-        answer = transport.call(lambda: _reservations(at).aggregatedList(project=project, pageToken=page), at,  # noqa: B023
-                                "reservations.aggregatedList")
-        for scoped in (answer.get("items") or {}).values():
-            found += list((scoped or {}).get("reservations") or [])
-        token = answer.get("nextPageToken")
-        if not token:
-            return found
+    answers = transport.pages(lambda page: _reservations(at).aggregatedList(project=project, pageToken=page), at,
+                              "reservations.aggregatedList")
+    return [reservation for answer in answers for scoped in (answer.get("items") or {}).values()
+            for reservation in (scoped or {}).get("reservations") or []]
 
 
 @dataclass(frozen=True)

@@ -345,3 +345,16 @@ def reset_for_tests() -> None:
         _collections.clear()
         build_count = 0
     _local.__dict__.pop("http", None)
+
+
+def pages(make_request: Callable[[str | None], Any], endpoint: str, method: str) -> list[dict[str, Any]]:
+    """Every page of a list method (`make_request(page_token)` builds one page's request), each through `call`,
+    until an answer has no `nextPageToken`: the answers, in order."""
+    answers: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        answer = call(lambda page=token: make_request(page), endpoint, method)  # type: ignore[misc]
+        answers.append(answer)
+        token = answer.get("nextPageToken")
+        if not token:
+            return answers
