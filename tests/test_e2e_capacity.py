@@ -1,7 +1,7 @@
 """The real engine when Google has no capacity (README, "When Google has no capacity"), against the emulator as a
-separate process: a stack over quota fails `pulumi preview` naming the metric and `up` makes no job past the limit; a stocked-out
-job with a fallback region ends SUCCEEDED there with one job for the resource; a user-code failure is not made
-again while an infrastructure failure is, up to `retries`; changing `rerun` replaces the job.
+separate process: a stack over quota fails `pulumi preview` naming the metric and `up` makes no job past the limit;
+a stocked-out job with a fallback region ends SUCCEEDED there with one job for the resource; a user-code failure is
+not made again while an infrastructure failure is, up to `retries`; changing `rerun` replaces the job.
 
 Needs the `pulumi` CLI, as tests/test_e2e.py does.
 """
