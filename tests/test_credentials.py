@@ -6,6 +6,7 @@ The samples are built here from each pattern's shape (none is a real credential)
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,17 +44,38 @@ PREFIX_SAMPLES = ["xoxb-123456789012-abcdef", "xoxp-1234-5678-abcdefghij", "ghp_
                   "sk-proj-abc123def456ghi789"]
 
 
+def held(kind: credentials.Credential, sample: str) -> bool:
+    """Whether `sample` holds one of the kind's anchors: as written for a cased kind, in any case otherwise."""
+    return any(a in (sample if kind.cased else sample.lower()) for a in kind.anchors)
+
+
 def test_every_match_holds_one_of_its_rules_anchors() -> None:
     """credential_in tells a value with no anchor apart without a regex: each rule's samples (full and prefix) hold
-    one of its anchors, lowercased, and each anchor is lowercase text the pattern itself requires."""
+    one of its anchors, and each anchor is text the pattern itself requires: as the pattern spells it where the
+    pattern is case-sensitive (a cased kind), lowercase where it is not."""
     for rule, sample in SAMPLES.items():
         (kind,) = [c for c in credentials.CREDENTIALS if c.rule == rule]
-        assert any(a in sample.lower() for a in kind.anchors), rule
+        assert held(kind, sample), rule
+        if not kind.cased:
+            assert held(kind, sample.upper()) and held(kind, sample.lower()), rule
     for sample in PREFIX_SAMPLES:
         kinds = [c for c in credentials.PREFIXES if c.pattern.search(sample)]
-        assert kinds and any(a in sample.lower() for a in kinds[0].anchors), sample
-    for kind in (*credentials.CREDENTIALS, *credentials.PREFIXES):
-        assert kind.anchors and all(a == a.lower() for a in kind.anchors), kind.rule
+        assert kinds and held(kinds[0], sample), sample
+    samples = [(k, s) for k in credentials.CREDENTIALS for s in [SAMPLES[k.rule]]]
+    samples += [(k, s) for s in PREFIX_SAMPLES for k in credentials.PREFIXES if k.pattern.search(s)]
+    for kind, sample in samples:  # a cased kind's sample, its anchor in the other case, is no match
+        for anchor in (a for a in kind.anchors if kind.cased and a in sample and a != a.swapcase()):
+            assert not re.search(kind.regex, sample.replace(anchor, anchor.swapcase())), (kind.rule, anchor)
+    for kind in (*credentials.CREDENTIALS, *credentials.PREFIXES, credentials.NAMED):
+        assert kind.anchors and (kind.cased or all(a == a.lower() for a in kind.anchors)), kind.rule
+
+
+@pytest.mark.parametrize("text", ["asia-east1", "europe-west4", "NVIDIA_TESLA_P100 is not offered in region "
+                                  "asia-northeast1; allowed regions: asia-east1, us-central1", "masterConfig"])
+def test_a_region_or_a_field_name_holds_no_anchor(text: str) -> None:
+    """`asia` is an AWS key's prefix only in capitals (ASIA...): a region's name starts no look for credentials."""
+    assert not credentials.may_hold_credential(text)
+    assert credentials.masked_text(text) == text
 
 
 @pytest.mark.parametrize("value", HASHES)

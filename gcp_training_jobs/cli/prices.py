@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from datetime import date
 from pathlib import Path
 
@@ -75,6 +74,8 @@ def _refresh(target: Path, endpoint: str | None) -> int:
 
 def write_atomically(target: Path, text: str) -> None:
     """Write `text` to `target` or leave it untouched: a temporary file beside it, flushed, then os.replace."""
+    import tempfile  # here: every command parses its arguments through this module (cli.main), few write a file
+
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     replaced = False
