@@ -1,6 +1,7 @@
 """The real engine against the emulator with `jobs.NAME.placement: cheapest`: the stack's placement candidates are the
-job's placements, cheapest first, taken as fallbacks are (quota refused: the next), and a later `up` does not move a
-running job. Needs the `pulumi` CLI, as tests/test_e2e.py does."""
+job's placements, cheapest first, taken as fallbacks are (no quota free at create, quota refused: the next), and a
+later `up` does not move a running job; a placement whose quota, read at create, cannot hold the job is never sent.
+Needs the `pulumi` CLI, as tests/test_e2e.py does."""
 
 from __future__ import annotations
 
@@ -69,3 +70,25 @@ def test_a_candidate_refused_for_quota_at_create_gives_way_to_the_next(tmp_path:
     assert made(fresh) == [("europe-west4", "SPOT", "JOB_STATE_QUEUED")], made(fresh)
     (job,) = fresh.control("jobs")
     assert job["job"]["labels"]["pulumi-placement"] == "1"
+    assert created_in(fresh) == ["europe-west4"]  # us-east4 skipped at create, never sent
+
+
+def created_in(emulator: Emulator) -> list[str]:
+    """The region of each create the emulator was sent, in order."""
+    return [call["path"].split("/")[5] for call in emulator.calls("customJobs.create")]
+
+
+def test_a_placement_without_quota_at_create_is_skipped_and_never_sent(tmp_path: Path, fresh: Emulator) -> None:
+    """A Spot job as written in us-central1 (no Spot L4 quota there) with a fallback in us-east4 (8): `up` makes one
+    job, in us-east4, and sends no create to us-central1 (without the read at create, Google's 429 there)."""
+    for region, limit in (("us-central1", 0), ("us-east4", 8)):
+        fresh.control("quotas", {"metric": SPOT_L4, "region": region, "limit": limit})
+    spot = {**l4_spec(), "scheduling": {"timeout": "7200s", "strategy": "SPOT"}}
+    config = offline_config("cap", {"train": {"jobSpec": spot, "fallbacks": [{"region": "us-east4"}]}})
+    project = Project.copy(tmp_path, PULUMI, fresh, config=config)
+    up = project.up()
+    assert made(fresh) == [("us-east4", "SPOT", "JOB_STATE_QUEUED")], made(fresh)
+    assert created_in(fresh) == ["us-east4"]
+    said = up.stdout + up.stderr
+    assert (f"job train: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} free "
+            "0, needs 1") in said, said

@@ -1,6 +1,7 @@
 """`jobs.NAME.fallbacks`, `retries`, `rerun` and the quota check, on the TrainingJob provider called directly against
 the emulator over real HTTP (the engine runs the same methods in tests/test_e2e_capacity.py): every alternative
-judged, guardrailed and priced at check; a create refused for quota moves to the next placement at once; a job
+judged, guardrailed and priced at check; a placement whose quota, read at create, cannot hold the job is skipped
+unsent, and a create refused for quota moves to the next placement at once; a job
 that failed for Google's reasons is made again (the next placement after a stockout), one failed by the user's code
 never; CANCELLED is reported; `rerun` replaces; and never two live jobs for one resource."""
 
@@ -248,9 +249,54 @@ def test_a_job_without_fallbacks_keeps_exactly_its_labels(provider, emulator) ->
     assert outs["retryCount"] == 0
 
 
-def test_a_create_refused_for_quota_goes_to_the_next_placement_at_once(provider, emulator, logged) -> None:
+def unreadable_quotas(emulator: Emulator) -> None:
+    """The next read of the limits is refused by both APIs (403), as where the permissions are missing."""
+    emulator.state.inject_faults(403, 1, "quotaInfos.list", message="Permission denied on resource")
+    emulator.state.inject_faults(403, 1, "consumerQuotaMetrics.list", message="Permission denied on resource")
+
+
+def held_reads(emulator: Emulator) -> list[str]:
+    """The regions whose live jobs were read (a listing without a label filter), one entry per read."""
+    return [r["path"].split("/")[5] for m in ("customJobs.list", "hyperparameterTuningJobs.list")
+            for r in emulator.state.requests(m) if not r["query"].get("filter")]
+
+
+def test_a_placement_without_quota_free_at_create_is_skipped_unsent(provider, emulator, logged) -> None:
+    """The quota read at create (fresh: the check read none to hold it to) skips us-central1, where the limit is 0
+    since the preview: no create is sent there. The limits are read once, and only the region with a limit for the
+    metric the job asks has its live jobs read."""
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
+    quota(emulator, "us-central1", 0)  # after the preview
+    limits, held = len(emulator.state.requests("quotaInfos.list")), len(held_reads(emulator))
+    outs = dict(provider.create(inputs).outs)
+    assert (outs["placement"]["index"], outs["placement"]["region"], outs["retryCount"]) == (1, "us-east1", 0)
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east1"]
+    assert emulator.state.jobs()[0]["job"]["labels"][PLACEMENT_LABEL] == "1"
+    assert f"job trial: placement 0 (us-central1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free " \
+           "0, needs 1" in logged["info"], logged["info"]
+    assert len(emulator.state.requests("quotaInfos.list")) - limits == 1
+    assert held_reads(emulator)[held:] == ["us-central1", "us-central1"]  # custom and tuning jobs, us-central1 only
+    assert logged["warn"] == []
+
+
+def test_a_placement_whose_live_jobs_hold_its_quota_is_skipped(provider, emulator, logged) -> None:
+    """What the project's live jobs hold counts: the 1 L4 of a limit of 1 is taken by another resource's job."""
+    quota(emulator, "us-central1", 1)
+    provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))
+    next_run()
+    outs = created(provider, props(fallbacks=FALLBACK_EAST))
+    assert outs["placement"]["region"] == "us-east1"
+    assert f"job trial: placement 0 (us-central1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free " \
+           "0, needs 1" in logged["info"], logged["info"]
+
+
+def test_quotas_unread_at_create_are_said_once_and_a_refused_create_goes_to_the_next_placement(
+        provider, emulator, logged) -> None:
+    """Where the quota cannot be read at create the placements are sent in order, as without the read: Vertex's 429
+    moves the create to the next one at once, and no retry is spent."""
     inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
     quota(emulator, "us-central1", 0)  # after the preview: the create meets Vertex's 429
+    unreadable_quotas(emulator)
     outs = dict(provider.create(inputs).outs)
     assert outs["placement"]["index"] == 1 and outs["placement"]["region"] == "us-east1"
     assert outs["resourceName"].startswith("projects/my-proj/locations/us-east1/customJobs/")
@@ -258,6 +304,9 @@ def test_a_create_refused_for_quota_goes_to_the_next_placement_at_once(provider,
     assert jobs_by_region(emulator) == [("us-east1", "JOB_STATE_QUEUED")]
     assert emulator.state.jobs()[0]["job"]["labels"][PLACEMENT_LABEL] == "1"
     assert len(emulator.state.requests("customJobs.create")) == 2
+    (unread,) = [w for w in logged["warn"] if "quota not read at create" in w]
+    assert unread.startswith("job trial: quota not read at create (") and "permission denied" in unread
+    assert unread.endswith("; each placement is tried in order")
     assert any("refused for quota" in w for w in logged["warn"])
     read = provider.read(outs["resourceName"], outs)  # read (and delete) at the job's own region
     assert read.outs["placement"]["region"] == "us-east1"
@@ -265,14 +314,73 @@ def test_a_create_refused_for_quota_goes_to_the_next_placement_at_once(provider,
     assert jobs_by_region(emulator) == [("us-east1", "JOB_STATE_CANCELLED")]
 
 
+def test_every_placement_without_quota_at_create_creates_nothing_and_names_each(provider, emulator) -> None:
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
+    quota(emulator, "us-central1", 0)
+    quota(emulator, "us-east1", 0)
+    with pytest.raises(QuotaRefused) as refused:
+        provider.create(inputs)
+    assert str(refused.value).startswith(
+        "job trial: no placement has the quota free to hold the job, nothing was created: "
+        f"placement 0 (us-central1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free 0, needs 1; "
+        f"placement 1 (us-east1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free 0, needs 1; "
+        "ask for more at https://console.cloud.google.com/iam-admin/quotas?project=my-proj"), str(refused.value)
+    assert emulator.state.jobs() == [] and emulator.state.requests("customJobs.create") == []
+
+
 def test_every_placement_refused_for_quota_creates_nothing(provider, emulator) -> None:
     inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
     quota(emulator, "us-central1", 0)
     quota(emulator, "us-east1", 0)
+    unreadable_quotas(emulator)  # Google's answers decide
     with pytest.raises(QuotaRefused, match="every placement was refused for quota") as refused:
         provider.create(inputs)
     assert str(refused.value).count(L4) == 2
     assert emulator.state.jobs() == []
+
+
+def test_a_job_with_one_placement_is_sent_as_written_and_reads_no_quota_at_create(provider, emulator) -> None:
+    inputs = checked(provider, props())
+    quota(emulator, "us-central1", 0)
+    limits, held = len(emulator.state.requests("quotaInfos.list")), len(held_reads(emulator))
+    with pytest.raises(QuotaRefused, match="every placement was refused for quota"):
+        provider.create(inputs)
+    assert len(emulator.state.requests("customJobs.create")) == 1  # Google's own answer decides
+    assert len(emulator.state.requests("quotaInfos.list")) == limits and len(held_reads(emulator)) == held
+
+
+def test_placement_cheapest_skips_a_candidate_without_spot_quota_at_create(provider, emulator, logged) -> None:
+    """`cheapestFirst`: the candidates are the placements (placement i is fallbacks[i]); the first, us-central1 SPOT,
+    has no Spot quota free at create and is never sent."""
+    spot = "custom_model_training_preemptible_nvidia_l4_gpus"
+    candidates = [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}},
+                  {"region": "us-east4", "scheduling": {"strategy": "SPOT"}}]
+    inputs = checked(provider, props(fallbacks=candidates, cheapestFirst=True))
+    quota(emulator, "us-central1", 0, spot)
+    quota(emulator, "us-east4", 8, spot)
+    outs = dict(provider.create(inputs).outs)
+    assert (outs["placement"]["index"], outs["placement"]["region"]) == (1, "us-east4")
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east4"]
+    assert f"job trial: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{spot} free 0, " \
+           "needs 1" in logged["info"], logged["info"]
+
+
+def test_a_placement_on_a_reservation_asks_no_quota_at_create(emulator) -> None:
+    """needs_of: a job on a specific reservation's machines asks nothing of the quotas, so nothing is read for it."""
+    from gcp_training_jobs.jobspec.load import judge
+    from gcp_training_jobs.resources.training_job.quota import AtCreate
+
+    h100 = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
+            "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                    "key": "compute.googleapis.com/reservation-name",
+                                    "values": ["projects/my-proj/zones/us-central1-a/reservations/h100-res"]}}
+    facts = judge({"workerPoolSpecs": [{"machineSpec": h100, "replicaCount": "1", "containerSpec": {
+        "imageUri": "us-docker.pkg.dev/p/r/t:1"}}]}, region="us-central1").checked().facts
+    quota(emulator, "us-central1", 0, "custom_model_training_nvidia_h100_gpus")
+    said: list[str] = []
+    at_create = AtCreate("my-proj", emulator.url, "trial", say=said.append, note=said.append, debug=said.append)
+    assert at_create.over(facts, 0) == ()
+    assert said == [] and emulator.state.requests("quotaInfos.list") == [] and held_reads(emulator) == []
 
 
 def test_a_live_job_at_any_placement_is_adopted_never_doubled(provider, emulator) -> None:

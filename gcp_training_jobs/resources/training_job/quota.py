@@ -16,11 +16,18 @@ live job, read anew for each check.
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
 limits, and what a region's live jobs hold. That read stays right while the run creates the stack's jobs: a job made
 after it is a new job of the stack to the rule, each counted once.
+
+At create (`AtCreate`, asked by tries.create_runs for a job with several placements): before a placement is sent, the
+quota free in its region for the metrics it asks, by the same rule (quota_fit.fit, needs_of), the job's own needs only
+(the create makes one job), read fresh, never the run's cached read; a placement whose quota cannot hold the job is
+skipped, as SkyPilot skips a GCP region whose quota limit is 0 before it provisions there, and tries anyway when the
+read fails (GCP.check_quota_available, https://github.com/skypilot-org/skypilot/blob/
+005261080a6b8102f3d95ff2147a855250f40272/sky/clouds/gcp.py, read 2026-11-28).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -28,7 +35,7 @@ from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
 from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, fit, verdict_lines
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Over, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.job_model.identity import resource_label
@@ -102,3 +109,51 @@ def _fresh(project: str, endpoint: str | None, region: str) -> quotas.Held:
     """What the region's live jobs hold, read anew: without the stack's jobs to place, nothing would count the run's
     own creates in a cached read."""
     return quotas.held(project, region, endpoint)
+
+
+class AtCreate:
+    """The quota free at create, for one create of one job: the project's limits read once, what each region's live
+    jobs hold read once (`_fresh`: the run's own creates are live by now), each only where a placement asks a metric
+    with a limit. Quotas that cannot be read are said once (`say`; for want of credentials, `note`), then nothing more
+    is read and every placement is sent, Google's answer deciding."""
+
+    def __init__(self, project: str, endpoint: str | None, name: str, *, say: Callable[[str], None],
+                 note: Callable[[str], None], debug: Callable[[str], None]):
+        self.project, self.endpoint, self.name = project, endpoint, name
+        self.say, self.note, self.debug = say, note, debug
+        self._limits: quotas.Limits | None = None
+        self._held: dict[str, Mapping[str, int]] = {}
+        self._unreadable = False
+
+    def over(self, facts: JobFacts, index: int) -> tuple[Over, ...]:
+        """Why the quota of placement `index` (the job there, `facts`) cannot hold the job: each metric it asks over
+        its free quota; () when it fits, asks nothing (a reservation, a persistent resource), or quotas do not read."""
+        needs = needs_of(facts)
+        if not needs or self._unreadable:
+            return ()
+        try:
+            if self._limits is None:
+                self._limits = quotas.read_limits(self.project, self.endpoint, warn=self.debug)
+            found = fit([Asker(self.name, (Placement(facts.region or "", needs, index),))],
+                        partial(quotas.limit_of, self._limits), self._usage)
+        except quotas.QuotaUnreadable as error:
+            self._unreadable = True
+            (self.note if error.offline else self.say)(
+                f"job {self.name}: quota not read at create ({error}); each placement is tried in order")
+            return ()
+        (verdict,) = found.verdicts
+        return () if verdict.fits else verdict.over[0]
+
+    def again(self) -> None:
+        """Read anew at the next placement (after a wait: time has passed); quotas that did not read stay unread."""
+        self._limits, self._held = None, {}
+
+    def _usage(self, region: str) -> Mapping[str, int]:
+        if region not in self._held:
+            self._held[region] = _fresh(self.project, self.endpoint, region).usage
+        return self._held[region]
+
+
+def free_words(overs: Sequence[Over]) -> str:
+    """The quota of a placement skipped at create, one metric after another: "METRIC free N, needs M"."""
+    return "; ".join(f"{table.full_name(o.metric)} free {max(0, o.limit - o.usage)}, needs {o.need}" for o in overs)

@@ -2,7 +2,8 @@
 guardrailed and priced like the job, `retries` and the re-run token checked, the quota check, the reservations it
 names: reserved.check), what `diff` adds (a job whose inputs did not change is kept, reported or made again, by
 runs.decide_finished_job on its state read from the API), and `create` across placements (a live job of the resource
-adopted wherever it runs; the next try after the last job of this spec; the next placement at once when a create is
+adopted wherever it runs; the next try after the last job of this spec; with several placements, one whose quota,
+read at create, cannot hold the job skipped unsent (quota.AtCreate); the next placement at once when a create is
 refused for quota; with waitForCompletion, a job that failed for Google's reasons made again in the same `up`).
 
 The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
@@ -22,6 +23,7 @@ from gcp_training_jobs.backends.base import Target
 from gcp_training_jobs.backends.failures import failure_of_job
 from gcp_training_jobs.backends.lifecycle import Jobs, LookupFailed
 from gcp_training_jobs.backends.transport import ApiError, QuotaExceeded, TransportError
+from gcp_training_jobs.jobspec.catalog import quotas as catalog_quotas
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from gcp_training_jobs.jobspec.load import Judged
@@ -194,11 +196,21 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     if step.why:
         log.info(f"job {inputs.name}: {step.why}")
     refused: list[str] = []
+    skipped = 0  # of the placements in `refused`, those skipped for the quota read at create (none sent)
+    at_create = _quota_at_create(inputs, reach, len(placements))
     looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
     while True:
         place = placements[step.index % len(placements)]
         if place.index not in judged:
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
+        over = at_create.over(judged[place.index].facts, place.index) if at_create is not None else ()
+        if over:  # its quota cannot hold the job: the next placement, nothing sent
+            words = f"{_skip_words(place, judged[place.index].facts)} skipped at create: {quota.free_words(over)}"
+            refused.append(words)
+            skipped += 1
+            step = _next_placement(step, placements, refused, skipped, inputs, reach.project)
+            log.info(f"job {inputs.name}: {words}")
+            continue
         jobs = places[place.index]
         job_id = new_job_id(inputs.name or "job")
         labels = {**labels_of(inputs, job_id, model), **runs.run_labels(place.index, step.retry)}
@@ -207,12 +219,9 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
                                    looked_up=looked_up)
         except QuotaExceeded as error:
             refused.append(f"{_placement_words(place)}: {error.message}")
-            if len(refused) >= len(placements):
-                raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
-                                   f"{'; '.join(refused)}") from None
+            step = _next_placement(step, placements, refused, skipped, inputs, reach.project)
             log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
-                            f"{_placement_words(placements[(step.index + 1) % len(placements)])}")
-            step = runs.NextTry((step.index + 1) % len(placements), step.retry)
+                     f"{_placement_words(placements[step.index])}")
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
         again = _retryable_failure(jobs, retries)
@@ -220,9 +229,34 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
         if inputs.wait and again(resource):
             step = runs.next_try(resource, failure_of_job(resource), len(placements), retries)
             log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(placements[step.index])}")
-            refused, looked_up = [], False
+            refused, skipped, looked_up = [], 0, False
+            if at_create is not None:
+                at_create.again()
             continue
         return jobs, resource, job_id
+
+
+def _quota_at_create(inputs: Inputs, reach: JobsAt, count: int) -> quota.AtCreate | None:
+    """The quota read before each placement is sent: for a Vertex AI job with several placements (a job with one is
+    sent as it is: Google's answer decides)."""
+    if count < 2 or reach.backend != VERTEX:
+        return None
+    return quota.AtCreate(reach.project, reach.endpoint, inputs.name or "job", say=log.warn, note=log.info,
+                          debug=log.debug)
+
+
+def _next_placement(step: runs.NextTry, placements: list[runs.Placement], refused: list[str], skipped: int,
+                    inputs: Inputs, project: str) -> runs.NextTry:
+    """The try after a placement refused for quota by Google or skipped at create (no retry spent); QuotaRefused when
+    every placement was (`refused`: each one's words; `skipped` of them skipped), naming each."""
+    if len(refused) < len(placements):
+        return runs.NextTry((step.index + 1) % len(placements), step.retry)
+    if skipped < len(refused):
+        raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
+                           f"{'; '.join(refused)}") from None  # (raised while a 429 is handled: not its context)
+    raise QuotaRefused(f"job {inputs.name}: no placement has the quota free to hold the job, nothing was created: "
+                       f"{'; '.join(refused)}; ask for more at {catalog_quotas.QUOTAS_CONSOLE.format(project=project)} "
+                       f"({catalog_quotas.REQUEST_MORE})") from None
 
 
 def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
@@ -239,6 +273,11 @@ def _placement_words(place: runs.Placement) -> str:
     """How a log line names where a try runs."""
     return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
         f"the job as written ({place.region or 'its region'})"
+
+
+def _skip_words(place: runs.Placement, facts: JobFacts) -> str:
+    """How a placement skipped at create is named: its index, region and strategy."""
+    return f"placement {place.index} ({facts.region or place.region or 'its region'} {facts.strategy or 'STANDARD'})"
 
 
 def _distinct(places: Mapping[int, Jobs]) -> list[Jobs]:
