@@ -365,6 +365,22 @@ def test_placement_cheapest_skips_a_candidate_without_spot_quota_at_create(provi
            "needs 1" in logged["info"], logged["info"]
 
 
+def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_them(provider, emulator, logged) -> None:
+    """Under `cheapestFirst` placement 0 is the cheapest candidate, not the job as written: the refusals say so."""
+    spot = "custom_model_training_preemptible_nvidia_l4_gpus"
+    candidates = [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}},
+                  {"region": "us-east4", "scheduling": {"strategy": "SPOT"}}]
+    inputs = checked(provider, props(fallbacks=candidates, cheapestFirst=True))
+    quota(emulator, "us-central1", 0, spot)
+    quota(emulator, "us-east4", 0, spot)
+    unreadable_quotas(emulator)  # Google's answers decide
+    with pytest.raises(QuotaRefused) as refused:
+        provider.create(inputs)
+    assert "placement 0 (us-central1): " in str(refused.value) and "job as written" not in str(refused.value)
+    assert any(w.startswith("job trial: placement 0 (us-central1) refused for quota") and
+               w.endswith("trying placement 1 (us-east4)") for w in logged["warn"]), logged["warn"]
+
+
 def test_a_placement_on_a_reservation_asks_no_quota_at_create(emulator) -> None:
     """needs_of: a job on a specific reservation's machines asks nothing of the quotas, so nothing is read for it."""
     from gcp_training_jobs.jobspec.load import judge

@@ -218,17 +218,19 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
             resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
                                    looked_up=looked_up)
         except QuotaExceeded as error:
-            refused.append(f"{_placement_words(place)}: {error.message}")
+            where = _placement_words(place, inputs.cheapest)
+            refused.append(f"{where}: {error.message}")
             step = _next_placement(step, placements, refused, skipped, inputs, reach.project)
-            log.warn(f"job {inputs.name}: {_placement_words(place)} refused for quota ({error.message}); trying "
-                     f"{_placement_words(placements[step.index])}")
+            log.warn(f"job {inputs.name}: {where} refused for quota ({error.message}); trying "
+                     f"{_placement_words(placements[step.index], inputs.cheapest)}")
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
         again = _retryable_failure(jobs, retries)
         resource = wait(jobs, job_id, resource, again)
         if inputs.wait and again(resource):
             step = runs.next_try(resource, failure_of_job(resource), len(placements), retries)
-            log.info(f"job {inputs.name}: {step.why}; making it again at {_placement_words(placements[step.index])}")
+            log.info(f"job {inputs.name}: {step.why}; making it again at "
+                     f"{_placement_words(placements[step.index], inputs.cheapest)}")
             refused, skipped, looked_up = [], 0, False
             if at_create is not None:
                 at_create.again()
@@ -269,9 +271,10 @@ def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], b
     return again
 
 
-def _placement_words(place: runs.Placement) -> str:
-    """How a log line names where a try runs."""
-    return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
+def _placement_words(place: runs.Placement, cheapest: bool) -> str:
+    """How a log line names where a try runs: placement 0 is the job as written, but under `placement: cheapest`,
+    whose placements are the candidates alone, the cheapest candidate."""
+    return f"placement {place.index} ({place.region or 'its region'})" if place.index or cheapest else \
         f"the job as written ({place.region or 'its region'})"
 
 
