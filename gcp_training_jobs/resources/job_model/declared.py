@@ -170,8 +170,9 @@ class TrainingJobArgs:
     fallbacks: Input_[list[dict[str, Any]]] | None = field(default=None, metadata=declare(
         "fallbacks", Kind.LIST, Change.IN_PLACE,
         "Where else the job may run, in order (each: `region`, `machineSpec` {machineType, acceleratorType, "
-        "acceleratorCount}, `scheduling.strategy`), when a create is refused for quota or capacity or the job "
-        "fails for capacity before it ran; adding or editing them never replaces a running job.",
+        "acceleratorCount}, `scheduling.strategy`), when a placement's quota, read at create, cannot hold the job, "
+        "a create is refused for quota or capacity, or the job fails for capacity before it ran; adding or editing "
+        "them never replaces a running job.",
         allowed="a list of alternatives (region, machineSpec, scheduling)", rule=Alternatives, stack_key=True,
         attribute="fallbacks"))
     retries: Input_[int] | None = field(default=None, metadata=declare(

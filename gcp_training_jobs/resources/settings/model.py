@@ -196,8 +196,9 @@ class JobSettings(SettingsModel):
     """Also remove a finished job's record from Vertex AI when the job is replaced, leaves the stack or the stack is
     destroyed (default: every record stays, the job's history for `status --all` and `spend`)."""
     fallbacks: Annotated[list[FallbackSettings], FALLBACKS_BOUND] | None = None
-    """Where else the job may run, in order, when a create is refused for quota or capacity or the job fails for
-    capacity before it ran (README, "When Google has no capacity")."""
+    """Where else the job may run, in order, when a placement's quota, read at create, cannot hold the job, a create
+    is refused for quota or capacity, or the job fails for capacity before it ran (README, "When Google has no
+    capacity")."""
     retries: Retries | None = None
     """How many times a job that failed for Google's reasons (capacity, preemption, internal faults) is made again
     (default DEFAULT_RETRIES); a failure of the user's code never is."""
