@@ -94,6 +94,20 @@ def test_spent_cancels_only_the_stack_s_running_jobs_once(emulator: Emulator, ve
     assert len(cancels(emulator)) == 2  # one cancel per job of the stack, over both messages
 
 
+@pytest.mark.parametrize(("token", "page"), [("again", 2), (7, 1)])
+def test_a_list_that_never_ends_is_cut_the_jobs_found_cancelled_and_the_run_fails_saying_so(
+        emulator: Emulator, vertex_client: Any, stack: main.Stack, token: Any, page: int) -> None:
+    emulator.state.set_phase_seconds(1e9)
+    mine = [custom(vertex_client, MINE), tuned(vertex_client, MINE)]
+    emulator.state.inject_page_token("customJobs.list", token, 50)  # the same token, page after page
+    with pytest.raises(RuntimeError) as caught:
+        main.stop(stack, main.notice_of(message(2000.0)), main.clients(emulator.url))
+    assert str(caught.value) == (f"customJobs.list of {PARENT}: page {page}: nextPageToken {token!r} repeats or is not "
+                                 f"text; the list is partial; cancelled the 2 job(s) found: {', '.join(mine)}")
+    assert {state(vertex_client, n) for n in mine} <= {"JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"}
+    assert len(emulator.state.requests("customJobs.list")) == page and len(cancels(emulator)) == 2
+
+
 def test_the_entry_point_reads_its_stack_from_the_environment(emulator: Emulator, vertex_client: Any,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     emulator.state.set_phase_seconds(1e9)

@@ -68,8 +68,8 @@ class Backend(ABC):
         """A list request for the jobs at the target carrying every one of `labels` (the API filters)."""
         raise NotImplementedError(f"{self.name} cannot list jobs by label")
 
-    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-        """The jobs of one list answer, and the next page's token."""
+    def listed(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+        """The jobs of one list answer (its next page's token is the pager's, transport.pages)."""
         raise NotImplementedError(f"{self.name} cannot list jobs by label")
 
     def job_id_of(self, resource: dict[str, Any]) -> str:

@@ -1,9 +1,10 @@
 """Cloud Billing Catalog API (cloudbilling v1, services.skus.list): the list prices of Compute Engine and Vertex
-AI, read page by page through the shared transport, and the SKUs a price table is built from.
+AI, read page by page through the shared pager (transport.pages), and the SKUs a price table is built from.
 
 Every page is checked as it arrives: a page that is not the documented shape, a SKU whose price is not
-{units, nanos}, a unit this code does not convert, or a page token that repeats makes the whole read fail
-with BillingAnswerError, so `prices refresh` never writes a table from a partial or malformed answer.
+{units, nanos}, a unit this code does not convert, or a page token that repeats or is not text (or more pages
+than transport.MAX_PAGES) makes the whole read fail with BillingAnswerError, so `prices refresh` never writes a
+table from a partial or malformed answer.
 
 Which SKU is which part (a family's vCPU or memory, a GPU, local SSD; on demand or Spot) is read from its
 description, as Cyclenerd/google-cloud-pricing-cost-calculator's build/mapping.csv @ fd66b26ff84f (the mapping
@@ -37,7 +38,6 @@ HOURS_PER_MONTH: Final = 730
 #: usageUnit -> hours per unit of it (a SKU in another unit is not a part this code prices).
 UNITS: Final = {"h": 1.0, "GiBy.h": 1.0, "GiBy.mo": float(HOURS_PER_MONTH)}
 PAGE_SIZE: Final = 5000
-MAX_PAGES: Final = 2000
 
 #: Machine family (a machine type's first word) -> the SKU description of its vCPU and memory.
 FAMILY_SKUS: Final = {
@@ -104,34 +104,27 @@ class SkuRate:
 
 def list_skus(service_id: str, endpoint: str | None = None, *, page_size: int = PAGE_SIZE,
               call: Callable[..., Any] | None = None) -> list[dict[str, Any]]:
-    """Every SKU of a service, all pages, prices in USD (services.skus.list through the shared transport)."""
+    """Every SKU of a service, all pages, prices in USD (services.skus.list through the shared pager,
+    transport.pages: a page token that repeats or is not text, or too many pages, is a BillingAnswerError)."""
     from gcp_training_jobs.backends import transport
 
     root = endpoint or ENDPOINT
-    send = call or transport.call
-    skus: list[dict[str, Any]] = []
-    token: str | None = None
-    seen: set[str] = set()
-    for page_number in range(1, MAX_PAGES + 1):
-        def request(token: str | None = token) -> Any:
-            return transport.service("cloudbilling", "v1", root).services().skus().list(
-                parent=f"services/{service_id}", currencyCode="USD", pageSize=page_size, pageToken=token)
 
-        answer = send(request, root, "services.skus.list")
-        where = f"services/{service_id}/skus page {page_number}"
-        if not isinstance(answer, dict):
-            raise BillingAnswerError(f"{where}: expected a JSON object, got {type(answer).__name__}")
-        page = answer.get("skus", [])
-        if not isinstance(page, list) or not all(isinstance(s, dict) for s in page):
-            raise BillingAnswerError(f"{where}: `skus` must be a list of SKU objects")
-        skus += page
-        token = answer.get("nextPageToken") or None
-        if token is None:
-            return skus
-        if not isinstance(token, str) or token in seen:
-            raise BillingAnswerError(f"{where}: nextPageToken {token!r} repeats or is not text; the answer is partial")
-        seen.add(token)
-    raise BillingAnswerError(f"services/{service_id}/skus: more than {MAX_PAGES} pages; refusing a partial answer")
+    def request(token: str | None) -> Any:
+        return transport.service("cloudbilling", "v1", root).services().skus().list(
+            parent=f"services/{service_id}", currencyCode="USD", pageSize=page_size, pageToken=token)
+
+    skus: list[dict[str, Any]] = []
+    try:
+        for number, answer in enumerate(transport.pages(request, root, "services.skus.list", send=call), 1):
+            page = answer.get("skus", [])
+            if not isinstance(page, list) or not all(isinstance(s, dict) for s in page):
+                raise BillingAnswerError(f"services/{service_id}/skus page {number}: `skus` must be a list of SKU "
+                                         "objects")
+            skus += page
+    except transport.PagingError as error:
+        raise BillingAnswerError(f"services/{service_id}/skus: {error}") from None
+    return skus
 
 
 def rates(skus: Iterable[Mapping[str, Any]], service_id: str) -> list[SkuRate]:

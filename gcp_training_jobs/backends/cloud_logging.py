@@ -100,50 +100,49 @@ class Reader:
     def __init__(self, project: str, endpoint: str | None = None, *, sleep: Callable[[float], None] = time.sleep):
         self.project, self.root, self._sleep = project, endpoint_of(endpoint), sleep
 
-    def page(self, flt: str, order: str, size: int, token: str | None = None
-             ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of entries and the next page's token."""
-        body: dict[str, Any] = {"resourceNames": [f"projects/{self.project}"], "filter": flt, "orderBy": order,
-                                "pageSize": size}
-        if token:
-            body["pageToken"] = token
-
-        def request() -> Any:
-            return transport.service("logging", "v2", self.root).entries().list(body=body)
-
+    def _send(self, request: Callable[[], Any], root: str, method: str) -> Any:
+        """One page's request through the transport (retried), its failures as LoggingError."""
         from google.auth.exceptions import GoogleAuthError
 
         try:
-            answer = transport.call(request, self.root, METHOD, sleep=self._sleep)
+            return transport.call(request, root, method, sleep=self._sleep)
         except (transport.ApiError, transport.TransportError, transport.CredentialsError,
                 transport.InsecureEndpointError) as error:
             raise LoggingError(f"{API_NAME} {_with_method(str(error))}") from None
         except GoogleAuthError as error:  # no Application Default Credentials at all
             raise LoggingError(f"{API_NAME} {METHOD}: no credentials ({error}); run `gcloud auth "
                                "application-default login`") from None
-        if not isinstance(answer, dict):
-            raise LoggingError(f"{API_NAME} {METHOD}: expected a JSON object, got {type(answer).__name__}")
-        entries = answer.get("entries") or []
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise LoggingError(f"{API_NAME} {METHOD}: `entries` is not a list of log entries")
-        return entries, answer.get("nextPageToken") or None
 
     def entries(self, flt: str, order: str = ASCENDING, limit: int | None = None) -> Iterator[dict[str, Any]]:
-        """Every entry matching `flt` in `order`, page by page (at most `limit`)."""
-        token: str | None = None
+        """Every entry matching `flt` in `order`, page by page through the one pager, transport.pages (at most
+        `limit`; a page token that repeats or is not text, or more than MAX_PAGES pages, is a LoggingError)."""
         given = 0
-        for _ in range(MAX_PAGES):
+
+        def request(token: str | None) -> Any:
             size = PAGE_SIZE if limit is None else max(1, min(PAGE_SIZE, limit - given))
-            page, token = self.page(flt, order, size, token)
-            for entry in page:
+            body: dict[str, Any] = {"resourceNames": [f"projects/{self.project}"], "filter": flt, "orderBy": order,
+                                    "pageSize": size}
+            if token:
+                body["pageToken"] = token
+            return transport.service("logging", "v2", self.root).entries().list(body=body)
+
+        try:
+            for answer in transport.pages(request, self.root, METHOD, send=self._send, max_pages=MAX_PAGES):
+                page = answer.get("entries") or []
+                if not isinstance(page, list) or not all(isinstance(e, dict) for e in page):
+                    raise LoggingError(f"{API_NAME} {METHOD}: `entries` is not a list of log entries")
+                for entry in page:
+                    if limit is not None and given >= limit:
+                        return
+                    given += 1
+                    yield entry
                 if limit is not None and given >= limit:
                     return
-                given += 1
-                yield entry
-            if not token or (limit is not None and given >= limit):
-                return
-        raise LoggingError(f"{API_NAME} {METHOD}: more than {MAX_PAGES} pages of {PAGE_SIZE} entries; narrow the "
-                           "read (--since, --tail)")
+        except transport.TooManyPages as error:
+            raise LoggingError(f"{API_NAME} {error} (pages of {PAGE_SIZE} entries): narrow the read (--since, "
+                               "--tail)") from None
+        except transport.PagingError as error:
+            raise LoggingError(f"{API_NAME} {error}") from None
 
     def lines(self, job_id: str, *, since: datetime | None = None, task: str | None = None) -> list[LogLine]:
         """Every line of a job's log (since a time), oldest first."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from gcp_training_jobs.backends import transport
@@ -29,8 +30,6 @@ Log = Callable[[str], None]
 
 #: How long a create whose outcome is unknown is reconciled (looked for) before failing loudly.
 RECONCILE_ENV = VARIABLES["reconcile_seconds"]
-#: The most pages a label lookup reads (a resource has one live job; more is a leftover to report).
-MAX_PAGES = 20
 
 
 class JobConflict(TrainingJobsError):
@@ -98,21 +97,17 @@ class Jobs:
         return [job for job in self.find_all(labels) if self.backend.state(job) in LIVE_STATES]
 
     def find_all(self, labels: dict[str, str]) -> list[dict[str, Any]]:
-        """The jobs in any state carrying every one of `labels` (the API's label filter, all pages up to MAX_PAGES,
-        checked again here), oldest first."""
-        jobs: list[dict[str, Any]] = []
-        token: str | None = None
-        for _ in range(MAX_PAGES):
-            answer = self._list(labels, token)
-            page, token = self.backend.listed(answer)
-            jobs += [job for job in page if all((job.get("labels") or {}).get(k) == v for k, v in labels.items())]
-            if not token:
-                break
-        return sorted(jobs, key=lambda job: str(job.get("createTime") or ""))
+        """The jobs in any state carrying every one of `labels` (the API's label filter, every page through the one
+        pager, transport.pages: a page token that repeats or is not text, or too many pages, is its PagingError;
+        the labels checked again here), oldest first."""
+        def request(token: str | None) -> Any:
+            return self.backend.list_request(self.svc, self.target, labels, token)
 
-    def _list(self, labels: dict[str, str], token: str | None) -> dict[str, Any]:
-        answer: dict[str, Any] = self._call("list", lambda s: self.backend.list_request(s, self.target, labels, token))
-        return answer
+        send = partial(transport.call, policy=self.policy, sleep=self.sleep)
+        jobs = [job for answer in transport.pages(request, self.endpoint, "list", send=send)
+                for job in self.backend.listed(answer)
+                if all((job.get("labels") or {}).get(k) == v for k, v in labels.items())]
+        return sorted(jobs, key=lambda job: str(job.get("createTime") or ""))
 
     def _adopt(self, job_id: str, body: dict[str, Any], why: str) -> dict[str, Any] | None:
         existing = self.find(job_id)

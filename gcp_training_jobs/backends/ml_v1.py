@@ -55,8 +55,8 @@ class MlV1Backend(Backend):
         return _collection(svc).list(parent=f"projects/{target.project}", filter=label_filter(labels),
                                           pageToken=page_token)
 
-    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-        return list(answer.get("jobs") or []), answer.get("nextPageToken") or None
+    def listed(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(answer.get("jobs") or [])
 
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         return f"projects/{target.project}/jobs/{job_id}"

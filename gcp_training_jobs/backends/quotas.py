@@ -39,7 +39,6 @@ CLOUD_QUOTAS_METHOD = "quotaInfos.list"
 CLOUD_QUOTAS_PERMISSION = "cloudquotas.quotas.get"
 #: Cloud Quotas' answers that send the read to Service Usage: not enabled / not permitted, or not served.
 FALL_BACK_ON = frozenset({403, 404})
-MAX_PAGES = 50
 CLOUD_QUOTAS_PAGE = 1000
 #: Google's effective limit of an unlimited quota.
 UNLIMITED = -1
@@ -80,39 +79,34 @@ def read_limits(project: str, endpoint: str | None = None, *, call: Callable[...
 
 def _cloud_quotas(project: str, root: str, send: Callable[..., Any]) -> Limits:
     """quotaInfos.list of aiplatform.googleapis.com: every page (ApiError as it came, for the fallback)."""
-    limits: Limits = {}
-    token: str | None = None
     path = f"v1/projects/{project}/locations/global/services/{table.SERVICE}/quotaInfos"
-    for _ in range(MAX_PAGES):
-        def request(token: str | None = token) -> Any:
-            return transport.rest_get(root, path, {"pageSize": CLOUD_QUOTAS_PAGE, "pageToken": token})
 
-        answer = _read(lambda: send(request, root, CLOUD_QUOTAS_METHOD), f"the quota limits of project {project}",
-                       keep=(ApiError,))
-        for info in answer.get("quotaInfos") or [] if isinstance(answer, dict) else []:
-            _add_info(limits, info)
-        token = answer.get("nextPageToken") if isinstance(answer, dict) else None
-        if not token:
-            break
-    return limits
+    def request(token: str | None) -> Any:
+        return transport.rest_get(root, path, {"pageSize": CLOUD_QUOTAS_PAGE, "pageToken": token})
+
+    return _limits(project, request, root, CLOUD_QUOTAS_METHOD, send, "quotaInfos", _add_info, keep=(ApiError,))
 
 
 def _service_usage(project: str, root: str, send: Callable[..., Any]) -> Limits:
     """consumerQuotaMetrics.list (view FULL: a bucket per region) of aiplatform.googleapis.com: every page."""
-    limits: Limits = {}
-    token: str | None = None
-    for _ in range(MAX_PAGES):
-        def request(token: str | None = token) -> Any:
-            metrics = transport.collection(transport.service("serviceusage", "v1beta1", root), "services",
-                                           "consumerQuotaMetrics")  # built once (every check reads the limits)
-            return metrics.list(parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
+    def request(token: str | None) -> Any:
+        metrics = transport.collection(transport.service("serviceusage", "v1beta1", root), "services",
+                                       "consumerQuotaMetrics")  # built once (every check reads the limits)
+        return metrics.list(parent=f"projects/{project}/services/{table.SERVICE}", view="FULL", pageToken=token)
 
-        answer = _read(lambda: send(request, root, METHOD), f"the quota limits of project {project}")
-        for metric in answer.get("metrics") or [] if isinstance(answer, dict) else []:
-            _add_metric(limits, metric)
-        token = answer.get("nextPageToken") if isinstance(answer, dict) else None
-        if not token:
-            break
+    return _limits(project, request, root, METHOD, send, "metrics", _add_metric)
+
+
+def _limits(project: str, request: Callable[[str | None], Any], root: str, method: str, send: Callable[..., Any],
+            listed: str, add: Callable[[Limits, Any], None], *, keep: tuple[type[Exception], ...] = ()) -> Limits:
+    """Every page of a list of limits (the shared pager, transport.pages: a page token that repeats or is not text,
+    or too many pages, is QuotaUnreadable, or raised as it came when ApiError is kept), each item of `listed` added."""
+    answers = _read(lambda: list(transport.pages(request, root, method, send=send)),
+                    f"the quota limits of project {project}", keep=keep)
+    limits: Limits = {}
+    for answer in answers:
+        for item in answer.get(listed) or []:
+            add(limits, item)
     return limits
 
 
@@ -180,6 +174,8 @@ def _read(send: Callable[[], Any], what: str, *, keep: tuple[type[Exception], ..
 
 
 def _unreadable(error: ApiError, what: str) -> QuotaUnreadable:
+    if isinstance(error, transport.PagingError):  # an answer, but not the whole list
+        return QuotaUnreadable(f"cannot read {what}: {error}")
     why = "permission denied" if error.status == 403 else f"HTTP {error.status} {error.reason}"
     return QuotaUnreadable(f"cannot read {what} ({why}: {error.message})")
 

@@ -17,9 +17,10 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Final
 from urllib.parse import urlparse
 
 from gcp_training_jobs.jobspec.catalog.quotas import QUOTA_EXCEEDED_PREFIX
@@ -347,14 +348,52 @@ def reset_for_tests() -> None:
     _local.__dict__.pop("http", None)
 
 
-def pages(make_request: Callable[[str | None], Any], endpoint: str, method: str) -> list[dict[str, Any]]:
-    """Every page of a list method (`make_request(page_token)` builds one page's request), each through `call`,
-    until an answer has no `nextPageToken`: the answers, in order."""
-    answers: list[dict[str, Any]] = []
+#: The most pages one list read follows (`pages`) before it is refused: the bound, in requests, time and memory, on a
+#: list whose tokens never end and never repeat. The smallest default page of a list read here is ml v1 jobs.list's
+#: 20 jobs (https://cloud.google.com/ai-platform/prediction/docs/reference/rest/v1/projects.jobs/list, read
+#: 2026-11-28): 1000 pages are 20,000 jobs of one project (quotas read every job of a region, unfiltered), or, at
+#: services.skus.list's 5000 a page (billing.PAGE_SIZE), 5,000,000 SKUs, past any list a project holds; and a list
+#: that never ends stops after 1000 requests, not never.
+MAX_PAGES: Final = 1000
+
+
+class PagingError(ApiError):
+    """A list read that cannot be whole: a page that is not a JSON object, a nextPageToken that repeats one already
+    followed (the API would hand out the same pages forever) or is not text, or more pages than the bound. The pages
+    read are a partial answer, never taken for the whole: each caller says this in its own error (billing's
+    BillingAnswerError, quotas' QuotaUnreadable). An ApiError (the API's answer was wrong, HTTP 200), so whatever
+    handles an API error handles this one, and nothing retries it (asking again follows the same tokens)."""
+
+    def __init__(self, endpoint: str, method: str, page: int, why: str):
+        super().__init__(200, "", why, method)
+        self.endpoint, self.page, self.why = endpoint, page, why
+        self.args = (f"{method} at {endpoint}: page {page}: {why}; the answer is partial",)
+
+
+class TooManyPages(PagingError):
+    """More pages than the bound (`pages`' max_pages): the list may be whole past it, but is not read."""
+
+
+def pages(make_request: Callable[[str | None], Any], endpoint: str, method: str, *,
+          send: Callable[..., Any] | None = None, max_pages: int = MAX_PAGES) -> Iterator[dict[str, Any]]:
+    """Every page of a list method, in order, each as it arrives, until an answer has no `nextPageToken`: the one
+    pager of every list read. `make_request(page_token)` builds one page's request; `send(build, endpoint, method)`
+    sends it (`call` unless given: retried). A caller checks each page as it comes, before its token is followed.
+    A list that cannot be read whole raises PagingError naming the endpoint, the method and the page: a page that
+    is not a JSON object, a token that repeats or is not text, more than `max_pages` pages."""
+    send_one = send or call
+    seen: set[str] = set()
     token: str | None = None
-    while True:
-        answer = call(lambda page=token: make_request(page), endpoint, method)  # type: ignore[misc]
-        answers.append(answer)
-        token = answer.get("nextPageToken")
-        if not token:
-            return answers
+    for number in range(1, max_pages + 1):
+        answer = send_one(partial(make_request, token), endpoint, method)
+        if not isinstance(answer, dict):
+            raise PagingError(endpoint, method, number, f"expected a JSON object, got {type(answer).__name__}")
+        yield answer
+        following = answer.get("nextPageToken") or None
+        if following is None:
+            return
+        if not isinstance(following, str) or following in seen:
+            raise PagingError(endpoint, method, number, f"nextPageToken {following!r} repeats or is not text")
+        seen.add(following)
+        token = following
+    raise TooManyPages(endpoint, method, max_pages, f"more than {max_pages} pages")

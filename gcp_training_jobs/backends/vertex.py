@@ -79,12 +79,12 @@ class VertexBackend(Backend):
     def list_request(self, svc: Any, target: Target, labels: dict[str, str], page_token: str | None) -> Any:
         return self._jobs(svc).list(parent=self._parent(target), filter=label_filter(labels), pageToken=page_token)
 
-    def listed(self, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-        return list(answer.get(self.collection) or []), answer.get("nextPageToken") or None
+    def listed(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(answer.get(self.collection) or [])
 
     def found(self, answer: dict[str, Any], job_id: str) -> dict[str, Any] | None:
         wanted = label_value(job_id)
-        return next((j for j in self.listed(answer)[0] if (j.get("labels") or {}).get(JOB_LABEL) == wanted), None)
+        return next((j for j in self.listed(answer) if (j.get("labels") or {}).get(JOB_LABEL) == wanted), None)
 
     def name_of(self, target: Target, job_id: str, resource: dict[str, Any] | None = None) -> str:
         if resource is None or "name" not in resource:

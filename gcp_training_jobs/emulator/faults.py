@@ -1,5 +1,6 @@
 """Fault injection: pending faults (error statuses such as 429/5xx, delays, answers dropped after the
-work is done), matched by API method name and consumed by the HTTP server one call at a time."""
+work is done, a list's page token that never ends), matched by API method name and consumed by the HTTP server one
+call at a time."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ API_METHODS: frozenset[str] = frozenset(
         "consumerQuotaMetrics.get",
         "quotaInfos.list",
         "quotaInfos.get",
+        "reservations.insert",
+        "reservations.get",
+        "reservations.list",
+        "reservations.aggregatedList",
+        "reservations.resize",
+        "reservations.delete",
+        "zoneOperations.get",
     }
 )
 
@@ -53,7 +61,7 @@ _FAULT_MESSAGES: dict[int, str] = {
 
 @dataclass
 class Fault:
-    """A pending fault: `kind` is "error", "drop" or "delay"; `method` None matches every API call."""
+    """A pending fault: `kind` is "error", "drop", "delay" or "page"; `method` None matches every API call."""
 
     kind: str
     count: int
@@ -61,6 +69,7 @@ class Fault:
     status: int = 503
     message: str | None = None
     seconds: float = 0.0
+    token: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,16 +79,20 @@ class Fault:
             "status": self.status,
             "message": self.message,
             "seconds": self.seconds,
+            "nextPageToken": self.token,
         }
 
 
 @dataclass
 class FaultPlan:
-    """What the server must do to one request: sleep first, then answer an error or drop the answer."""
+    """What the server must do to one request: sleep first, then answer an error or drop the answer; `page`: serve a
+    request carrying `token` as the first page, and name `token` as the answer's next page."""
 
     delay: float = 0.0
     error: ApiError | None = None
     drop: bool = False
+    page: bool = False
+    token: Any = None
 
 
 class FaultInjection:
@@ -119,22 +132,34 @@ class FaultInjection:
             raise ValueError("delay must be >= 0")
         self._add_fault(Fault("delay", count, method, seconds=float(seconds)))
 
+    def inject_page_token(self, method: str | None, token: Any, count: int = 1) -> None:
+        """The next `count` answers of the list `method` name `token` as their nextPageToken, and a request that
+        carries `token` is served as the first page: a server that hands out the same token forever (a client that
+        follows it reads the first page again and again), or, `token` not text (a number), one a client cannot
+        send back."""
+        if method is None:
+            raise ValueError("a page token fault names its list method")
+        self._add_fault(Fault("page", count, method, token=token))
+
     def pending_faults(self) -> list[dict[str, Any]]:
         """Faults not yet consumed, oldest first."""
         with self._fault_lock:
             return [f.as_dict() for f in self._faults]
 
     def take_faults(self, method: str) -> FaultPlan:
-        """Consume the faults that apply to one call of `method` (first delay, first error/drop)."""
+        """Consume the faults that apply to one call of `method` (first delay, first error/drop, first page)."""
         plan = FaultPlan()
         with self._fault_lock:
-            took_delay = took_action = False
+            took_delay = took_action = took_page = False
             for fault in list(self._faults):
                 if fault.method is not None and fault.method != method:
                     continue
                 if fault.kind == "delay" and not took_delay:
                     took_delay = True
                     plan.delay = fault.seconds
+                elif fault.kind == "page" and not took_page:
+                    took_page = plan.page = True
+                    plan.token = fault.token
                 elif fault.kind in ("error", "drop") and not took_action:
                     took_action = True
                     if fault.kind == "drop":

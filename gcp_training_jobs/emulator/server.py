@@ -119,6 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         if plan.error is not None:
             raise plan.error
         body = _parse_json(raw) if self.command in ("POST", "PATCH", "PUT") else None
+        if plan.page:
+            query, body = _first_page(query, body, plan.token)
         try:
             result = served.handler(state, Request(params, query, body))
         except ApiError:
@@ -134,6 +136,8 @@ class _Handler(BaseHTTPRequestHandler):
             result = proto_json.int64_strings(*served.response, result)
             if proto_json.wants_int_enums(query):
                 result = proto_json.enum_numbers(*served.response, result)
+        if plan.page and isinstance(result, dict):
+            result = {**result, "nextPageToken": plan.token}
         self._send(200, result)
 
     def _control(self, path: str, query: dict[str, Any], raw: bytes) -> Any:
@@ -172,6 +176,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+def _first_page(query: dict[str, Any], body: Any, token: Any) -> tuple[dict[str, Any], Any]:
+    """A list request as a page token fault serves it: the fault's own token (in the query, or the body of a POST
+    list such as entries.list) taken away, so the list starts again."""
+    if query.get("pageToken") == str(token):
+        query = {k: v for k, v in query.items() if k != "pageToken"}
+    if isinstance(body, dict) and body.get("pageToken") == token:
+        body = {k: v for k, v in body.items() if k != "pageToken"}
+    return query, body
+
+
 def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
     """POST /_emulator/{reset,faults,advance,phase,fail,quotas,stockouts,pause}."""
     if path == "/_emulator/reset":
@@ -182,6 +196,8 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
         count = int(body.get("count", 1))
         if body.get("drop"):
             state.drop_next_response(method, count)
+        elif "nextPageToken" in body:
+            state.inject_page_token(method, body["nextPageToken"], count)
         elif body.get("delay") is not None:
             state.inject_delay(float(body["delay"]), count, method)
         else:

@@ -9,7 +9,8 @@ whatever the spend. The function acts only on its own budget's message (`budgetD
 reaches `budgetAmount`: it lists the custom and tuning jobs carrying the stack's `pulumi-stack` label in the stack's
 regions (every page; the label checked again on each job) and cancels those queued, pending or running. A job
 already cancelling or over is left alone, so a second message cancels nothing again, and a job without the stack's
-label (another stack's) is never touched.
+label (another stack's) is never touched. A list whose page token repeats or is not text, or that runs past
+MAX_PAGES pages, is not followed on: the jobs found are cancelled, then the run fails saying which list is partial.
 
 Only the Cloud Run functions Python runtime and google-api-python-client (requirements.txt) are used: this file
 is uploaded on its own. Its configuration is the function's environment: STACK_LABEL (`pulumi-stack=VALUE`),
@@ -29,6 +30,10 @@ from typing import Any
 #: The job collections a stack's jobs live in, and the states of a job that still runs or will (Vertex AI v1).
 COLLECTIONS = ("customJobs", "hyperparameterTuningJobs")
 RUNNING_STATES = frozenset({"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING"})
+#: The most pages of one list (a collection in a region) the function reads: far past a stack's jobs in one region
+#: (a page holds one job at the least, a default page many), while a list whose tokens never end stops after 1000
+#: requests, and the jobs found are cancelled, instead of running until the function's timeout stops it with none.
+MAX_PAGES = 1000
 
 
 @dataclass(frozen=True)
@@ -77,34 +82,58 @@ def decide(stack: Stack, notice: Notice) -> bool:
     return (not stack.budget or notice.budget == stack.budget) and notice.spent
 
 
-def running_jobs(stack: Stack, collection: Callable[[str, str], Any]) -> Iterator[tuple[str, str]]:
-    """(collection, job name) of the stack's jobs still queued, pending or running, in every region, every page.
+def running_jobs(stack: Stack, collection: Callable[[str, str], Any]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(collection, job name) of the stack's jobs still queued, pending or running, in every region, every page;
+    and why each list that could not be read whole stopped (its jobs read so far are among the first).
     `collection(region, name)`: the googleapiclient collection (customJobs or hyperparameterTuningJobs)."""
     wanted = f'labels.{stack.label_key}="{stack.label_value}"'
+    found: list[tuple[str, str]] = []
+    unread: list[str] = []
     for region in stack.regions:
         parent = f"projects/{stack.project}/locations/{region}"
         for name in COLLECTIONS:
-            jobs, token = collection(region, name), None
-            while True:
-                page = jobs.list(parent=parent, filter=wanted, pageToken=token).execute()
-                for job in page.get(name) or []:
-                    if (job.get("labels") or {}).get(stack.label_key) == stack.label_value \
-                            and job.get("state") in RUNNING_STATES:
-                        yield name, str(job["name"])
-                token = page.get("nextPageToken")
-                if not token:
-                    break
+            for job in _listed(collection(region, name), parent, wanted, name, unread):
+                if (job.get("labels") or {}).get(stack.label_key) == stack.label_value \
+                        and job.get("state") in RUNNING_STATES:
+                    found.append((name, str(job["name"])))
+    return list(dict.fromkeys(found)), unread  # a page served again (its token came back) names its jobs again
+
+
+def _listed(jobs: Any, parent: str, wanted: str, name: str, unread: list[str]) -> Iterator[dict[str, Any]]:
+    """Every job of one list, page by page; a page token that repeats or is not text (the list would never end), or
+    more than MAX_PAGES pages, stops it, said in `unread`."""
+    token: str | None = None
+    seen: set[str] = set()
+    for number in range(1, MAX_PAGES + 1):
+        page = jobs.list(parent=parent, filter=wanted, pageToken=token).execute()
+        yield from page.get(name) or []
+        following = page.get("nextPageToken") or None
+        if following is None:
+            return
+        if not isinstance(following, str) or following in seen:
+            unread.append(f"{name}.list of {parent}: page {number}: nextPageToken {following!r} repeats or is not "
+                          "text; the list is partial")
+            return
+        seen.add(following)
+        token = following
+    unread.append(f"{name}.list of {parent}: more than {MAX_PAGES} pages; the list is partial")
 
 
 def stop(stack: Stack, notice: Notice, collection: Callable[[str, str], Any]) -> list[str]:
-    """Cancel the stack's running jobs when the notice says the budget is spent; the names cancelled."""
+    """Cancel the stack's running jobs when the notice says the budget is spent; the names cancelled. When a list
+    could not be read whole, the jobs found are cancelled, then a RuntimeError says which (the run fails, in its
+    log)."""
     if not decide(stack, notice):
         return []
+    found, unread = running_jobs(stack, collection)
     cancelled = []
-    for name, job in list(running_jobs(stack, collection)):
+    for name, job in found:
         region = job.split("/locations/", 1)[1].split("/", 1)[0]
         collection(region, name).cancel(name=job, body={}).execute()
         cancelled.append(job)
+    if unread:
+        names = ", ".join(cancelled) or "none"
+        raise RuntimeError(f"{'; '.join(unread)}; cancelled the {len(cancelled)} job(s) found: {names}")
     return cancelled
 
 
