@@ -21,13 +21,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.whole_process import FLOOR, ROOT, floor_seconds, timed_command  # noqa: E402
+
 TARGET_RATIO = 2.0
-FLOOR = "import pulumi, pulumi_gcp, pydantic, yaml"
 
 
 def job(stack: int, index: int) -> dict[str, Any]:
@@ -72,19 +73,7 @@ def monorepo(folder: Path, stacks: int, jobs: int) -> Path:
 
 
 def run_diff(repo: Path, env: dict[str, str]) -> tuple[float, str]:
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "components", "diff", "--base", "HEAD"], cwd=repo, env=env,
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"diff failed ({done.returncode}) in {repo}:\n{done.stdout}{done.stderr}")
-    return elapsed, done.stdout
-
-
-def _floor() -> float:
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", FLOOR], cwd=ROOT, capture_output=True, check=True)
-    return time.perf_counter() - started
+    return timed_command(["diff", "--base", "HEAD"], cwd=repo, env=env, where=f" in {repo}")
 
 
 def main() -> int:
@@ -108,7 +97,7 @@ def main() -> int:
                 times[label].append(elapsed)
     if "--epochs=5 -> --epochs=10" not in outputs["many"]:
         print("warning: the monorepo's diff does not say the change in words (--epochs=5 -> --epochs=10)")
-    floor = min(_floor() for _ in range(args.runs))
+    floor = floor_seconds(args.runs)
     best_many, best_one = min(times["many"]), min(times["one"])
     ratio = best_many / best_one
     print(f"floor: `python -c \"{FLOOR}\"`: {floor:.2f} s")

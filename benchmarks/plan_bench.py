@@ -14,16 +14,17 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.whole_process import FLOOR, ROOT, floor_seconds, timed_command  # noqa: E402
+
 TARGET_SECONDS = 5.0
 #: (machine type, GPU, count) shapes the AI Platform Training GPU guide allows on n1 machines in us-central1.
 SHAPES = [("n1-standard-8", "NVIDIA_TESLA_T4", 1), ("n1-standard-8", "NVIDIA_TESLA_T4", 2),
@@ -68,22 +69,7 @@ def run_once(stacks: Path, build: Path) -> tuple[float, str]:
     # The packaged shapes run on prebuilt runtime containers, all past their end of availability on Google's
     # page today: the stack is judged as of a day they were offered, so the workload stays comparable.
     env = {**os.environ, "GCP_TRAINING_JOBS_BUILD_DIR": str(build), "GCP_TRAINING_JOBS_TODAY": "2024-06-01"}
-    started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "bench",
-                             "--stacks-dir", str(stacks)], cwd=ROOT, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if result.returncode != 0:
-        sys.exit(f"plan failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    return elapsed, result.stdout
-
-
-FLOOR = "import pulumi, pulumi_gcp, pydantic, yaml"
-
-
-def _floor() -> float:
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", FLOOR], cwd=ROOT, capture_output=True, check=True)
-    return time.perf_counter() - started
+    return timed_command(["plan", "--stack", "bench", "--stacks-dir", str(stacks)], cwd=ROOT, env=env)
 
 
 def main() -> int:
@@ -102,7 +88,7 @@ def main() -> int:
                         re.MULTILINE)
     resources = summary.group(0) if summary else "(no summary line)"
     best, median = min(times), statistics.median(times)
-    floor = min(_floor() for _ in range(args.runs))
+    floor = floor_seconds(args.runs)
     print(f"floor: `python -c \"{FLOOR}\"` (what any plan of a Pulumi program pays): {floor:.2f} s")
     print(f"plan of {args.jobs} jobs, {args.runs} runs: best {best:.2f} s, median {median:.2f} s "
           f"(target < {TARGET_SECONDS:.0f} s); {resources}")

@@ -61,69 +61,50 @@ def cmd_spend(args: argparse.Namespace) -> int:
     return run_spend(args, now=lambda: datetime.now(UTC))
 
 
+def cents_of(amount: Amount) -> Decimal:
+    """Its known USD rounded to the cent: each figure is, before any sum."""
+    return Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP)
+
+
 @dataclass(frozen=True)
 class Spent:
-    """One job's spend in the window."""
+    """One row of the spend: what a job (job_spend) or a persistent resource (resource_spend) cost in the window."""
 
-    job: FoundJob
-    cents: Decimal
-    """Its known USD, rounded to the cent."""
-    complete: bool
-    unknown: tuple[str, ...]
+    named: dict[str, Any]
+    """What names it, first in its row: a job's name, jobId, state, region and createTime; a persistent resource's
+    id, name, state, region, declared and createTime."""
+    labels: dict[str, str]
+    amount: Amount
+    """What it cost in the window, its parts without a price said."""
     hours: float
     usd_per_hour: float
     rate: str
-    how: str = "run time"
-
-    def row(self, by: str | None) -> dict[str, Any]:
-        row: dict[str, Any] = {
-            "name": self.job.name, "jobId": self.job.job_id, "state": self.job.state, "region": self.job.target.region,
-            "createTime": self.job.resource.get("createTime"), "rate": self.rate,
-            "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4), "costUsd": float(self.cents),
-            "complete": self.complete, "unknown": list(self.unknown), "labels": self.job.labels,
-            "hoursCounted": self.how, "is": WHAT_IT_IS, "isNot": WHAT_IT_IS_NOT,
-        }
-        if by is not None:
-            row["labelValue"] = self.job.labels.get(by, NO_VALUE)
-        return row
-
-
-#: How a persistent resource's hours are counted, and what its rate is.
-RESOURCE_HOURS = ("its createTime to now, within the window: a persistent resource is billed while it exists, "
-                  "whatever runs on it (the jobs on it add $0/h)")
-RESOURCE_GONE = ("not found: deleted, or never made; the API keeps no deleted resource, so its time before its delete "
-                 "is not counted here")
-
-
-@dataclass(frozen=True)
-class SpentResource:
-    """One persistent resource's spend in the window: the hours it existed in it at its machines' rate."""
-
-    held: HeldResource
-    cents: Decimal
-    complete: bool
-    unknown: tuple[str, ...]
-    hours: float
-    usd_per_hour: float
-    least_usd_per_hour: float | None
-    """Its machines' rate at the least (autoscaling's minReplicaCount), when it autoscales; else None."""
+    how: str
+    """How its hours were counted."""
+    what: str
+    """What its figure is (WHAT_IT_IS, WHAT_IT_IS_RESOURCE)."""
+    on_it: tuple[str, ...] | None = None
+    """A persistent resource's: the jobs found on it."""
+    least_usd_per_hour: float | None = None
+    """A persistent resource's that autoscales: its machines' rate at the least (minReplicaCount)."""
 
     @property
-    def labels(self) -> dict[str, str]:
-        given = (self.held.resource or {}).get("labels")
-        return {str(k): str(v) for k, v in given.items()} if isinstance(given, dict) else {}
+    def cents(self) -> Decimal:
+        return cents_of(self.amount)
+
+    @property
+    def complete(self) -> bool:
+        return self.amount.complete
 
     def row(self, by: str | None) -> dict[str, Any]:
-        resource = self.held.resource or {}
         row: dict[str, Any] = {
-            "id": self.held.id, "name": resource.get("name"), "state": self.held.state, "region": self.held.region,
-            "declared": self.held.declared, "createTime": resource.get("createTime"), "rate": "on_demand",
-            "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4), "costUsd": float(self.cents),
-            "complete": self.complete, "unknown": list(self.unknown), "labels": self.labels,
-            "jobs": list(self.held.jobs),
-            "hoursCounted": RESOURCE_HOURS if self.held.resource is not None else RESOURCE_GONE,
-            "is": WHAT_IT_IS_RESOURCE, "isNot": WHAT_IT_IS_NOT,
+            **self.named, "rate": self.rate, "usdPerHour": round(self.usd_per_hour, 4), "hours": round(self.hours, 4),
+            "costUsd": float(self.cents), "complete": self.complete,
+            "unknown": list(dict.fromkeys(self.amount.unknown)), "labels": self.labels,
         }
+        if self.on_it is not None:
+            row["jobs"] = list(self.on_it)
+        row |= {"hoursCounted": self.how, "is": self.what, "isNot": WHAT_IT_IS_NOT}
         if self.least_usd_per_hour is not None:
             row["usdPerHourAtLeast"] = round(self.least_usd_per_hour, 4)
         if by is not None:
@@ -131,17 +112,36 @@ class SpentResource:
         return row
 
 
+def job_spend(job: FoundJob, start: datetime, now: datetime, table: PriceTable) -> Spent:
+    """A job's spend over [start, now]: its run time at the rate it ran at (review.run_cost)."""
+    cost = run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table)
+    named = {"name": job.name, "jobId": job.job_id, "state": job.state, "region": job.target.region,
+             "createTime": job.resource.get("createTime")}
+    return Spent(named, job.labels, cost.amount, cost.hours, cost.rate.known, cost.estimate.rate, cost.how,
+                 WHAT_IT_IS)
+
+
+#: How a persistent resource's hours are counted, and what its rate is.
+RESOURCE_HOURS = ("its createTime to now, within the window: a persistent resource is billed while it exists, "
+                  "whatever runs on it (the jobs on it add $0/h)")
+RESOURCE_GONE = ("not found: deleted, or never made; the API keeps no deleted resource, so its time before its delete "
+                 "is not counted here")
 #: What a persistent resource's figure is (spend --json says it per figure).
 WHAT_IT_IS_RESOURCE = ("an estimate: the hours the persistent resource existed (its createTime to now) times its "
                        "machines' on-demand list price in the active price table (under autoscaling at the most, "
                        "maxReplicaCount: an upper bound)")
 
 
-def resource_spend(held: HeldResource, start: datetime, now: datetime, table: PriceTable) -> SpentResource:
+def resource_spend(held: HeldResource, start: datetime, now: datetime, table: PriceTable) -> Spent:
     """A persistent resource's spend over [start, now], priced as `plan` prices it (review.cost.estimate_resource,
     from its pools as the API answers them)."""
+    resource = held.resource or {}
+    given = resource.get("labels")
+    labels = {str(k): str(v) for k, v in given.items()} if isinstance(given, dict) else {}
+    named = {"id": held.id, "name": resource.get("name"), "state": held.state, "region": held.region,
+             "declared": held.declared, "createTime": resource.get("createTime")}
     if held.resource is None:
-        return SpentResource(held, Decimal(0), True, (), 0.0, 0.0, None)
+        return Spent(named, labels, Amount(0.0), 0.0, 0.0, "on_demand", RESOURCE_GONE, WHAT_IT_IS_RESOURCE, held.jobs)
     facts = api_facts(held.id, held.resource, held.region)
     seconds = run_seconds({"startTime": held.resource.get("createTime")}, now, since=start)
     if facts is None:
@@ -150,13 +150,12 @@ def resource_spend(held: HeldResource, start: datetime, now: datetime, table: Pr
         found = estimate_resource(facts, table)
         rate = found.on_demand
         least = found.least.on_demand.known if facts.autoscales else None
-    amount = rate.times(seconds / 3600)
-    return SpentResource(held, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
-                         tuple(dict.fromkeys(amount.unknown)), seconds / 3600, rate.known, least)
+    return Spent(named, labels, rate.times(seconds / 3600), seconds / 3600, rate.known, "on_demand", RESOURCE_HOURS,
+                 WHAT_IT_IS_RESOURCE, held.jobs, least)
 
 
-def _sum(spent: list[Spent], held: list[SpentResource] | None = None) -> dict[str, Any]:
-    figures: list[Spent | SpentResource] = [*spent, *(held or [])]
+def _sum(spent: list[Spent], held: list[Spent] | None = None) -> dict[str, Any]:
+    figures = [*spent, *(held or [])]
     total = sum((s.cents for s in figures), Decimal(0))
     found: dict[str, Any] = {"costUsd": float(total), "complete": all(s.complete for s in figures),
                              "jobCount": len(spent)}
@@ -170,13 +169,7 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     """The spend document of a stack's jobs and persistent resources (as stack_resources read them) over
     [start, now]."""
     table = prices.active_table()
-    spent = []
-    for job in found:
-        cost = run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table)
-        amount = cost.amount
-        spent.append(Spent(job, Decimal(repr(amount.known)).quantize(CENT, ROUND_HALF_UP), amount.complete,
-                           tuple(dict.fromkeys(amount.unknown)), cost.hours, cost.rate.known,
-                           cost.estimate.rate, cost.how))
+    spent = [job_spend(job, start, now, table) for job in found]
     spent = [s for s in spent if s.hours > 0]  # a job that did not run in the window cost nothing in it
     held = [resource_spend(r, start, now, table) for r in resources or ()]
     counted = [r for r in held if r.hours > 0]
@@ -190,9 +183,9 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     if (budget := _budget(stack, found, now, table)) is not None:  # a stack without one: the document as before
         document["budget"] = budget
     if by is not None:
-        groups: dict[str, tuple[list[Spent], list[SpentResource]]] = {}
+        groups: dict[str, tuple[list[Spent], list[Spent]]] = {}
         for s in spent:
-            groups.setdefault(s.job.labels.get(by, NO_VALUE), ([], []))[0].append(s)
+            groups.setdefault(s.labels.get(by, NO_VALUE), ([], []))[0].append(s)
         for r in counted:
             groups.setdefault(r.labels.get(by, NO_VALUE), ([], []))[1].append(r)
         document["byLabel"] = {"label": by, "groups": [{"value": value, **_sum(*members)}
@@ -207,8 +200,8 @@ def _budget(stack: Stack, found: list[FoundJob], now: datetime, table: PriceTabl
         return None
     start = month_start(now)
     costs = [run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table).amount for job in found]
-    cents = sum((Decimal(repr(c.known)).quantize(CENT, ROUND_HALF_UP) for c in costs), Decimal(0))
-    return {"monthlyUsd": budget.monthly_usd, "since": _stamp(start), "costUsd": float(cents),
+    total = sum((cents_of(c) for c in costs), Decimal(0))
+    return {"monthlyUsd": budget.monthly_usd, "since": _stamp(start), "costUsd": float(total),
             "complete": all(c.complete for c in costs)}
 
 

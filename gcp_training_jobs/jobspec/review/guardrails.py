@@ -23,6 +23,7 @@ could spend more than the month's budget if each ran to its timeout is refused (
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -94,6 +95,52 @@ class Guardrails(WireModel):
         return cls.model_validate(dict(value or {}))
 
 
+# --- A cost held to a cap (maxJobCostUsd, maxHourlyUsd, budget) ----------------------------------------------
+
+#: What a figure with an unpriced part needs to be held to a cap.
+ALL_PRICED = ("with every machine and accelerator priced in the price table "
+              "(gcp_training_jobs/jobspec/catalog/prices.py)")
+
+
+@dataclass(frozen=True)
+class Cap:
+    """A cost guardrail's cap and its words: the one shape of maxJobCostUsd, maxHourlyUsd and budget. A figure is over
+    the cap, or has a part without a price (it cannot be held to the cap), or fits; a table that does not read
+    cannot price it."""
+
+    where: str
+    """The key the problem names (`gcp-training-jobs:guardrails.maxJobCostUsd`, `gcp-training-jobs:budget`)."""
+    limit: float
+    at_most: str
+    """The cap in words, after `at most` (`$5.00`, `$100.00/h`, `the $2,000.00 monthly budget`)."""
+    what: str
+    """The figure held to it (`job train's worst case`, `the stack's estimated on-demand cost`)."""
+    named: str = "the cap"
+    """The cap after `over` and `held to`."""
+    fits: str = ""
+    """What is allowed, when it says more than `allowed: at most` the cap."""
+    priced: str = ""
+    """What a table that does not read cannot price, when not `what`."""
+    per_hour: bool = False
+    """The figure is per hour (`$3.31/h`), not in all."""
+
+    def problems(self, figure: Amount, shown: str = "") -> list[Problem]:
+        """The figure over the cap (`shown`: its words there, when more than its amount), or with a part unpriced."""
+        allowed_text = self.fits or f"allowed: at most {self.at_most}"
+        text = figure.text(per_hour=self.per_hour)
+        if figure.known > self.limit:
+            return [Problem(self.where, f"{self.what} is {shown or text}, over {self.named}; {allowed_text}")]
+        if not figure.complete:
+            return [Problem(self.where, f"{self.what} is {text}: it cannot be held to {self.named}; {allowed_text}, "
+                            f"{ALL_PRICED}")]
+        return []
+
+    def unpriced(self, error: PriceTableError) -> list[Problem]:
+        """The figure cannot be priced: the price table does not read."""
+        return [Problem(self.where, f"{self.priced or self.what} cannot be priced: {error}; allowed: at most "
+                        f"{self.at_most}")]
+
+
 # --- One job -------------------------------------------------------------------------------------------
 
 
@@ -136,22 +183,14 @@ def guardrail_problems(facts: JobFacts, name: str, guardrails: Guardrails | Mapp
 
 def _job_cost_problems(facts: JobFacts, name: str, cap: float, table: PriceTable | None,
                        falls_back: bool) -> list[Problem]:
-    where, allowed_cap = key("maxJobCostUsd"), f"allowed: at most {usd_total(cap)}"
     if facts.region is None:  # unknown at preview (an Output): judged when known, at `pulumi up`
         return []
+    held = Cap(key("maxJobCostUsd"), cap, usd_total(cap), f"job {name}'s worst case")
     try:
         cost = estimate(facts, name, table, falls_back=falls_back)
     except PriceTableError as error:
-        return [Problem(where, f"job {name}'s worst case cannot be priced: {error}; {allowed_cap}")]
-    worst = cost.worst_case
-    if worst.known > cap:
-        return [Problem(where, f"job {name}'s worst case is {worst_case_text(cost)}, running {runs_as(cost)}, "
-                        f"over the cap; {allowed_cap}")]
-    if not worst.complete:
-        return [Problem(where, f"job {name}'s worst case is {worst.text(per_hour=False)}: it cannot be held to the "
-                        f"cap; {allowed_cap}, with every machine and accelerator priced in the price table "
-                        "(gcp_training_jobs/jobspec/catalog/prices.py)")]
-    return []
+        return held.unpriced(error)
+    return held.problems(cost.worst_case, shown=f"{worst_case_text(cost)}, running {runs_as(cost)}")
 
 
 def _accelerator_pools(facts: JobFacts) -> dict[str, str]:
@@ -221,20 +260,12 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
             problems.append(Problem(key("maxAcceleratorsPerStack"), f"{who} {total} accelerators "
                                     f"at once ({each}); allowed: at most {rails.max_accelerators_per_stack}"))
     if rails.max_hourly_usd is not None:
-        cap = usd(rails.max_hourly_usd)
+        hourly = Cap(key("maxHourlyUsd"), rails.max_hourly_usd, usd(rails.max_hourly_usd),
+                     "the stack's estimated on-demand cost", priced="the stack's cost", per_hour=True)
         try:
-            cost = stack_estimate(jobs, table, resources, falls_back).on_demand
+            problems += hourly.problems(stack_estimate(jobs, table, resources, falls_back).on_demand)
         except PriceTableError as error:
-            return problems + [Problem(key("maxHourlyUsd"), f"the stack's cost cannot be priced: {error}; allowed: "
-                                       f"at most {cap}")]
-        if cost.known > rails.max_hourly_usd:
-            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}, "
-                                    f"over the cap; allowed: at most {cap}"))
-        elif not cost.complete:
-            problems.append(Problem(key("maxHourlyUsd"), f"the stack's estimated on-demand cost is {cost.text()}: "
-                                    f"it cannot be held to the cap; allowed: at most {cap}, with every machine and "
-                                    "accelerator priced in the price table "
-                                    "(gcp_training_jobs/jobspec/catalog/prices.py)"))
+            problems += hourly.unpriced(error)
     return problems
 
 
@@ -271,22 +302,18 @@ def budget_text(worst: Amount, monthly_usd: float) -> str:
     return f"worst case {worst.short(per_hour=False)} of the {usd_total(monthly_usd)} monthly budget"
 
 
+def _budget_cap(monthly_usd: float, whose: str) -> Cap:
+    """Guardrail `budget`'s cap: `whose` (the stack's, or `job NAME's`) worst case at most the monthly budget."""
+    budget = f"the {usd_total(monthly_usd)} monthly budget"
+    return Cap(BUDGET_KEY, monthly_usd, budget, f"{whose} worst case", named=budget,
+               fits=f"allowed: a worst case of at most {budget} ({BUDGET_KEY}.monthlyUsd): each job's $/h at the rate "
+                    "it runs at times its timeout, summed; shorten timeouts, run on Spot, or raise the budget")
+
+
 def budget_problems(worst: Amount, monthly_usd: float | None, whose: str = "the stack's") -> list[Problem]:
     """Guardrail `budget`: a worst case (`whose`: the stack's, or `job NAME's`) over the monthly budget, or one with
     a part unpriced (it cannot be held to the budget); none without a budget."""
-    if monthly_usd is None:
-        return []
-    budget = usd_total(monthly_usd)
-    fits = (f"allowed: a worst case of at most the {budget} monthly budget ({BUDGET_KEY}.monthlyUsd): each job's "
-            "$/h at the rate it runs at times its timeout, summed; shorten timeouts, run on Spot, or raise the budget")
-    if worst.known > monthly_usd:
-        return [Problem(BUDGET_KEY, f"{whose} worst case is {worst.text(per_hour=False)}, over the {budget} monthly "
-                        f"budget; {fits}")]
-    if not worst.complete:
-        return [Problem(BUDGET_KEY, f"{whose} worst case is {worst.text(per_hour=False)}: it cannot be held to the "
-                        f"{budget} monthly budget; {fits}, with every machine and accelerator priced in the price "
-                        "table (gcp_training_jobs/jobspec/catalog/prices.py)")]
-    return []
+    return [] if monthly_usd is None else _budget_cap(monthly_usd, whose).problems(worst)
 
 
 def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | None,
@@ -296,12 +323,11 @@ def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | Non
     `falls_back` at their worst placement (stack_estimate)."""
     if monthly_usd is None:
         return []
+    held = _budget_cap(monthly_usd, "the stack's")
     try:
-        worst = stack_estimate(jobs, table, falls_back=falls_back).worst_case
+        return held.problems(stack_estimate(jobs, table, falls_back=falls_back).worst_case)
     except PriceTableError as error:
-        return [Problem(BUDGET_KEY, f"the stack's worst case cannot be priced: {error}; allowed: at most the "
-                        f"{usd_total(monthly_usd)} monthly budget")]
-    return budget_problems(worst, monthly_usd)
+        return held.unpriced(error)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

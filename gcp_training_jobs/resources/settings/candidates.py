@@ -16,7 +16,7 @@ from gcp_training_jobs.jobspec.review.guardrails import (
 )
 from gcp_training_jobs.jobspec.review.placement import Candidate, candidate, kept, offering
 from gcp_training_jobs.resources.fallbacks import alternative_job
-from gcp_training_jobs.resources.settings.jobs import _judge
+from gcp_training_jobs.resources.settings.jobs import judge_job_spec
 from gcp_training_jobs.resources.settings.placement import PlacementSettings
 
 
@@ -52,8 +52,8 @@ def judge_candidates(settings: Any, table: PriceTable | None = None) -> dict[str
                 if bad:
                     listed.append(candidate(region, strategy, None, name, table, [p.message for p in bad]))
                     continue
-                judged, problems = _judge(data, name=name, backend=settings.backend, region=region,
-                                          region_key=f"{NAMESPACE}:placement", labels=labels)
+                judged, problems = judge_job_spec(data, name=name, backend=settings.backend, region=region,
+                                                  region_key=f"{NAMESPACE}:placement", labels=labels)
                 if judged is None or problems:
                     listed.append(candidate(region, strategy, None, name, table,
                                             [str(p) for p in problems] or ["refused by the judge"]))

@@ -68,8 +68,8 @@ def judge_stack_job(name: str, raw: Any, *, root: Path, backend: str, region: st
     labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
     own = raw[form].get("labels") if form == TUNING_JOB else None  # a tuning config's own, under the job's
     merged = {**stack_labels, **(own if isinstance(own, dict) else {}), **labels}
-    judged, spec_problems = _judge(raw, name=name, backend=backend, region=region, region_key=region_key,
-                                   labels=merged)
+    judged, spec_problems = judge_job_spec(raw, name=name, backend=backend, region=region, region_key=region_key,
+                                           labels=merged)
     if settings is not None:
         spec_problems += trainer_problems(settings, root)
     for problem in spec_problems:
@@ -137,8 +137,8 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
             problems.append(refused)  # the one region rule's words
             continue
         there = str(given or (ti.get("region") if isinstance(ti, dict) and ti.get("region") else region))
-        alternative, spec_problems = _judge(data, name=name, backend=backend, region=there,
-                                            region_key=f"{where}.region", labels=labels)
+        alternative, spec_problems = judge_job_spec(data, name=name, backend=backend, region=there,
+                                                    region_key=f"{where}.region", labels=labels)
         problems += [p if p.path.startswith(f"{where}.region") else p.within(prefix=where) for p in spec_problems
                      if p not in own]
         if alternative is not None and not spec_problems:
@@ -146,7 +146,7 @@ def _judge_fallbacks(raw: dict[str, Any], *, name: str, backend: str, region: st
     return tuple(judged), problems
 
 
-def _judge(
+def judge_job_spec(
     raw: dict[str, Any], *, name: str, backend: str, region: str, region_key: str, labels: dict[str, Any],
 ) -> tuple[Judged | None, list[Problem]]:
     """A job's trainingInput, jobSpec or tuningJob (exactly one, enclosed_problem) read once by the one pass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr
 
@@ -104,6 +104,15 @@ def _uses_tpu(job: JobSettings) -> bool:
 class SettingsModel(WireModel):
     """Base of the settings tree: camelCase keys as written in stack files, unknown keys refused (the same
     conventions as the job spec's models)."""
+
+    def _holding(self, **found: Any) -> Self:
+        """A copy holding what the settings' judge found of it, by the private attribute's name (`_resources=...`);
+        the rest of what it holds is copied as it is."""
+        held = self.model_copy()
+        for name, value in found.items():
+            assert name in self.__private_attributes__, name  # a name this model declares, never a new one
+            setattr(held, name, value)
+        return held
 
 
 class BucketSettings(SettingsModel):
@@ -215,9 +224,7 @@ class JobSettings(SettingsModel):
         """A copy that holds the job as it was judged (load.Judged, read once: its model with the stack's labels and
         region filled in, its body, pools and facts, its warnings named at the stack file's keys) and each of its
         `fallbacks` as judged by the same pass. The settings' judge is the one caller: a stack's jobs are judged."""
-        judged_settings = self.model_copy()
-        judged_settings._judged, judged_settings._alternatives = judged, alternatives
-        return judged_settings
+        return self._holding(_judged=judged, _alternatives=alternatives)
 
     @property
     def judged(self) -> Judged:
@@ -294,9 +301,7 @@ class StackSettings(SettingsModel):
 
     def with_candidates(self, candidates: dict[str, Any]) -> StackSettings:
         """A copy holding each job's placement candidates as judged (settings.placement; the judge is the caller)."""
-        held = self.model_copy()
-        held._candidates = dict(candidates)
-        return held
+        return self._holding(_candidates=dict(candidates))
 
     @property
     def candidates(self) -> dict[str, Any]:
@@ -312,9 +317,7 @@ class StackSettings(SettingsModel):
 
     def with_resources(self, resources: dict[str, ResourceFacts]) -> StackSettings:
         """A copy holding its persistent resources as judged (settings.persistent; the judge is the one caller)."""
-        held = self.model_copy()
-        held._resources = dict(resources)
-        return held
+        return self._holding(_resources=dict(resources))
 
     @property
     def resources(self) -> dict[str, ResourceFacts]:
@@ -325,10 +328,7 @@ class StackSettings(SettingsModel):
                secret_paths: frozenset[str] = frozenset()) -> StackSettings:
         """A copy placed in its project (`root`, that trainer paths are relative to) with the keys that hold
         secrets, and where in them (`jobs.NAME.jobSpec...`, when the stack file says)."""
-        placed = self.model_copy()
-        placed._root, placed._secret_keys, placed._resources = root, secret_keys, self._resources
-        placed._secret_paths = secret_paths
-        return placed
+        return self._holding(_root=root, _secret_keys=secret_keys, _secret_paths=secret_paths)
 
     @property
     def root(self) -> Path:
