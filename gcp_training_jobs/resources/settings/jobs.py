@@ -33,7 +33,7 @@ from gcp_training_jobs.resources.settings.trainers import trainer_problems
 
 
 def judge_stack_job(name: str, raw: Any, *, root: Path, backend: str, region: str, region_key: str,
-              stack_labels: dict[str, str]) -> tuple[JobSettings | None, list[Problem]]:
+                    stack_labels: dict[str, str]) -> tuple[JobSettings | None, list[Problem]]:
     """One job: its name, its settings shape, the spec rules (Vertex AI's on vertex stacks), in either vocabulary.
 
     The parts are judged independently, so a bad trainer path does not hide a bad accelerator count.
