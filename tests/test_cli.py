@@ -3,6 +3,7 @@ traceback, and no import of pulumi, pulumi_gcp or googleapiclient."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -382,3 +383,21 @@ def test_validate_of_the_stacks_warns_of_dev_s_tpu_master_at_its_key() -> None:
     assert done.stderr.splitlines() == [
         "stacks/Pulumi.dev.yaml: warning: gcp-training-jobs:jobs.resnet.trainingInput.scaleTier: BASIC_TPU's "
         f"standard master {TPU_MASTER_WARNING}"]
+
+
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_a_short_command_judges_with_the_collector_on(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`entry` pauses Python's cyclic collector while a short command's modules load; the command itself runs with it
+    on, so the memory of a long run of files stays bounded."""
+    import gc
+
+    from gcp_training_jobs.cli import main
+
+    seen: list[bool] = []
+    monkeypatch.setattr(f"gcp_training_jobs.cli.{command}.cmd_{command}", lambda args: seen.append(gc.isenabled()) or 0)
+    gc.disable()
+    try:
+        assert getattr(main, f"cmd_{command}")(argparse.Namespace()) == 0
+    finally:
+        gc.enable()
+    assert seen == [True]
