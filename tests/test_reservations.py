@@ -23,7 +23,15 @@ from gcp_training_jobs.backends import reservations as backend
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.load import judge
-from gcp_training_jobs.jobspec.review.reservations import Named, misfits, reservation_of, stack_needs
+from gcp_training_jobs.jobspec.review.reservations import (
+    Named,
+    Reservation,
+    Verdict,
+    fit,
+    reservation_of,
+    takers,
+    verdict_lines,
+)
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from tests.conftest_emulator import build_client
 from tests.helpers import ROOT
@@ -80,6 +88,25 @@ def facts(machines: int, machine: dict[str, Any] | None = None, reservation: str
 def named_by_name(machines: int) -> JobFacts:
     """A job naming the reservation without its zone (refused offline; its facts are still read)."""
     return judge({"workerPoolSpecs": pools(machines, reservation="h100-res")}, region=REGION).facts
+
+
+def held_to(reservation: Reservation, **jobs: JobFacts) -> tuple[Verdict, ...]:
+    """The stack's jobs (each as written, in this order) held to `reservation` by the one rule."""
+    return fit(takers({name: {0: job} for name, job in jobs.items()}, PROJECT, REGION), lambda need: reservation)
+
+
+def said(verdicts: tuple[Verdict, ...]) -> list[str]:
+    """Every review's words of the verdicts: the problems, then the warnings."""
+    lines = [verdict_lines(v) for v in verdicts]
+    return [line for problems, _ in lines for line in problems] + [line for _, warned in lines for line in warned]
+
+
+def review_lines(emulator: Emulator, **jobs: JobFacts) -> list[str]:
+    """The client's review of the stack's jobs (each as written, in this order) against the emulator."""
+    verdicts, unread = backend.review(takers({name: {0: job} for name, job in jobs.items()}, PROJECT, REGION),
+                                      PROJECT, emulator.url)
+    assert unread == {}
+    return said(verdicts)
 
 
 # --------------------------------------------------------------------------------------------- the emulator
@@ -187,36 +214,69 @@ def test_the_client_reads_a_reservation_by_its_path_and_without_its_zone(emulato
     assert absent.reservation is None and "does not exist" in str(absent.why_not)
 
 
-def test_the_review_sums_the_stacks_jobs_on_one_reservation(emulator: Emulator, compute: Any) -> None:
+def test_the_review_holds_the_stacks_jobs_one_by_one_in_its_order(emulator: Emulator, compute: Any) -> None:
     insert(compute)
-    assert backend.review({"big": facts(3)}, PROJECT, emulator.url)[0].message == (
-        "needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)")
-    assert backend.review({"fits": facts(2)}, PROJECT, emulator.url) == []
-    both = backend.review({"a": facts(2), "b": facts(1)}, PROJECT, emulator.url)
-    assert [(m.jobs, m.message) for m in both] == [(("a", "b"), "jobs a, b need 3 a3-highgpu-8g from reservation "
-                                                     "h100-res (a 2, b 1); it has 2 free (count 2, in use 0)")]
+    assert review_lines(emulator, big=facts(3)) == [
+        "job big: needs 3 a3-highgpu-8g from reservation h100-res; it has 2 free (count 2, in use 0)"]
+    assert review_lines(emulator, fits=facts(2)) == []
+    assert review_lines(emulator, a=facts(2), b=facts(1)) == [  # a fits first; b is named alone
+        "job b: needs 1 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 2 free "
+        "(count 2, in use 0)"]
     create_job(build_client("aiplatform", emulator.url), 1)  # a live job holds one: in inUseCount
-    assert backend.review({"fits": facts(2)}, PROJECT, emulator.url)[0].message.endswith(
-        "it has 1 free (count 2, in use 1)")
+    assert review_lines(emulator, fits=facts(2)) == [
+        "job fits: needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"]
+    assert len(emulator.state.requests("reservations.get")) == 4, "read once per review"
+
+
+RESERVED = {"name": "h100-res", "zone": f"https://www.googleapis.com/compute/v1/projects/{PROJECT}/zones/{ZONE}",
+            "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+            "specificReservation": {"count": "4", "inUseCount": "0", "instanceProperties": {
+                "machineType": "a3-highgpu-8g",
+                "guestAccelerators": [{"acceleratorType": "nvidia-h100-80gb", "acceleratorCount": 8}]}}}
+
+
+def with_free(count: int) -> Reservation:
+    return reservation_of({**RESERVED, "specificReservation": {**RESERVED["specificReservation"],
+                                                                "count": str(count)}}, PROJECT)
+
+
+def test_two_jobs_of_two_on_three_free_the_first_fits_the_second_is_named_alone() -> None:
+    verdicts = held_to(with_free(3), a=facts(2), b=facts(2))
+    assert [(v.name, v.index) for v in verdicts] == [("a", 0), ("b", None)]
+    assert said(verdicts) == ["job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it "
+                              "take 2; it has 3 free (count 3, in use 0)"]
+
+
+def test_a_later_job_that_fits_in_what_is_left_passes() -> None:
+    """2, 2, 1 on 3 free: the second does not fit beside the first and takes nothing, so the third fits beside the
+    first (the earlier fit first)."""
+    verdicts = held_to(with_free(3), a=facts(2), b=facts(2), c=facts(1))
+    assert [(v.name, v.fits) for v in verdicts] == [("a", True), ("b", False), ("c", True)]
+    assert said(verdicts) == ["job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it "
+                              "take 2; it has 3 free (count 3, in use 0)"]
+    assert said(held_to(with_free(3), a=facts(2), b=facts(1), c=facts(1))) == [
+        "job c: needs 1 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 3; it has 3 free "
+        "(count 3, in use 0)"]
+
+
+MEGA = {"machineType": "a3-megagpu-8g", "acceleratorType": "NVIDIA_H100_MEGA_80GB", "acceleratorCount": 8}
 
 
 def test_the_review_wants_the_exact_machine() -> None:
-    answer = {"name": "h100-res", "zone": f"https://www.googleapis.com/compute/v1/projects/{PROJECT}/zones/{ZONE}",
-              "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
-              "specificReservation": {"count": "4", "inUseCount": "0", "instanceProperties": {
-                  "machineType": "a3-highgpu-8g",
-                  "guestAccelerators": [{"acceleratorType": "nvidia-h100-80gb", "acceleratorCount": 8}]}}}
-    reservation = reservation_of(answer, PROJECT)
-    assert misfits(reservation, stack_needs({"ok": facts(1)}, PROJECT)[RESERVATION]) == []
-    mega = {"machineType": "a3-megagpu-8g", "acceleratorType": "NVIDIA_H100_MEGA_80GB", "acceleratorCount": 8}
-    [wrong] = misfits(reservation, stack_needs({"mega": facts(1, mega)}, PROJECT)[RESERVATION])
-    assert wrong.jobs == ("mega",) and "runs a3-megagpu-8g + 8 nvidia-h100-mega-80gb" in wrong.message
-    assert "reserves a3-highgpu-8g + 8 nvidia-h100-80gb" in wrong.message and "exact match" in wrong.message
-    [zone] = misfits(reservation_of({**answer, "zone": "europe-west4-a"}, PROJECT),
-                     stack_needs({"far": named_by_name(1)}, PROJECT)["h100-res"])
-    assert "is in zone europe-west4-a, not in the job's region us-central1" in zone.message
-    [foreign] = misfits(reservation_of(answer, "owner"), stack_needs({"x": facts(1)}, PROJECT)[RESERVATION])
-    assert "not shared with my-proj" in foreign.message
+    reservation = reservation_of(RESERVED, PROJECT)
+    assert said(held_to(reservation, ok=facts(1))) == []
+    [wrong] = said(held_to(reservation, mega=facts(1, MEGA)))
+    assert wrong.startswith("job mega: jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g + 8 nvidia-h100-mega-80gb")
+    assert "reserves a3-highgpu-8g + 8 nvidia-h100-80gb" in wrong and "exact match" in wrong
+    [zone] = said(held_to(reservation_of({**RESERVED, "zone": "europe-west4-a"}, PROJECT), far=named_by_name(1)))
+    assert "is in zone europe-west4-a, not in the job's region us-central1" in zone
+    [foreign] = said(held_to(reservation_of(RESERVED, "owner"), x=facts(1)))
+    assert "not shared with my-proj" in foreign
+    # each pool that does not fit is said, and the job's pools that fit are held to what is free
+    mixed = judge({"workerPoolSpecs": [pools(1, MEGA)[0], *pools(3)[1:]]}, region=REGION).checked().facts
+    [machine, room] = said(held_to(with_free(1), mixed=mixed))
+    assert machine.startswith("job mixed: jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g")
+    assert room == "job mixed: needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 1, in use 0)"
 
 
 def test_the_plan_and_the_review_read_a_jobs_reservations_by_one_walk() -> None:
@@ -241,13 +301,14 @@ def test_the_plan_and_the_review_read_a_jobs_reservations_by_one_walk() -> None:
 
 
 def job_props(name: str, machines: int, stack: dict[str, Any] | None = None,
-              machine: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A TrainingJob's inputs: `machines` on the reservation, of stack dev; `stack`, its stackQuota input."""
+              machine: dict[str, Any] | None = None, **keys: Any) -> dict[str, Any]:
+    """A TrainingJob's inputs: `machines` on the reservation, of stack dev; `stack`, its stackQuota input; `keys`,
+    its other inputs (`fallbacks`)."""
     job = {"jobSpec": {"workerPoolSpecs": pools(machines, machine), "scheduling": {"timeout": "3600s"}},
            "region": REGION}
     return {"name": name, "project": PROJECT, "backend": "vertex", "job": job, "waitForCompletion": False,
             "waitTimeoutSeconds": None, "identity": f"org/proj/dev/{name}",
-            **({"stackQuota": stack} if stack is not None else {})}
+            **({"stackQuota": stack} if stack is not None else {}), **keys}
 
 
 def check_failures(provider: Any, news: dict[str, Any]) -> list[str]:
@@ -259,7 +320,7 @@ def stack_of(**machines: int) -> dict[str, Any]:
     from gcp_training_jobs.jobspec.review import reservations
 
     return {"jobs": [], "reservations": reservations.wire(
-        stack_needs({name: facts(n) for name, n in machines.items()}, PROJECT))}
+        takers({name: {0: facts(n)} for name, n in machines.items()}, PROJECT, REGION))}
 
 
 def test_the_providers_check_refuses_what_plan_online_refuses_in_its_words(provider: Any, emulator: Emulator,
@@ -276,16 +337,17 @@ def test_the_providers_check_refuses_what_plan_online_refuses_in_its_words(provi
     assert not emulator.state.requests("customJobs.create")
 
 
-def test_the_providers_check_sums_the_stacks_jobs_and_counts_a_live_one_once(provider: Any, emulator: Emulator,
-                                                                            compute: Any) -> None:
-    """The stackQuota input carries what each job of the stack takes from which reservation: the jobs on one are
-    summed; a job of the stack already live is in the reservation's inUseCount and not counted again; a later job's
-    misfit of its own (another machine) is never this job's."""
+def test_the_providers_check_holds_the_stacks_jobs_in_order_and_counts_a_live_one_once(
+        provider: Any, emulator: Emulator, compute: Any) -> None:
+    """The stackQuota input carries what each job of the stack takes from which reservation: the jobs on one are held
+    to it in the stack's order, only the one that does not fit fails its check; a job of the stack already live is in
+    the reservation's inUseCount and not counted again."""
     insert(compute)
     both = stack_of(a=2, b=1)
-    words = "jobs a, b need 3 a3-highgpu-8g from reservation h100-res (a 2, b 1); it has 2 free (count 2, in use 0)"
-    assert check_failures(provider, job_props("b", 1, both)) == [words]
-    assert check_failures(provider, job_props("a", 2, both)) == [words]
+    assert check_failures(provider, job_props("a", 2, both)) == []  # first: it fits
+    assert check_failures(provider, job_props("b", 1, both)) == [
+        "job b: needs 1 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 2 free "
+        "(count 2, in use 0)"]
     fits = stack_of(a=1, b=1)
     assert check_failures(provider, job_props("a", 1, fits)) == []
     provider.create(provider.check({}, job_props("a", 1, fits)).inputs)  # a is live: in use 1
@@ -297,6 +359,17 @@ def test_the_providers_check_sums_the_stacks_jobs_and_counts_a_live_one_once(pro
     assert alone == "job c: needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"
 
 
+def test_the_providers_check_says_what_the_review_says_of_a_stack_job_by_job(provider: Any, emulator: Emulator,
+                                                                            compute: Any) -> None:
+    """2, 2, 1 on 3 free: each job's check is its own verdict of the one rule, in the review's words."""
+    insert(compute, count=3)
+    stack = stack_of(a=2, b=2, c=1)
+    checks = {name: check_failures(provider, job_props(name, n, stack)) for name, n in (("a", 2), ("b", 2), ("c", 1))}
+    assert checks == {"a": [], "c": [], "b": review_lines(emulator, a=facts(2), b=facts(2), c=facts(1))}
+    assert checks["b"] == ["job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it "
+                           "take 2; it has 3 free (count 3, in use 0)"]
+
+
 def test_the_check_reads_each_reservation_once_per_run(provider: Any, emulator: Emulator, compute: Any) -> None:
     insert(compute)
     stack = stack_of(a=1, b=1)
@@ -305,17 +378,89 @@ def test_the_check_reads_each_reservation_once_per_run(provider: Any, emulator: 
     assert len(emulator.state.requests("reservations.get")) == 1
 
 
+# ------------------------------------------------------------------------------------------------ fallbacks
+
+#: A fallback on the job's own machines, as Spot: it keeps the job's reservationAffinity (resources.fallbacks).
+SPOT = {"scheduling": {"strategy": "SPOT"}}
+#: A fallback whose machine is the reservation's (the job as written runs another).
+ON_ITS_MACHINE = {"machineSpec": {k: H100[k] for k in ("machineType", "acceleratorType", "acceleratorCount")}}
+
+
+@pytest.fixture
+def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
+    for level in lines:
+        monkeypatch.setattr(f"pulumi.log.{level}", lambda msg, *_, level=level, **__: lines[level].append(msg))
+    return lines
+
+
+def test_a_fallback_takes_from_the_same_reservation_so_a_full_one_refuses_it_too(provider: Any, emulator: Emulator,
+                                                                               compute: Any) -> None:
+    """A fallback keeps the job's reservationAffinity: where the reservation cannot give the job its machines as
+    written, it cannot at the fallback either, and the job fits nowhere: each placement is named."""
+    insert(compute, count=3)
+    stack = stack_of(a=2, b=2)
+    take = ("needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 3 free "
+            "(count 3, in use 0)")
+    assert check_failures(provider, job_props("b", 2, stack, fallbacks=[SPOT])) == [
+        f"job b: {take}", f"job b: fallbacks[0]: {take}"]
+    assert not emulator.state.requests("customJobs.create")
+
+
+def test_a_job_the_reservation_gives_its_machines_at_a_fallback_only_is_warned_and_made_there(
+        provider: Any, emulator: Emulator, compute: Any, logged: dict[str, list[str]]) -> None:
+    """As written the job runs another machine than the reservation's, its fallback the reservation's own: the check
+    passes with a warning naming the fallback, and `up` skips the job as written unsent and makes it there."""
+    insert(compute)
+    news = job_props("w", 1, stack_of(w=1), MEGA, fallbacks=[ON_ITS_MACHINE])
+    assert check_failures(provider, news) == []
+    [warned] = [w for w in logged["warn"] if w.startswith("job w:")]
+    assert warned.startswith("job w: as written (us-central1): jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g")
+    assert warned.endswith("; `pulumi up` will not send it there and will create it at fallbacks[0] (us-central1), "
+                           "which fits")
+    outs = dict(provider.create(provider.check({}, news).inputs).outs)
+    assert outs["placement"]["index"] == 1
+    assert len(emulator.state.requests("customJobs.create")) == 1, "the job as written is never sent"
+    assert any(line.startswith("job w: placement 0 (us-central1 STANDARD) skipped at create: "
+                               "jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g") for line in logged["info"])
+    assert read(compute)["specificReservation"]["inUseCount"] == "1"
+
+
+def test_a_reservation_without_room_at_create_skips_each_placement_and_creates_nothing(
+        provider: Any, emulator: Emulator, compute: Any) -> None:
+    """Room at the check, none at create (another job took it since): each placement is skipped unsent, and the
+    create fails naming each."""
+    from gcp_training_jobs.resources.training_job.tries import QuotaRefused
+
+    insert(compute)
+    inputs = provider.check({}, job_props("late", 2, fallbacks=[SPOT])).inputs
+    create_job(build_client("aiplatform", emulator.url), 1)  # another job takes one of the 2
+    with pytest.raises(QuotaRefused) as refused:
+        provider.create(inputs)
+    free = "needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"
+    assert str(refused.value) == (
+        "job late: no placement can hold the job (quota refused, or no room on the reservation it names), nothing "
+        f"was created: placement 0 (us-central1 STANDARD) skipped at create: {free}; placement 1 (us-central1 SPOT) "
+        f"skipped at create: {free}")
+    assert len(emulator.state.requests("customJobs.create")) == 1, "only the other job was sent"
+
+
 # ------------------------------------------------------------------------------------------------------- plan
 
 
+def stack_job(machines: int, machine: dict[str, Any] | None = None, **keys: Any) -> dict[str, Any]:
+    """A stack's job of `machines` on the reservation (`keys`: its other settings, `fallbacks`)."""
+    return {"jobSpec": {"workerPoolSpecs": pools(machines, machine), "scheduling": {"timeout": "3600s"}}, **keys}
+
+
 def plan(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *extra: str) -> subprocess.CompletedProcess[str]:
-    """`plan --stack q` of a stack of these jobs (each `machines` on the reservation) at the emulator."""
+    """`plan --stack q` of a stack of these jobs (each `machines` on the reservation, or a stack_job) at the
+    emulator."""
     (tmp_path / "Pulumi.q.yaml").write_text(yaml.safe_dump({"config": {
         "gcp:project": PROJECT, "gcp:region": REGION, "gcp-training-jobs:backend": "vertex",
         "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:enableApis": False,
         "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
-        "gcp-training-jobs:jobs": {name: {"jobSpec": {"workerPoolSpecs": pools(n), "scheduling": {"timeout": "3600s"}}}
-                                   for name, n in jobs.items()}}}))
+        "gcp-training-jobs:jobs": {name: n if isinstance(n, dict) else stack_job(n) for name, n in jobs.items()}}}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "GCP_TRAINING_JOBS_API"))}
     env["GCP_TRAINING_JOBS_BUILD_DIR"] = str(tmp_path / "build")
     return subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "q", "--stacks-dir", str(tmp_path),
@@ -338,9 +483,50 @@ def test_plan_names_the_reservations_offline_and_reads_them_online(tmp_path: Pat
                                                               "machines": 3, "by": {"a": 1, "b": 2}}
     online = plan(tmp_path, emulator, {"a": 1, "b": 2}, "--online")
     assert online.returncode == 1, online.stdout + online.stderr
-    assert ("jobs a, b need 3 a3-highgpu-8g from reservation h100-res (a 1, b 2); it has 2 free (count 2, in use 0)"
-            in online.stdout)
-    assert "Reservations (Compute Engine, project my-proj: h100-res): 2 job(s) refused" in online.stdout
+    assert ("job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 1; it has 2 "
+            "free (count 2, in use 0)" in online.stdout)
+    assert "job a:" not in online.stdout
+    assert "Reservations (Compute Engine, project my-proj: h100-res): 1 job(s) refused" in online.stdout
     fits = plan(tmp_path, emulator, {"a": 1, "b": 1}, "--online")
     assert fits.returncode == 0 and "h100-res): all fit" in fits.stdout, fits.stdout + fits.stderr
     assert len(emulator.state.requests("reservations.get")) == 2, "read once per plan"
+
+
+def settings_quota(tmp_path: Path) -> dict[str, Any]:
+    """The stackQuota input of the stack file `plan` wrote, as stack.py builds it from the same judged settings."""
+    from gcp_training_jobs.jobspec.review import reservations
+    from gcp_training_jobs.resources.settings import load_stack_file
+    from gcp_training_jobs.resources.settings.quota import reservation_takers
+
+    settings = load_stack_file(tmp_path / "Pulumi.q.yaml", root=ROOT)
+    return {"jobs": [], "reservations": reservations.wire(reservation_takers(settings))}
+
+
+@pytest.mark.slow
+def test_plan_online_and_the_providers_check_say_one_verdict_in_one_wording(tmp_path: Path, emulator: Emulator,
+                                                                          provider: Any, compute: Any) -> None:
+    """Two jobs of 2 on 3 free: `plan --online` and each job's check (the stack's quota input built from the same
+    settings) pass the first and name the second alone, in the same words."""
+    insert(compute, count=3)
+    online = plan(tmp_path, emulator, {"a": 2, "b": 2}, "--online")
+    words = ("job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 3 "
+             "free (count 3, in use 0)")
+    assert online.returncode == 1 and words in online.stdout and "job a:" not in online.stdout, online.stdout
+    stack = settings_quota(tmp_path)
+    assert check_failures(provider, job_props("a", 2, stack)) == []
+    assert check_failures(provider, job_props("b", 2, stack)) == [words]
+
+
+@pytest.mark.slow
+def test_plan_online_warns_of_a_job_made_at_its_fallback(tmp_path: Path, emulator: Emulator, provider: Any,
+                                                         compute: Any, logged: dict[str, list[str]]) -> None:
+    """The job as written on another machine than the reservation's, its fallback on the reservation's: `plan
+    --online` passes, warning in the words the provider's check logs."""
+    insert(compute)
+    online = plan(tmp_path, emulator, {"w": stack_job(1, MEGA, fallbacks=[ON_ITS_MACHINE])}, "--online")
+    assert online.returncode == 0, online.stdout + online.stderr
+    assert "Reservations (Compute Engine, project my-proj: h100-res): all fit, 1 at a fallback" in online.stdout
+    assert check_failures(provider, job_props("w", 1, settings_quota(tmp_path), MEGA,
+                                              fallbacks=[ON_ITS_MACHINE])) == []
+    [warned] = [w for w in logged["warn"] if w.startswith("job w:")]
+    assert f"warning: {warned}" in online.stdout, online.stdout

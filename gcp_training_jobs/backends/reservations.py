@@ -1,7 +1,8 @@
 """Compute Engine reservations as the client reads them (compute v1, `reservations.get`, and
 `reservations.aggregatedList` when a job names a reservation without its zone, through the one transport): the
-reservations a stack's jobs name, each read once into `jobspec.review.reservations.Reservation`, and the words of why
-it cannot give the jobs what they need (`review`), for `plan --online` and the provider's check.
+reservations a stack's jobs name, each read once into `jobspec.review.reservations.Reservation` (`Reads`), and the
+stack's jobs held to them by the one rule (`review`: jobspec.review.reservations.fit), for `plan --online` and the
+provider's check.
 
 Compute Engine's endpoint is `https://compute.googleapis.com/compute/v1/`; an endpoint override (the stack's
 apiEndpoint, the emulator's address) serves it under `compute/v1/`, as Google's client calls it.
@@ -15,16 +16,15 @@ from typing import Any
 
 from gcp_training_jobs.backends import transport
 from gcp_training_jobs.jobspec.review.reservations import (
-    Misfit,
     Named,
     Need,
     Reservation,
-    misfits,
+    Taker,
+    Verdict,
+    fit,
     missing,
     reservation_of,
-    stack_needs,
 )
-from gcp_training_jobs.jobspec.translate.facts import JobFacts
 
 #: Where Compute Engine's v1 API is served, under an endpoint's root.
 SERVICE_PATH = "compute/v1/"
@@ -97,24 +97,40 @@ def look_up(named: Named, project: str, region: str | None = None, endpoint: str
 Look = Callable[[Named, str, "str | None", "str | None"], Looked]
 """How a reservation is read: look_up, or a reader that keeps its answers (the provider's, once per run)."""
 
-
-def review_one(needs: Sequence[Need], project: str, endpoint: str | None = None, look: Look = look_up) -> list[Misfit]:
-    """The reservation the `needs` (all naming it, in the stack's order) name, read once (`look`), and why it cannot
-    give them what they need (`jobspec.review.reservations.misfits`; none there: every job naming it). An API error or
-    a lost connection is raised."""
-    if not needs:
-        return []
-    looked = look(needs[0].named, project, needs[0].region, endpoint)
-    if looked.reservation is None:
-        return [Misfit(tuple(dict.fromkeys(n.job for n in needs)), str(looked.why_not))]
-    return misfits(looked.reservation, needs)
+#: The errors of a read that leave a reservation unchecked (a warning, never a failure).
+UNREAD = (transport.ApiError, transport.TransportError, transport.CredentialsError)
 
 
-def review(jobs: Mapping[str, JobFacts], project: str, endpoint: str | None = None) -> list[Misfit]:
-    """Every reservation the stack's jobs (name -> facts, in the stack's order; only jobs not yet running) name, read
-    once each, and why it cannot give them what they need (`review_one`): the jobs' pools on one reservation summed.
-    Empty when every reservation fits."""
-    out: list[Misfit] = []
-    for needs in stack_needs(jobs, project).values():
-        out += review_one(needs, project, endpoint)
-    return out
+class Reads:
+    """The reservations one review holds jobs to, each read at most once (`look`, per reservation as written and
+    region) as `fit` asks for them; `unread`, why each that could not be read was not (nothing is held to it)."""
+
+    def __init__(self, project: str, endpoint: str | None = None, look: Look = look_up):
+        self.project, self.endpoint, self.look = project, endpoint, look
+        self.unread: dict[Named, Exception] = {}
+        self._read: dict[tuple[str, str | None], Reservation | str | None] = {}
+
+    def __call__(self, need: Need) -> Reservation | str | None:
+        key = (need.named.written, need.region)
+        if key not in self._read:
+            try:
+                looked = self.look(need.named, self.project, need.region, self.endpoint)
+                self._read[key] = looked.reservation or looked.why_not
+            except UNREAD as error:
+                self.unread.setdefault(need.named, error)
+                self._read[key] = None
+        return self._read[key]
+
+
+def offline(error: Exception) -> bool:
+    """A read that failed for want of credentials (said as a note, not a warning)."""
+    return isinstance(error, transport.CredentialsError) or bool(getattr(error, "offline", False))
+
+
+def review(stack: Sequence[Taker], project: str, endpoint: str | None = None,
+           look: Look = look_up) -> tuple[tuple[Verdict, ...], Mapping[Named, Exception]]:
+    """The stack's jobs that name reservations (in the stack's order; only jobs not yet running) held to them by the
+    one rule (`jobspec.review.reservations.fit`), each reservation read once: the verdicts, and the reservations
+    that could not be read (why)."""
+    reads = Reads(project, endpoint, look)
+    return fit(stack, reads), reads.unread

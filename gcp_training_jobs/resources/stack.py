@@ -33,7 +33,7 @@ from gcp_training_jobs.resources.services import ProjectServices, ProjectService
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.placement import wire as placement_wire
-from gcp_training_jobs.resources.settings.quota import askers, reservation_needs
+from gcp_training_jobs.resources.settings.quota import askers, reservation_takers
 from gcp_training_jobs.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from gcp_training_jobs.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
@@ -202,10 +202,10 @@ def _placements(settings: StackSettings, name: str) -> list[dict[str, Any]] | No
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
     """What the stack's persistent resources and Vertex AI jobs ask of the quotas, in order (settings.quota.askers,
     as quota_fit.wire carries them), so each job's check places the stack's jobs by the one rule; and, under
-    `reservations`, what its jobs take from the reservations they name (settings.quota.reservation_needs, as
-    review.reservations.wire carries them), so each job's check sums the stack's jobs on one; None when none asks
-    any."""
-    quota, reserved = wire(askers(settings)), reservations.wire(reservation_needs(settings))
+    `reservations`, what its jobs take from the reservations they name at each placement
+    (settings.quota.reservation_takers, as review.reservations.wire carries them), so each job's check holds the
+    stack's jobs to them job by job; None when none asks any."""
+    quota, reserved = wire(askers(settings)), reservations.wire(reservation_takers(settings))
     return {**(quota or {"jobs": []}), "reservations": reserved} if reserved else quota
 
 

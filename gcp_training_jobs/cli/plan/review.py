@@ -32,12 +32,13 @@ from gcp_training_jobs.jobspec.review.cost_text import (
 )
 from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, budget_text, stack_estimate
 from gcp_training_jobs.jobspec.review.money import Amount
+from gcp_training_jobs.jobspec.review.reservations import Need
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.resources.plugins import gcp_plugin
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
-from gcp_training_jobs.resources.settings.quota import reservation_needs
+from gcp_training_jobs.resources.settings.quota import reservation_takers
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
 
@@ -107,9 +108,13 @@ def plugins_missing(settings: StackSettings) -> list[dict[str, Any]]:
 
 
 def reservations_named(settings: StackSettings) -> dict[str, Any] | None:
-    """The reservations the stack's jobs name (settings.quota.reservation_needs), each with the machines each job takes
-    from it, and the one line that says they are named, not checked, offline; None when no job names one."""
-    stacked = reservation_needs(settings)
+    """The reservations the stack's jobs name as written (settings.quota.reservation_takers), each with the machines
+    each job takes from it, and the one line that says they are named, not checked, offline; None when no job names
+    one."""
+    stacked: dict[str, list[Need]] = {}
+    for taker in reservation_takers(settings):
+        for need in taker.needs:
+            stacked.setdefault(need.named.written, []).append(need)
     if not stacked:
         return None
     named: dict[str, Any] = {}

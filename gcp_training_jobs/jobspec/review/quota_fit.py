@@ -39,8 +39,13 @@ class Placement:
     index: int = 0
 
     def words(self) -> str:
-        """The placement as the reviews name it: "as written (us-central1)", "fallbacks[0] (us-east4)"."""
-        return f"as written ({self.region})" if self.index == 0 else f"fallbacks[{self.index - 1}] ({self.region})"
+        return placement_words(self.index, self.region)
+
+
+def placement_words(index: int, region: str) -> str:
+    """A job's placement as the reviews name it (the quotas' and the reservations'): "as written (us-central1)",
+    "fallbacks[0] (us-east4)"."""
+    return f"as written ({region})" if index == 0 else f"fallbacks[{index - 1}] ({region})"
 
 
 @dataclass(frozen=True)

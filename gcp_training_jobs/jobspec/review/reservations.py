@@ -1,7 +1,7 @@
 """What a stack's jobs take from the Compute Engine reservations they name, and why a reservation as Compute Engine
 answers it cannot give it to them. Pure: the reservation is read by gcp_training_jobs.backends.reservations
-(`reservations.get`, or `aggregatedList` when the zone is not known) into a `Reservation`, and `misfits` says, in the
-project's words, what does not fit.
+(`reservations.get`, or `aggregatedList` when the zone is not known) into a `Reservation`; `fit` says, job by job in
+the stack's order, where each lands and, in the project's words, what does not fit (`verdict_lines`).
 
 A job names a reservation by a pool's `machineSpec.reservationAffinity` (SPECIFIC_RESERVATION, key
 `compute.googleapis.com/reservation-name`, values `projects/P/zones/Z/reservations/NAME`; catalog.vertex_jobspec).
@@ -15,19 +15,28 @@ the reservation allow Google Cloud services to consume it ("Allow consumption": 
 serviceShareType` ALLOW_ALL) and, for a reservation of another project, that it be shared with the job's project.
 
 Machines are counted as the job holds them at once: each pool's replicas (a TPU slice's hosts), times its parallel
-runs (a tuning job's parallel trials). Jobs of the stack on one reservation are summed against what is free, `count`
-less `inUseCount`; a job already running is in `inUseCount`, so a caller passes only the jobs not yet live.
+runs (a tuning job's parallel trials). The rule (`fit`), the quotas' (quota_fit) on a reservation's free machines: the
+stack's jobs not yet live (a job already running is in `inUseCount`, so a caller passes only the others) are taken in
+the stack's order, each at the first of its placements (as written, then each fallback, as `up` tries them) whose
+reservations give it its machines: every pool fits the reservation it names (zone, sharing, Vertex AI's consumption,
+the exact machine), and its pools on each reservation take no more than is free, `count` less `inUseCount`, after
+what the stack's earlier jobs took there. A job that fits nowhere is named alone, with what the earlier jobs take and
+what is free, and takes nothing: the jobs after it are judged as if it were not there (the earlier fit first). A job
+that fits at a later placement only is a warning naming it: `up` skips the first unsent
+(resources.training_job.reserved.at_create). A fallback keeps the job's reservationAffinity (it sets only a region,
+a machine and a strategy: resources.fallbacks), so it takes from the same reservation.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.catalog.vertex_jobspec import RESERVATION_NAME_KEY
+from gcp_training_jobs.jobspec.review.quota_fit import placement_words
 from gcp_training_jobs.jobspec.translate.facts import JobFacts, as_int
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
@@ -198,26 +207,87 @@ def needs_of(job: str, facts: JobFacts, project: str) -> list[Need]:
     return out
 
 
-def stack_needs(jobs: Mapping[str, JobFacts], project: str) -> dict[str, list[Need]]:
-    """Every need of a stack's jobs (name -> facts, in the stack's order), by reservation as written."""
-    out: dict[str, list[Need]] = {}
-    for name, facts in jobs.items():
-        for need in needs_of(name, facts, project):
-            out.setdefault(need.named.written, []).append(need)
-    return out
+@dataclass(frozen=True)
+class Place:
+    """One placement of a job as the reservations see it: its region, what it takes there from the reservations it
+    names (none: it names none), and which of the job's placements it is (0 as written, k its fallbacks[k-1])."""
+
+    region: str
+    needs: tuple[Need, ...]
+    index: int = 0
+
+    def words(self) -> str:
+        return placement_words(self.index, self.region)
+
+
+@dataclass(frozen=True)
+class Taker:
+    """One job of the stack as the reservations see it: its name and its placements in the order `up` tries them
+    (as written, then each fallback)."""
+
+    name: str
+    places: tuple[Place, ...]
+
+    @property
+    def needs(self) -> tuple[Need, ...]:
+        """What it takes as written (its first placement): what `plan` names offline."""
+        return self.places[0].needs if self.places else ()
+
+
+def taker_of(name: str, placements: Mapping[int, JobFacts], project: str, region: str) -> Taker:
+    """A job from its facts as judged at each placement (placement index -> facts); `region`: the stack's (or the
+    job's), for a placement whose facts name none."""
+    places = []
+    for index, facts in sorted(placements.items()):
+        where = facts.region or region
+        needs = tuple(n if n.region else replace(n, region=where) for n in needs_of(name, facts, project))
+        places.append(Place(where, needs, index))
+    return Taker(name, tuple(places))
+
+
+def takers(jobs: Mapping[str, Mapping[int, JobFacts]], project: str, region: str) -> tuple[Taker, ...]:
+    """The stack's jobs (name -> placement index -> facts, in the stack's order) that name a reservation at any
+    placement."""
+    found = (taker_of(name, placements, project, region) for name, placements in jobs.items())
+    return tuple(t for t in found if any(p.needs for p in t.places))
 
 
 @dataclass(frozen=True)
 class Misfit:
-    """Why the reservation cannot give the jobs named what they need: the project's own words."""
+    """Why one placement of a job cannot be given its machines: the project's own words."""
 
-    jobs: tuple[str, ...]
+    job: str
     message: str
+    index: int = 0
 
     def line(self) -> str:
-        """What `plan --online` and the provider's check say: `job big: needs 3 ...`; a sum of several jobs names
-        them itself (`jobs a, b need ...`)."""
-        return self.message if self.message.startswith("jobs ") else f"job {', '.join(self.jobs)}: {self.message}"
+        """What `plan --online` and the provider's check say: `job big: needs 3 ...`, `job big: fallbacks[0]: ...`."""
+        where = f"fallbacks[{self.index - 1}]: " if self.index else ""
+        return f"job {self.job}: {where}{self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where one job lands: `index`, the placement whose reservations give it its machines (Place.index), None when
+    none does; `misfits`, why each placement before it (every placement, when none fits) does not."""
+
+    name: str
+    index: int | None
+    places: tuple[Place, ...]
+    misfits: tuple[tuple[Misfit, ...], ...] = ()
+
+    @property
+    def fits(self) -> bool:
+        return self.index is not None
+
+    @property
+    def place(self) -> Place | None:
+        return next((p for p in self.places if p.index == self.index), None)
+
+
+Read = Callable[[Need], "Reservation | str | None"]
+"""The reservation a need names, as read: the Reservation; a text, why there is none to take from (`missing`); None
+when it could not be read (the caller says so; nothing is held to it)."""
 
 
 def _one(need: Need, reservation: Reservation) -> str | None:
@@ -239,59 +309,117 @@ def _one(need: Need, reservation: Reservation) -> str | None:
     return None
 
 
-def misfits(reservation: Reservation, needs: Sequence[Need]) -> list[Misfit]:
-    """Why `reservation` cannot give the jobs' `needs` (all naming it, in the stack's order): each pool it does not
-    fit (zone, sharing, Vertex's consumption, exact machine), then, over the pools that fit, the machines they need
-    together against what is free. Empty when it gives them all."""
+def _room(machines: int, earlier: int, reservation: Reservation) -> str:
+    others = f", the stack's earlier jobs on it take {earlier}" if earlier else ""
+    return (f"needs {machines} {reservation.machine_type} from reservation {reservation.name}{others}; it has "
+            f"{reservation.free} free (count {reservation.count}, in use {reservation.in_use})")
+
+
+def _held(job: str, place: Place, read: Read, taken: Mapping[str, int]) -> tuple[list[Misfit], dict[str, int]]:
+    """Why the reservations `place` names cannot give `job` its machines there (each pool they do not fit: zone,
+    sharing, Vertex's consumption, exact machine; then, per reservation, its fitting pools' machines against what is
+    free after the stack's earlier jobs, `taken`), and what it takes from each (by reservation path)."""
     out: list[Misfit] = []
-    fitting: list[Need] = []
-    for need in needs:
-        why = _one(need, reservation)
-        if why is None:
-            fitting.append(need)
-        else:
-            out.append(Misfit((need.job,), why))
-    total = sum(n.machines for n in fitting)
-    if fitting and total > reservation.free:
-        by_job: dict[str, int] = {}
-        for need in fitting:
-            by_job[need.job] = by_job.get(need.job, 0) + need.machines
-        held = f"it has {reservation.free} free (count {reservation.count}, in use {reservation.in_use})"
-        what = f"{total} {reservation.machine_type} from reservation {reservation.name}"
-        if len(by_job) == 1:
-            message = f"needs {what}; {held}"
-        else:
-            shares = ", ".join(f"{job} {n}" for job, n in by_job.items())
-            message = f"jobs {', '.join(by_job)} need {what} ({shares}); {held}"
-        out.append(Misfit(tuple(by_job), message))
-    return out
-
-
-def wire(needs: Mapping[str, Sequence[Need]]) -> list[dict[str, Any]]:
-    """The needs of a stack's jobs (stack_needs) as plain data, in the stack's order: what the stack hands each job's
-    provider (the `reservations` of its `stackQuota` input), so that its check sums the stack's jobs on a reservation
-    as `plan --online` does. Empty when no job names one."""
-    return [{"job": n.job, "region": n.region, "reservation": n.named.written, "path": n.path,
-             "machineType": n.machine_type, "accelerators": [[kind, count] for kind, count in n.accelerators],
-             "machines": n.machines}
-            for named in needs.values() for n in named]
-
-
-def unwire(value: Any, project: str) -> dict[str, list[Need]]:
-    """The needs `wire` carried (the `reservations` of a `stackQuota` input; the stack's project), by reservation as
-    written; anything else carries none."""
-    out: dict[str, list[Need]] = {}
-    given = value.get("reservations") if isinstance(value, Mapping) else None
-    for item in given if isinstance(given, list) else ():
-        if not isinstance(item, Mapping) or not all(isinstance(item.get(k), str) for k in ("job", "reservation")):
+    fitting: dict[str, tuple[Reservation, list[Need]]] = {}
+    for need in place.needs:
+        got = read(need)
+        if got is None:
             continue
-        gpus = tuple((str(g[0]), as_int(g[1])) for g in item.get("accelerators") or ()
-                     if isinstance(g, list | tuple) and len(g) == 2)
-        region = item.get("region")
-        need = Need(item["job"], project, region if isinstance(region, str) else None, Named.of(item["reservation"]),
-                    str(item.get("path") or ""), str(item.get("machineType") or ""), gpus, as_int(item.get("machines")))
-        out.setdefault(need.named.written, []).append(need)
-    return out
+        if isinstance(got, str):
+            if all(m.message != got for m in out):  # several pools naming one absent reservation: said once
+                out.append(Misfit(job, got, place.index))
+            continue
+        why = _one(need, got)
+        if why is not None:
+            out.append(Misfit(job, why, place.index))
+        else:
+            fitting.setdefault(got.path, (got, []))[1].append(need)
+    takes: dict[str, int] = {}
+    for path, (reservation, needs) in fitting.items():
+        takes[path] = sum(n.machines for n in needs)
+        if takes[path] + taken.get(path, 0) > reservation.free:
+            out.append(Misfit(job, _room(takes[path], taken.get(path, 0), reservation), place.index))
+    return out, takes
+
+
+def fit(stack: Iterable[Taker], read: Read) -> tuple[Verdict, ...]:
+    """Each job in the stack's order (only jobs not live: a live one is in `inUseCount`) at its first placement whose
+    reservations give it its machines beside what the stack's earlier jobs take from them (see the module); a job
+    that fits nowhere takes nothing. Deterministic for one input."""
+    taken: dict[str, int] = {}
+    out: list[Verdict] = []
+    for taker in stack:
+        misses: list[tuple[Misfit, ...]] = []
+        chosen: int | None = None
+        for place in taker.places:
+            why, takes = _held(taker.name, place, read, taken)
+            if not why:
+                chosen = place.index
+                for path, machines in takes.items():
+                    taken[path] = taken.get(path, 0) + machines
+                break
+            misses.append(tuple(why))
+        out.append(Verdict(taker.name, chosen, taker.places, tuple(misses)))
+    return tuple(out)
+
+
+def verdict_lines(verdict: Verdict) -> tuple[list[str], list[str]]:
+    """What every review says of one job's verdict: (problems, warnings). A job its first placement's reservations
+    give their machines says nothing; one that lands at a later placement is a warning naming it (`up` skips the
+    first at create, unsent); one that fits nowhere is a problem per misfit at each placement."""
+    if verdict.index is None:
+        return [m.line() for misses in verdict.misfits for m in misses], []
+    if not verdict.misfits:
+        return [], []
+    first, place = verdict.places[0], verdict.place
+    why = "; ".join(m.message for m in verdict.misfits[0])
+    return [], [f"job {verdict.name}: {first.words()}: {why}; `pulumi up` will not send it there and will create it "
+                f"at {place.words() if place else verdict.index}, which fits"]
+
+
+def _need_data(need: Need) -> dict[str, Any]:
+    return {"reservation": need.named.written, "path": need.path, "machineType": need.machine_type,
+            "accelerators": [[kind, count] for kind, count in need.accelerators], "machines": need.machines}
+
+
+def wire(stack: Sequence[Taker]) -> list[dict[str, Any]]:
+    """The stack's takers as plain data, in the stack's order: what the stack hands each job's provider (the
+    `reservations` of its `stackQuota` input), so that its check holds the stack's jobs to a reservation as `plan
+    --online` does. Empty when no job names one."""
+    return [{"job": t.name, "placements": [{"region": p.region, "index": p.index,
+                                            "needs": [_need_data(n) for n in p.needs]} for p in t.places]}
+            for t in stack]
+
+
+def _need_of(job: str, project: str, region: str, item: Any) -> Need | None:
+    if not isinstance(item, Mapping) or not isinstance(item.get("reservation"), str):
+        return None
+    gpus = tuple((str(g[0]), as_int(g[1])) for g in item.get("accelerators") or ()
+                 if isinstance(g, list | tuple) and len(g) == 2)
+    return Need(job, project, region, Named.of(item["reservation"]), str(item.get("path") or ""),
+                str(item.get("machineType") or ""), gpus, as_int(item.get("machines")))
+
+
+def unwire(value: Any, project: str) -> tuple[Taker, ...]:
+    """The takers `wire` carried (the `reservations` of a `stackQuota` input; the stack's project); anything else
+    carries none."""
+    given = value.get("reservations") if isinstance(value, Mapping) else None
+    out: list[Taker] = []
+    for job in given if isinstance(given, list) else ():
+        if not isinstance(job, Mapping) or not isinstance(job.get("job"), str):
+            continue
+        places: list[Place] = []
+        for place in job.get("placements") or ():
+            if not isinstance(place, Mapping) or not isinstance(place.get("region"), str):
+                continue
+            index = place.get("index")  # (a number through the engine may arrive as a float: 1.0)
+            needs = (_need_of(job["job"], project, place["region"], n) for n in place.get("needs") or ())
+            places.append(Place(place["region"], tuple(n for n in needs if n is not None),
+                                int(index) if isinstance(index, int | float) and not isinstance(index, bool)
+                                else len(places)))
+        if places:
+            out.append(Taker(job["job"], tuple(places)))
+    return tuple(out)
 
 
 def missing(named: Named) -> str:

@@ -53,7 +53,7 @@ from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review import reservations
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
-from gcp_training_jobs.jobspec.review.reservations import Need
+from gcp_training_jobs.jobspec.review.reservations import Taker
 from gcp_training_jobs.jobspec.vocab.custom_job import spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body
@@ -348,8 +348,9 @@ class Inputs:
     """The stack's jobs as the quotas see them, in order, each at its placements (quota_fit.unwire)."""
     budget: dict[str, Any] | None = None
     """The stack's monthly budget and worst case (resources.budget.budget_input), or None."""
-    stack_reservations: Mapping[str, list[Need]] = field(default_factory=dict)
-    """The stack's quota input's `reservations`: what the stack's jobs take from each reservation."""
+    stack_reservations: tuple[Taker, ...] = ()
+    """The stack's quota input's `reservations`: what the stack's jobs take from the reservations they name, in
+    order, each at its placements (review.reservations.unwire)."""
     delete_record: bool = False
     """A finished job's record is removed with the resource."""
     resource_declared: bool = False

@@ -12,7 +12,8 @@ what a change of the inputs does (`changes_of`: a new job, new labels, or a chan
 - CANCELLED outside Pulumi: reported; made again only on request (a new re-run token).
 - A create refused for quota (HTTP 429, transport.QuotaExceeded) made nothing: the next placement is tried at once,
   and no retry is spent. With several placements, one whose quota free, read at create, cannot hold the job is
-  skipped before it is sent, the same way (training_job.quota.AtCreate).
+  skipped before it is sent, the same way (training_job.quota.AtCreate), and so is one whose reservation, read at
+  create, cannot give it its machines (training_job.reserved.at_create).
 Labels `pulumi-placement` and `pulumi-retry` are only set when not 0, so a job without fallbacks or retries carries
 exactly the labels it always did.
 """

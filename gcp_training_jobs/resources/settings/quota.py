@@ -1,7 +1,8 @@
 """The stack's jobs and persistent resources as the quotas see them (jobspec.review.quota_fit.Asker), from the
 settings as judged: the one list `plan`, `plan --online`, the diff and the stack's quota input (declared.py) are
-built from; and what the stack's jobs take from the Compute Engine reservations they name (`reservation_needs`,
-jobspec.review.reservations.Need), which `plan --online` reads and the stack's quota input carries too.
+built from; and what the stack's jobs take from the Compute Engine reservations they name at each placement
+(`reservation_takers`, jobspec.review.reservations.Taker), which `plan` and `plan --online` read and the stack's quota
+input carries too.
 
 The persistent resources come first (the jobs on them wait for them, so they hold their machines before the jobs are
 made), each its machines at the most in its region; then the jobs, each as written and at each of its fallbacks. Each
@@ -11,13 +12,11 @@ wrote them in, so `plan` and `pulumi up` see one order. A job with no region of 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import RESOURCE_PREFIX, Asker, Placement, asker_of
 from gcp_training_jobs.jobspec.review.quotas import needs_of
-from gcp_training_jobs.jobspec.review.reservations import Need, stack_needs
+from gcp_training_jobs.jobspec.review.reservations import Taker, takers
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.settings.model import StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
@@ -44,12 +43,11 @@ def tries(settings: StackSettings, name: str) -> tuple[JobFacts, ...]:
     return (job.facts, *(alt.facts for alt in job.alternatives))
 
 
-def reservation_needs(settings: StackSettings) -> dict[str, list[Need]]:
-    """What the stack's jobs take from the reservations they name (SPECIFIC_RESERVATION), by reservation as written,
-    the jobs in the order `askers` takes them (by name), each as written; a job with no region of its own in the
-    stack's. None on ai-platform."""
+def reservation_takers(settings: StackSettings) -> tuple[Taker, ...]:
+    """What the stack's jobs take from the reservations they name (SPECIFIC_RESERVATION), each at its placements in
+    the order `up` tries them (`tries`), the jobs in the order `askers` takes them (by name); a job with no region of
+    its own in the stack's. None on ai-platform."""
     if settings.backend != VERTEX:
-        return {}
-    jobs = {name: job.facts for name, job in sorted(settings.jobs.items())}
-    return {written: [n if n.region else replace(n, region=settings.region) for n in needs]
-            for written, needs in stack_needs(jobs, settings.project).items()}
+        return ()
+    return takers({name: dict(enumerate(tries(settings, name))) for name in sorted(settings.jobs)},
+                  settings.project, settings.region)

@@ -1,79 +1,84 @@
 """The reservation check of a TrainingJob's `check` (at `pulumi preview` and before `up` creates it): will the
-Compute Engine reservations the job names give it its machines?
+Compute Engine reservations the job names give it its machines? And at create (`at_create`), the same rule on the
+job's own placement, read fresh.
 
-For a job the preview creates or replaces, on Vertex AI, that names a reservation (SPECIFIC_RESERVATION): each
-reservation it names is read once per run (gcp_training_jobs.backends.run_cache.RUN, as the quota limits are), and
-the stack's jobs on it (the `reservations` of the stack's quota input, review.reservations.wire: what each job takes
-from which, in the stack's order; this job as judged in its place) are held to it by the one rule,
-jobspec.review.reservations.misfits, in the words `plan --online` uses: the exact machine, then the machines they need
-together against what is free. A job of the stack already live is in the reservation's `inUseCount`: found by its
-`pulumi-resource` label among the region's live jobs (the read the quota check makes, once per run), it is not counted
-again; this job itself, made anew, is. Only a misfit naming this job fails its check. A reservation that cannot be
-read (no credentials, permission denied): a warning, never a failure. A job without the stack's quota input (a
-TrainingJob of a program that builds no stack) is held alone to the reservation, read anew for each check (as the
-quota check reads live jobs anew then: nothing would count the run's own creates in a cached read).
+For a job the preview creates or replaces, on Vertex AI, that names a reservation (SPECIFIC_RESERVATION) at any
+placement: the stack's jobs (the `reservations` of the stack's quota input, review.reservations.wire: what each job
+takes from which reservation at each of its placements, in the stack's order; this job as judged in its place) are
+held to the reservations they name by the one rule, jobspec.review.reservations.fit, job by job in the stack's order,
+in the words `plan --online` uses: the exact machine, then each job's machines against what is free after the stack's
+earlier jobs. Each reservation is read once per run (gcp_training_jobs.backends.run_cache.RUN, as the quota limits
+are), only the jobs up to this one are judged (the later ones change nothing of its verdict). A job of the stack
+already live is in the reservation's `inUseCount`: found by its `pulumi-resource` label among the region's live jobs
+(the read the quota check makes, once per run), it is not counted again; this job itself, made anew, is. Only this
+job's verdict is said: fitting nowhere fails its check; fitting at a fallback only is a warning naming it. A
+reservation this job names that cannot be read (no credentials, permission denied): a warning, never a failure. A job
+without the stack's quota input (a TrainingJob of a program that builds no stack) is held alone to the reservation,
+read anew for each check (as the quota check reads live jobs anew then: nothing would count the run's own creates in
+a cached read).
+
+At create, for a job with several placements (tries.create_runs): before a placement that names a reservation is
+sent, each reservation it names is read anew (the run's own creates are in its `inUseCount` by now) and the job alone
+held to it by the same rule; a placement they cannot give its machines is skipped unsent, as one whose quota cannot
+hold the job is (quota.AtCreate). A reservation that cannot be read then leaves the placement to Vertex AI's answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from functools import partial
 
-from gcp_training_jobs.backends import quotas, transport
-from gcp_training_jobs.backends.reservations import Looked, look_up, review_one
+from gcp_training_jobs.backends import quotas
+from gcp_training_jobs.backends.reservations import Looked, look_up, offline, review
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
-from gcp_training_jobs.jobspec.review.reservations import Named, Need, needs_of
+from gcp_training_jobs.jobspec.review.reservations import Named, Taker, taker_of, verdict_lines
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.job_model.identity import resource_label
 from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
 
 
-def check(project: str, name: str, identity: str, facts: JobFacts, region: str,
-          stack: Mapping[str, Sequence[Need]], endpoint: str | None) -> Outcome:
-    """This job's verdict on the reservations it names: `facts`, the job as written, judged; `region`, its region;
-    `identity`, its resource identity (organization/project/stack/name, whose siblings name the stack's other jobs);
-    `stack`, the stack's quota input's needs by reservation (empty: the job alone)."""
+def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], region: str,
+          stack: Sequence[Taker], endpoint: str | None) -> Outcome:
+    """This job's verdict on the reservations it names: `placements`, the job at each placement (index -> its facts,
+    as judged); `region`, its region; `identity`, its resource identity (organization/project/stack/name, whose
+    siblings name the stack's other jobs); `stack`, the stack's quota input's takers (empty: the job alone)."""
     out = Outcome()
-    own = [n if n.region else replace(n, region=region) for n in needs_of(name, facts, project)]
+    own = taker_of(name, placements, project, region)
+    if not any(p.needs for p in own.places):
+        return out
     siblings = identity.rsplit("/", 1)[0] + "/"
-    alone = not any(n.job == name for needs in stack.values() for n in needs)
-    for written in dict.fromkeys(n.named.written for n in own):
-        mine = [n for n in own if n.named.written == written]
-        others = [] if alone else [n for n in stack.get(written, ()) if n.job != name]
-        try:
-            if not alone:  # the live jobs read before the reservation: one moment for both, once per run
-                held_once(project, endpoint, region)
-            others = [n for n in others if not _live(project, endpoint, siblings, n, region)]
-            ordered = _in_order(stack.get(written, ()), name, mine, others)
-            found = review_one(ordered, project, endpoint, look=look_up if alone else _look_once)
-        except (quotas.QuotaUnreadable, transport.ApiError, transport.TransportError,
-                transport.CredentialsError) as error:
-            offline = isinstance(error, transport.CredentialsError) or getattr(error, "offline", False)
-            (out.skipped if offline else out.warnings).append(
-                f"job {name}: reservation {mine[0].named.name} not checked: {error}")
-            continue
-        out.failures += [m.line() for m in found if name in m.jobs]
+    alone = not any(t.name == name for t in stack)
+    upto = [own] if alone else [own if t.name == name else t for t in _upto(stack, name)]
+    try:
+        if not alone:  # the live jobs read before the reservations: one moment for both, once per run
+            upto = [t for t in upto if t.name == name or not _live(project, endpoint, siblings, t, region)]
+        verdicts, unread = review(upto, project, endpoint, look=look_up if alone else _look_once)
+    except quotas.QuotaUnreadable as error:
+        (out.skipped if error.offline else out.warnings).append(
+            f"job {name}: reservations not checked: {error}")
+        return out
+    mine = {n.named for p in own.places for n in p.needs}
+    for named, why in unread.items():
+        if named in mine:
+            (out.skipped if offline(why) else out.warnings).append(
+                f"job {name}: reservation {named.name} not checked: {why}")
+    failures, warnings = verdict_lines(verdicts[-1])
+    out.failures += failures
+    out.warnings += warnings
     return out
 
 
-def _in_order(stacked: Sequence[Need], name: str, mine: list[Need], others: list[Need]) -> list[Need]:
-    """The needs on one reservation in the stack's order, this job's own (as judged) where the stack placed it (last
-    when the stack did not name it)."""
-    order = list(dict.fromkeys(n.job for n in stacked))
-    if name not in order:
-        order.append(name)
-    by_job = {name: mine}
-    for need in others:
-        by_job.setdefault(need.job, []).append(need)
-    return [n for job in order for n in by_job.get(job, ())]
+def _upto(stack: Sequence[Taker], name: str) -> list[Taker]:
+    """The stack's jobs up to this one, in the stack's order: the later ones change nothing of its verdict."""
+    at = next(i for i, t in enumerate(stack) if t.name == name)
+    return list(stack[:at + 1])
 
 
-def _live(project: str, endpoint: str | None, siblings: str, need: Need, region: str) -> bool:
-    """Whether another job of the stack is live already (in the reservation's inUseCount)."""
-    label = resource_label(siblings + need.job)[RESOURCE_LABEL]
-    return label in held_once(project, endpoint, need.region or region).live
+def _live(project: str, endpoint: str | None, siblings: str, taker: Taker, region: str) -> bool:
+    """Whether another job of the stack is live already (in the reservations' inUseCount)."""
+    label = resource_label(siblings + taker.name)[RESOURCE_LABEL]
+    return any(label in held_once(project, endpoint, p.region or region).live for p in taker.places if p.needs)
 
 
 def _look_once(named: Named, project: str, region: str | None, endpoint: str | None) -> Looked:
@@ -81,3 +86,17 @@ def _look_once(named: Named, project: str, region: str | None, endpoint: str | N
     made in the run are counted as the stack's)."""
     return RUN.once(("reservation", named.written, project, region, endpoint),
                     partial(look_up, named, project, region, endpoint))
+
+
+def at_create(project: str, endpoint: str | None, name: str, facts: JobFacts, index: int,
+              region: str) -> tuple[list[str], list[str]]:
+    """Why the reservations placement `index` (the job there, `facts`) names, read anew, cannot give the job its
+    machines (each misfit's words; none when they can or it names none), and the reservations that could not be read
+    (a line each)."""
+    own = taker_of(name, {index: facts}, project, region)
+    if not own.needs:
+        return [], []
+    (verdict,), unread = review([own], project, endpoint)
+    return ([m.message for misses in verdict.misfits for m in misses],
+            [f"job {name}: reservation {named.name} not read at create ({why}); the placement is sent, Vertex AI's "
+             "answer deciding" for named, why in unread.items()])

@@ -3,7 +3,8 @@ guardrailed and priced like the job, `retries` and the re-run token checked, the
 names: reserved.check), what `diff` adds (a job whose inputs did not change is kept, reported or made again, by
 runs.decide_finished_job on its state read from the API), and `create` across placements (a live job of the resource
 adopted wherever it runs; the next try after the last job of this spec; with several placements, one whose quota,
-read at create, cannot hold the job skipped unsent (quota.AtCreate); the next placement at once when a create is
+read at create, cannot hold the job skipped unsent (quota.AtCreate), and one whose reservation, read at create,
+cannot give it its machines (reserved.at_create); the next placement at once when a create is
 refused for quota; with waitForCompletion, a job that failed for Google's reasons made again in the same `up`).
 
 The provider (provider.TrainingJobProvider, the one class pickled into state) hands these functions plain values:
@@ -129,7 +130,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
     for outcome in (quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint),
-                    reserved.check(new.project, name, new.identity, judged.facts, region, new.stack_reservations,
+                    reserved.check(new.project, name, new.identity, placements, region, new.stack_reservations,
                                    endpoint)):
         for line in outcome.warnings:
             log.warn(line)
@@ -196,18 +197,18 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     if step.why:
         log.info(f"job {inputs.name}: {step.why}")
     refused: list[str] = []
-    skipped = 0  # of the placements in `refused`, those skipped for the quota read at create (none sent)
+    skipped: list[str] = []  # of the placements in `refused`, why each skipped at create was: QUOTA, RESERVED
     at_create = _quota_at_create(inputs, reach, len(placements))
     looked_up = True  # just now, everywhere; looked up again after a wait (another run may have made one since)
     while True:
         place = placements[step.index % len(placements)]
         if place.index not in judged:
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
-        over = at_create.over(judged[place.index].facts, place.index) if at_create is not None else ()
-        if over:  # its quota cannot hold the job: the next placement, nothing sent
-            words = f"{_skip_words(place, judged[place.index].facts)} skipped at create: {quota.free_words(over)}"
+        why = _skipped(at_create, judged[place.index].facts, place.index, inputs, reach)
+        if why is not None:  # its quota or its reservation cannot hold the job: the next placement, nothing sent
+            words = f"{_skip_words(place, judged[place.index].facts)} skipped at create: {why.words}"
             refused.append(words)
-            skipped += 1
+            skipped.append(why.kind)
             step = _next_placement(step, placements, refused, skipped, inputs, reach.project)
             log.info(f"job {inputs.name}: {words}")
             continue
@@ -231,7 +232,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
             step = runs.next_try(resource, failure_of_job(resource), len(placements), retries)
             log.info(f"job {inputs.name}: {step.why}; making it again at "
                      f"{_placement_words(placements[step.index], inputs.cheapest)}")
-            refused, skipped, looked_up = [], 0, False
+            refused, skipped, looked_up = [], [], False
             if at_create is not None:
                 at_create.again()
             continue
@@ -247,17 +248,49 @@ def _quota_at_create(inputs: Inputs, reach: JobsAt, count: int) -> quota.AtCreat
                           debug=log.debug)
 
 
-def _next_placement(step: runs.NextTry, placements: list[runs.Placement], refused: list[str], skipped: int,
+#: Why a placement was skipped at create: its quota, or its reservation, cannot hold the job.
+QUOTA, RESERVED = "quota", "reservation"
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A placement skipped at create: why (QUOTA, RESERVED) and the words that say it."""
+
+    kind: str
+    words: str
+
+
+def _skipped(at_create: quota.AtCreate | None, facts: JobFacts, index: int, inputs: Inputs,
+             reach: JobsAt) -> Skip | None:
+    """Why a placement of a job with several is skipped at create, read fresh: the quota free in its region cannot
+    hold it (quota.AtCreate), or a reservation it names cannot give it its machines (reserved.at_create); None: sent."""
+    if at_create is None:
+        return None
+    over = at_create.over(facts, index)
+    if over:
+        return Skip(QUOTA, quota.free_words(over))
+    short, unread = reserved.at_create(reach.project, reach.endpoint, inputs.name or "job", facts, index,
+                                       facts.region or reach.region)
+    for line in unread:
+        log.warn_once(line)
+    return Skip(RESERVED, "; ".join(short)) if short else None
+
+
+def _next_placement(step: runs.NextTry, placements: list[runs.Placement], refused: list[str], skipped: list[str],
                     inputs: Inputs, project: str) -> runs.NextTry:
     """The try after a placement refused for quota by Google or skipped at create (no retry spent); QuotaRefused when
-    every placement was (`refused`: each one's words; `skipped` of them skipped), naming each."""
+    every placement was (`refused`: each one's words; `skipped`: why each of them skipped was), naming each."""
     if len(refused) < len(placements):
         return runs.NextTry((step.index + 1) % len(placements), step.retry)
-    if skipped < len(refused):
+    said = "; ".join(refused)
+    if RESERVED in skipped:
+        raise QuotaRefused(f"job {inputs.name}: no placement can hold the job (quota refused, or no room on the "
+                           f"reservation it names), nothing was created: {said}") from None
+    if len(skipped) < len(refused):
         raise QuotaRefused(f"job {inputs.name}: every placement was refused for quota, nothing was created: "
-                           f"{'; '.join(refused)}") from None  # (raised while a 429 is handled: not its context)
+                           f"{said}") from None  # (raised while a 429 is handled: not its context)
     raise QuotaRefused(f"job {inputs.name}: no placement has the quota free to hold the job, nothing was created: "
-                       f"{'; '.join(refused)}; ask for more at {catalog_quotas.QUOTAS_CONSOLE.format(project=project)} "
+                       f"{said}; ask for more at {catalog_quotas.QUOTAS_CONSOLE.format(project=project)} "
                        f"({catalog_quotas.REQUEST_MORE})") from None
 
 
