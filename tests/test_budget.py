@@ -193,6 +193,21 @@ def test_the_provider_s_check_holds_the_job_and_the_stack_to_the_budget() -> Non
     assert "cannot be held to the $2,000.00 monthly budget" in str(unknown)
 
 
+def test_a_job_whose_worst_case_cannot_be_priced_is_told_what_the_budget_allows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A price table that does not read: the check names the table's fault and what the budget allows, as every cost
+    guardrail does."""
+    from gcp_training_jobs.jobspec.catalog.prices import PRICES_FILE_ENV
+
+    broken = tmp_path / "prices.json"
+    broken.write_text("{not json")
+    monkeypatch.setenv(PRICES_FILE_ENV, str(broken))
+    (unpriced,) = budget_input_problems(h100_facts(), "h100", {"monthlyUsd": 2000.0})
+    assert str(unpriced).startswith("gcp-training-jobs:budget: job h100's worst case cannot be priced: "), unpriced
+    assert f"{broken}: not JSON" in str(unpriced)
+    assert str(unpriced).endswith("; allowed: at most the $2,000.00 monthly budget"), unpriced
+
+
 def test_the_provider_refuses_a_job_of_a_stack_past_its_budget(provider: Any) -> None:
     from tests.helpers import checked, spec_props
 

@@ -316,6 +316,11 @@ def budget_problems(worst: Amount, monthly_usd: float | None, whose: str = "the 
     return [] if monthly_usd is None else _budget_cap(monthly_usd, whose).problems(worst)
 
 
+def budget_unpriced(error: PriceTableError, monthly_usd: float, whose: str = "the stack's") -> list[Problem]:
+    """Guardrail `budget` when the worst case cannot be priced (the price table does not read), in the cap's words."""
+    return _budget_cap(monthly_usd, whose).unpriced(error)
+
+
 def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | None,
                           table: PriceTable | None = None, falls_back: Collection[str] = ()) -> list[Problem]:
     """Guardrail `budget` on a stack's jobs (name -> facts): their worst cases summed against the monthly budget (a
@@ -323,11 +328,10 @@ def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | Non
     `falls_back` at their worst placement (stack_estimate)."""
     if monthly_usd is None:
         return []
-    held = _budget_cap(monthly_usd, "the stack's")
     try:
-        return held.problems(stack_estimate(jobs, table, falls_back=falls_back).worst_case)
+        return budget_problems(stack_estimate(jobs, table, falls_back=falls_back).worst_case, monthly_usd)
     except PriceTableError as error:
-        return held.unpriced(error)
+        return budget_unpriced(error, monthly_usd)
 
 
 # --- Fixed rules on other resources (buckets, IAM) -----------------------------------------------------

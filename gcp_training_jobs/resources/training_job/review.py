@@ -31,9 +31,9 @@ from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.cost import estimate
 from gcp_training_jobs.jobspec.review.cost_text import estimate_text, runs_as
 from gcp_training_jobs.jobspec.review.guardrails import (
-    BUDGET_KEY,
     Guardrails,
     budget_problems,
+    budget_unpriced,
     end_of_life_problems,
     guardrail_problems,
     key,
@@ -71,7 +71,7 @@ def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back:
             worst = estimate(facts, name, falls_back=falls_back).worst_case
             problems += budget_problems(worst, float(monthly), f"job {name}'s")
         except PriceTableError as error:
-            return [Problem(BUDGET_KEY, f"job {name}'s worst case cannot be priced: {error}")]
+            return budget_unpriced(error, float(monthly), f"job {name}'s")
     stack = given.get("stackWorstCase")
     if not problems and isinstance(stack, Mapping) and isinstance(stack.get("knownUsd"), int | float):
         worst = Amount(float(stack["knownUsd"]), tuple(str(u) for u in stack.get("unknown") or ()))
