@@ -20,10 +20,10 @@ from gcp_training_jobs.backends import persistent_resources, quotas, transport
 from gcp_training_jobs.cli.plan.cheapest import Hold
 from gcp_training_jobs.cli.plan.reservations import reservation_review
 from gcp_training_jobs.jobspec.core.env import env_settings
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, VERTEX
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
 from gcp_training_jobs.jobspec.review.placement import Candidate, held_to_quota
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Limit, Usage, asked, fit, verdict_lines
-from gcp_training_jobs.resources.job_model.identity import resource_label
+from gcp_training_jobs.resources.job_model.identity import is_live
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.quota import askers
 
@@ -105,8 +105,8 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
         limits = quotas.read_limits(settings.project, endpoint, warn=warned.append) if regions else {}
 
         def running(asker: Asker) -> bool:
-            label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
-            return bool(siblings) and any(label in held(p.region).live for p in asker.placements if p.needs)
+            return bool(siblings) and is_live(siblings, asker.name, (p.region for p in asker.placements if p.needs),
+                                              lambda region: held(region).live)
 
         fitted = fit(stack_askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:

@@ -17,9 +17,8 @@ from collections.abc import Callable
 
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.reservations import offline, review
-from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
 from gcp_training_jobs.jobspec.review.reservations import Taker, verdict_lines
-from gcp_training_jobs.resources.job_model.identity import resource_label
+from gcp_training_jobs.resources.job_model.identity import is_live
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.quota import reservation_takers
 
@@ -33,8 +32,8 @@ def reservation_review(settings: StackSettings, siblings: str, held: Callable[[s
         return [], []
 
     def live(taker: Taker) -> bool:
-        label = resource_label(siblings + taker.name)[RESOURCE_LABEL]
-        return bool(siblings) and any(label in held(p.region).live for p in taker.places if p.needs)
+        return bool(siblings) and is_live(siblings, taker.name, (p.region for p in taker.places if p.needs),
+                                          lambda region: held(region).live)
 
     try:
         verdicts, unread = review([t for t in stacked if not live(t)], settings.project, endpoint)

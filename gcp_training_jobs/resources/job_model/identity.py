@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 from gcp_training_jobs.backends import get_backend
@@ -55,6 +56,14 @@ def identity_of(organization: str | None, project: str | None, stack: str | None
 def resource_label(identity: str) -> dict[str, str]:
     """The `pulumi-resource` label of a resource identity (organization/project/stack/name), as identity_labels."""
     return {RESOURCE_LABEL: _digest(identity)}
+
+
+def is_live(siblings: str, name: str, regions: Iterable[str], live_in: Callable[[str], Container[str]]) -> bool:
+    """Whether the stack's job `name` (its identity: `siblings`, the stack's, then the name) runs already: its
+    `pulumi-resource` label among the live jobs of one of `regions` (`live_in`: a region's live jobs' labels, as
+    backends.quotas.Held.live reads them). The quota and reservation reviews count such a job as live, not new."""
+    label = resource_label(siblings + name)[RESOURCE_LABEL]
+    return any(label in live_in(region) for region in regions)
 
 
 def stack_label(project: str, stack: str) -> dict[str, str]:

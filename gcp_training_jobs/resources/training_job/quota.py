@@ -34,11 +34,10 @@ from functools import partial
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
-from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Over, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import resource_label
+from gcp_training_jobs.resources.job_model.identity import is_live
 
 
 @dataclass
@@ -70,8 +69,8 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
     siblings = identity.rsplit("/", 1)[0] + "/"
 
     def running(asker: Asker) -> bool:  # the stack's other jobs already live (this one: a replacement, counted new)
-        label = resource_label(siblings + asker.name)[RESOURCE_LABEL]
-        return asker.name != name and any(label in held(p.region).live for p in asker.placements if p.needs)
+        return asker.name != name and is_live(siblings, asker.name, (p.region for p in asker.placements if p.needs),
+                                              lambda region: held(region).live)
 
     try:
         limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))

@@ -31,10 +31,9 @@ from functools import partial
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.reservations import Looked, look_up, offline, review
 from gcp_training_jobs.backends.run_cache import RUN
-from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL
 from gcp_training_jobs.jobspec.review.reservations import Named, Taker, taker_of, verdict_lines
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import resource_label
+from gcp_training_jobs.resources.job_model.identity import is_live
 from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
 
 
@@ -77,8 +76,8 @@ def _upto(stack: Sequence[Taker], name: str) -> list[Taker]:
 
 def _live(project: str, endpoint: str | None, siblings: str, taker: Taker, region: str) -> bool:
     """Whether another job of the stack is live already (in the reservations' inUseCount)."""
-    label = resource_label(siblings + taker.name)[RESOURCE_LABEL]
-    return any(label in held_once(project, endpoint, p.region or region).live for p in taker.places if p.needs)
+    return is_live(siblings, taker.name, (p.region or region for p in taker.places if p.needs),
+                   lambda at: held_once(project, endpoint, at).live)
 
 
 def _look_once(named: Named, project: str, region: str | None, endpoint: str | None) -> Looked:
