@@ -435,8 +435,10 @@ def test_a_reservation_without_room_at_create_skips_each_placement_and_creates_n
     insert(compute)
     inputs = provider.check({}, job_props("late", 2, fallbacks=[SPOT])).inputs
     create_job(build_client("aiplatform", emulator.url), 1)  # another job takes one of the 2
+    reads = len(emulator.state.requests("reservations.get"))
     with pytest.raises(QuotaRefused) as refused:
         provider.create(inputs)
+    assert len(emulator.state.requests("reservations.get")) == reads + 1, "read once per create, for both placements"
     free = "needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"
     assert str(refused.value) == (
         "job late: no placement can hold the job (quota refused, or no room on the reservation it names), nothing "

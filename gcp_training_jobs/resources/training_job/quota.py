@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from gcp_training_jobs.backends import quotas
+from gcp_training_jobs.backends.reservations import Reads
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Over, Placement, fit, verdict_lines
@@ -111,10 +112,11 @@ def _fresh(project: str, endpoint: str | None, region: str) -> quotas.Held:
 
 
 class AtCreate:
-    """The quota free at create, for one create of one job: the project's limits read once, what each region's live
+    """What is read at create, for one create of one job: the project's limits read once, what each region's live
     jobs hold read once (`_fresh`: the run's own creates are live by now), each only where a placement asks a metric
-    with a limit. Quotas that cannot be read are said once (`say`; for want of credentials, `note`), then nothing more
-    is read and every placement is sent, Google's answer deciding."""
+    with a limit; and each reservation a placement names, read once (`reservations`, for reserved.at_create: the
+    placements of a job share its reservation). Quotas that cannot be read are said once (`say`; for want of
+    credentials, `note`), then nothing more is read and every placement is sent, Google's answer deciding."""
 
     def __init__(self, project: str, endpoint: str | None, name: str, *, say: Callable[[str], None],
                  note: Callable[[str], None], debug: Callable[[str], None]):
@@ -123,6 +125,7 @@ class AtCreate:
         self._limits: quotas.Limits | None = None
         self._held: dict[str, Mapping[str, int]] = {}
         self._unreadable = False
+        self.reservations = Reads(project, endpoint)
 
     def over(self, facts: JobFacts, index: int) -> tuple[Over, ...]:
         """Why the quota of placement `index` (the job there, `facts`) cannot hold the job: each metric it asks over
@@ -146,6 +149,7 @@ class AtCreate:
     def again(self) -> None:
         """Read anew at the next placement (after a wait: time has passed); quotas that did not read stay unread."""
         self._limits, self._held = None, {}
+        self.reservations = Reads(self.project, self.endpoint)
 
     def _usage(self, region: str) -> Mapping[str, int]:
         if region not in self._held:

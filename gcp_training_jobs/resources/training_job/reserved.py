@@ -18,9 +18,10 @@ read anew for each check (as the quota check reads live jobs anew then: nothing 
 a cached read).
 
 At create, for a job with several placements (tries.create_runs): before a placement that names a reservation is
-sent, each reservation it names is read anew (the run's own creates are in its `inUseCount` by now) and the job alone
-held to it by the same rule; a placement they cannot give its machines is skipped unsent, as one whose quota cannot
-hold the job is (quota.AtCreate). A reservation that cannot be read then leaves the placement to Vertex AI's answer.
+sent, each reservation it names is read anew, once per create (quota.AtCreate.reservations: the run's own creates are
+in its `inUseCount` by now; a job's placements share its reservation), and the job alone held to it by the same
+rule; a placement they cannot give its machines is skipped unsent, as one whose quota cannot hold the job is
+(quota.AtCreate). A reservation that cannot be read then leaves the placement to Vertex AI's answer.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from gcp_training_jobs.backends import quotas
-from gcp_training_jobs.backends.reservations import Looked, look_up, offline, review
+from gcp_training_jobs.backends.reservations import Looked, Reads, look_up, offline, review
 from gcp_training_jobs.backends.run_cache import RUN
-from gcp_training_jobs.jobspec.review.reservations import Named, Taker, taker_of, verdict_lines
+from gcp_training_jobs.jobspec.review.reservations import Named, Taker, fit, taker_of, verdict_lines
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.job_model.identity import is_live
 from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
@@ -87,15 +88,15 @@ def _look_once(named: Named, project: str, region: str | None, endpoint: str | N
                     partial(look_up, named, project, region, endpoint))
 
 
-def at_create(project: str, endpoint: str | None, name: str, facts: JobFacts, index: int,
-              region: str) -> tuple[list[str], list[str]]:
-    """Why the reservations placement `index` (the job there, `facts`) names, read anew, cannot give the job its
-    machines (each misfit's words; none when they can or it names none), and the reservations that could not be read
-    (a line each)."""
-    own = taker_of(name, {index: facts}, project, region)
+def at_create(reads: Reads, name: str, facts: JobFacts, index: int, region: str) -> tuple[list[str], list[str]]:
+    """Why the reservations placement `index` (the job there, `facts`) names, read anew for this create (`reads`, the
+    create's: quota.AtCreate.reservations), cannot give the job its machines (each misfit's words; none when they can
+    or it names none), and the reservations it names that could not be read (a line each)."""
+    own = taker_of(name, {index: facts}, reads.project, region)
     if not own.needs:
         return [], []
-    (verdict,), unread = review([own], project, endpoint)
+    (verdict,) = fit([own], reads)
+    named_here = {n.named for n in own.needs}
     return ([m.message for misses in verdict.misfits for m in misses],
             [f"job {name}: reservation {named.name} not read at create ({why}); the placement is sent, Vertex AI's "
-             "answer deciding" for named, why in unread.items()])
+             "answer deciding" for named, why in reads.unread.items() if named in named_here])

@@ -269,7 +269,7 @@ def _skipped(at_create: quota.AtCreate | None, facts: JobFacts, index: int, inpu
     over = at_create.over(facts, index)
     if over:
         return Skip(QUOTA, quota.free_words(over))
-    short, unread = reserved.at_create(reach.project, reach.endpoint, inputs.name or "job", facts, index,
+    short, unread = reserved.at_create(at_create.reservations, inputs.name or "job", facts, index,
                                        facts.region or reach.region)
     for line in unread:
         log.warn_once(line)
