@@ -349,30 +349,30 @@ def test_a_job_with_one_placement_is_sent_as_written_and_reads_no_quota_at_creat
     assert len(emulator.state.requests("quotaInfos.list")) == limits and len(held_reads(emulator)) == held
 
 
+SPOT_L4 = "custom_model_training_preemptible_nvidia_l4_gpus"
+#: `placement: cheapest` candidates, the cheapest first: Spot in us-central1, then in us-east4.
+SPOT_CANDIDATES = [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}},
+                   {"region": "us-east4", "scheduling": {"strategy": "SPOT"}}]
+
+
 def test_placement_cheapest_skips_a_candidate_without_spot_quota_at_create(provider, emulator, logged) -> None:
     """`cheapestFirst`: the candidates are the placements (placement i is fallbacks[i]); the first, us-central1 SPOT,
     has no Spot quota free at create and is never sent."""
-    spot = "custom_model_training_preemptible_nvidia_l4_gpus"
-    candidates = [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}},
-                  {"region": "us-east4", "scheduling": {"strategy": "SPOT"}}]
-    inputs = checked(provider, props(fallbacks=candidates, cheapestFirst=True))
-    quota(emulator, "us-central1", 0, spot)
-    quota(emulator, "us-east4", 8, spot)
+    inputs = checked(provider, props(fallbacks=SPOT_CANDIDATES, cheapestFirst=True))
+    quota(emulator, "us-central1", 0, SPOT_L4)
+    quota(emulator, "us-east4", 8, SPOT_L4)
     outs = dict(provider.create(inputs).outs)
     assert (outs["placement"]["index"], outs["placement"]["region"]) == (1, "us-east4")
     assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east4"]
-    assert f"job trial: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{spot} free 0, " \
-           "needs 1" in logged["info"], logged["info"]
+    assert f"job trial: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} " \
+           "free 0, needs 1" in logged["info"], logged["info"]
 
 
 def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_them(provider, emulator, logged) -> None:
     """Under `cheapestFirst` placement 0 is the cheapest candidate, not the job as written: the refusals say so."""
-    spot = "custom_model_training_preemptible_nvidia_l4_gpus"
-    candidates = [{"region": "us-central1", "scheduling": {"strategy": "SPOT"}},
-                  {"region": "us-east4", "scheduling": {"strategy": "SPOT"}}]
-    inputs = checked(provider, props(fallbacks=candidates, cheapestFirst=True))
-    quota(emulator, "us-central1", 0, spot)
-    quota(emulator, "us-east4", 0, spot)
+    inputs = checked(provider, props(fallbacks=SPOT_CANDIDATES, cheapestFirst=True))
+    quota(emulator, "us-central1", 0, SPOT_L4)
+    quota(emulator, "us-east4", 0, SPOT_L4)
     unreadable_quotas(emulator)  # Google's answers decide
     with pytest.raises(QuotaRefused) as refused:
         provider.create(inputs)
