@@ -70,6 +70,7 @@ BROKEN: dict[str, tuple[Any, str]] = {
               "costAmount is not a finite number"),
     "a 400-digit cost": (figures(costAmount=10 ** 400), "costAmount is not a finite number"),
     "a negative budget": (figures(costAmount=0, budgetAmount=-5), "budgetAmount is negative (-5.0)"),
+    "a zero budget": (figures(costAmount=0, budgetAmount=0), "budgetAmount is 0"),
     "a negative cost": (figures(costAmount=-1), "costAmount is negative (-1.0)"),
     "a string amount": (figures(costAmount="2500"), "costAmount is text, not a number"),
     "an object amount": (figures(budgetAmount={"units": "2000"}), "budgetAmount is an object, not a number"),

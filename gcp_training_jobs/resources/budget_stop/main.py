@@ -10,14 +10,14 @@ day, whatever the spend, published by Cloud Billing as billing-budget-alert@syst
 publisher resources/budget.py grants on the topic). The function acts only on a message that is well formed and its
 own budget's (`budgetDisplayName`, and the `budgetId` and `billingAccountId` attributes when Google sends them) with
 finite, non-negative amounts and `costAmount` >= `budgetAmount`. Any other message (bad base64, not UTF-8, not a
-JSON object, an amount missing, not a number, infinite or negative, another budget's) is logged and ignored, never
-raised: `Ignored` says why. Once the budget is spent it lists the custom and tuning jobs carrying the stack's
-`pulumi-stack` label in the stack's regions (every page; the label checked again on each job) and cancels those
-queued, pending or running. Each list asks only for the jobs' name, state and labels (the `fields` parameter,
-LIST_FIELDS): a job's spec, its environment included, never reaches the function. A job already cancelling or over
-is left alone, so a second message cancels nothing again, and a job without the stack's label (another stack's) is
-never touched. A list whose page token repeats or is not text, or that runs past MAX_PAGES pages, is not followed
-on: the jobs found are cancelled, then the run fails saying which list is partial.
+JSON object, an amount missing, not a number, infinite or negative, a budget of 0, another budget's) is logged
+and ignored, never raised: `Ignored` says why. Once the budget is spent it lists the custom and tuning jobs
+carrying the stack's `pulumi-stack` label in the stack's regions (every page; the label checked again on each job)
+and cancels those queued, pending or running. Each list asks only for the jobs' name, state and labels (the
+`fields` parameter, list_fields): a job's spec, its environment included, never reaches the function. A job already
+cancelling or over is left alone, so a second message cancels nothing again, and a job without the stack's label
+(another stack's) is never touched. A list whose page token repeats or is not text, or that runs past MAX_PAGES
+pages, is not followed on: the jobs found are cancelled, then the run fails saying which list is partial.
 
 Only the Cloud Run functions Python runtime and google-api-python-client (requirements.txt) are used: this file
 is uploaded on its own. Its configuration is the function's environment: STACK_LABEL (`pulumi-stack=VALUE`),
@@ -143,7 +143,10 @@ def notice_of(message: Any) -> Notice:
     budget = _text(data, "budgetDisplayName", "data")
     if not budget:
         raise Ignored("no budgetDisplayName")
-    return Notice(budget, _amount(data, "costAmount"), _amount(data, "budgetAmount"),
+    cost, amount = _amount(data, "costAmount"), _amount(data, "budgetAmount")
+    if amount == 0:  # the stack's budget is more than 0 (gcp-training-jobs:budget's monthlyUsd): 0 >= 0 is no signal
+        raise Ignored("budgetAmount is 0")
+    return Notice(budget, cost, amount,
                   _text(data, "currencyCode", "data"), _text(data, "costIntervalStart", "data"),
                   _text(attributes, "budgetId", "attribute"), _text(attributes, "billingAccountId", "attribute"))
 
