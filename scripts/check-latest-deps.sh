@@ -34,5 +34,5 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 "$work/venv/bin/pip" check
 "$work/venv/bin/pip" install --quiet --no-deps --require-hashes -r "$work/policies/requirements.txt"
 "$work/venv/bin/ruff" check .
-"$work/venv/bin/mypy" components policies benchmarks
+"$work/venv/bin/mypy" gcp_training_jobs components policies benchmarks
 "$work/venv/bin/pytest" -q -m "not e2e" -p no:cacheprovider

@@ -156,9 +156,16 @@ def test_enforce_adds_the_topic_the_function_and_a_role_that_may_only_cancel_job
     assert sorted(role["permissions"]) == ["aiplatform.customJobs.cancel", "aiplatform.customJobs.list",
                                            "aiplatform.hyperparameterTuningJobs.cancel",
                                            "aiplatform.hyperparameterTuningJobs.list"]
-    grants = [n for k, n in found.items() if "/iAM" in k and "CustomRole" not in k]
-    assert [g["type"] for g in grants] == ["gcp:projects/iAMMember:IAMMember"]  # additive only
-    assert grants[0]["inputs"]["member"] == f"serviceAccount:{account}"
+    grants = {n["type"]: n["inputs"] for n in found.values() if n["type"].endswith("IAMMember")}
+    assert sorted(grants) == ["gcp:projects/iAMMember:IAMMember",  # additive grants only
+                              "gcp:pubsub/topicIAMMember:TopicIAMMember"]
+    assert grants["gcp:projects/iAMMember:IAMMember"]["member"] == f"serviceAccount:{account}"
+    # The topic takes publishes from Cloud Billing's budgets alone: the one publisher grant on it.
+    publisher = grants["gcp:pubsub/topicIAMMember:TopicIAMMember"]
+    assert (publisher["role"], publisher["member"]) == (
+        "roles/pubsub.publisher", "serviceAccount:billing-budget-alert@system.gserviceaccount.com")
+    assert publisher["topic"] == "projects/my-ml-prod/topics/budget-alerts"
+    assert {"BUDGET_DISPLAY_NAME", "BUDGET_ID", "BILLING_ACCOUNT"} <= set(env)
     source = found["gcp:storage/bucketObject:BucketObject budget-stop-source"]["inputs"]["source"]["assetArchive"]
     assert sorted(source) == ["main.py", "requirements.txt"]
     assert all(Path(item["fileAsset"]).is_file() for item in source.values())

@@ -11,6 +11,7 @@ import contextlib
 import importlib.util
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,23 +65,51 @@ def test_the_program_is_the_librarys_public_calls() -> None:
     assert all(name in gcp_training_jobs.__all__ for name in imported)
 
 
-def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> None:
+def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on_with_every_hash() -> None:
     script = _script()
     written = (TEMPLATE / "requirements.txt").read_text()
-    assert written == script.render(), "run venv/bin/python scripts/template_requirements.py --write"
-    pins = [line for line in written.splitlines() if line and not line.startswith(("#", "--"))]
-    assert pins[0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}"
+    assert written == script.render(script.recorded_hash(written)), "run scripts/template_requirements.py --write"
     assert "\n--find-links wheels\n" in written  # a wheel built from a checkout, before the release is on PyPI
+    found = script.entries(written)
+    assert found[0][0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}" and len(found[0][1]) == 1
     lock = (ROOT / "requirements.txt").read_text()
-    for pin in pins[1:]:
-        assert pin.split(" ;")[0] + " " in lock or pin.split(" ;")[0] + " \\" in lock, pin
-    assert len(pins) - 1 == len(script.pins(lock)) and any(p.startswith("pulumi==") for p in pins)
+    assert found[1:] == script.entries(lock) and any(pin.startswith("pulumi==") for pin, _ in found)
+    # Hash-checking mode: every requirement carries a sha256 (pip refuses the whole file otherwise).
+    assert all(hashes and all(re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", h) for h in hashes) for _, hashes in found)
+    requirement_lines = [line for line in written.splitlines() if line and not line.startswith(("#", "--", " "))]
+    assert len(requirement_lines) == len(found)
 
 
 def test_a_drifted_requirements_file_is_caught() -> None:
     script = _script()
-    drifted = script.render().replace(f"gcp-training-jobs=={gcp_training_jobs.__version__}", "gcp-training-jobs==0.0.1")
-    assert drifted != (TEMPLATE / "requirements.txt").read_text()
+    written = (TEMPLATE / "requirements.txt").read_text()
+    drifted = script.render(script.recorded_hash(written)).replace(
+        f"gcp-training-jobs=={gcp_training_jobs.__version__}", "gcp-training-jobs==0.0.1")
+    assert drifted != written
+    unpinned = written.replace(f" \\\n    --hash=sha256:{script.recorded_hash(written)}", "", 1)
+    with pytest.raises(SystemExit, match="no `gcp-training-jobs==VERSION --hash=sha256:...` line"):
+        script.recorded_hash(unpinned)
+
+
+def test_the_release_refuses_a_wheel_that_is_not_the_template_s_pin(tmp_path: Path) -> None:
+    """scripts/template_requirements.py --check, the release workflow's step: 0 for the pinned bytes, 1 for others."""
+    script = _script()
+    wheel = tmp_path / f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
+    wheel.write_bytes(b"not the release's wheel")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert script.main(["--check", str(wheel)]) == 1
+    assert "the template pins" in err.getvalue() and "--write" in err.getvalue()
+    assert script.main(["--bogus"]) == 2
+
+
+@pytest.mark.slow
+def test_the_wheel_build_is_reproducible_so_a_tag_gives_the_pinned_bytes(tmp_path: Path) -> None:
+    script = _script()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = script.build_wheel(tmp_path / "a"), script.build_wheel(tmp_path / "b")
+    assert script.sha256(first) == script.sha256(second)
 
 
 def test_the_example_stack_is_valid() -> None:
@@ -97,7 +126,8 @@ def test_the_example_stack_is_commented() -> None:
 def test_the_template_ships_the_review_and_deploy_workflows() -> None:
     for name in ("pull-request.yml", "deploy.yml"):
         text = (TEMPLATE / ".github" / "workflows" / name).read_text()
-        assert "venv/bin/pip install -r requirements.txt" in text
+        assert "venv/bin/pip install --require-hashes -r requirements.txt" in text
+        assert "pip install -r" not in text
         assert "components/" not in text and "policies/" not in text, f"{name} names this repository's folders"
     review = (TEMPLATE / ".github" / "workflows" / "pull-request.yml").read_text()
     for step in ("gcp-training-jobs validate stacks/", "gcp-training-jobs plan --stack",
@@ -146,12 +176,22 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
     requirements' `--find-links wheels`), with no index (PIP_NO_INDEX: nothing is downloaded; the project's venv is
     made beforehand with the test venv's packages, which the pins name, so only the library is installed)."""
     from tests.e2e_support import require_pulumi
-    from tests.helpers import build_wheel, venv_beside_ours
+    from tests.helpers import venv_beside_ours
 
     pulumi = require_pulumi()
     target = tmp_path / "team"
-    wheel = build_wheel(tmp_path, dist=target / "wheels")
+    script = _script()
+    (tmp_path / "build").mkdir()
+    built = script.build_wheel(tmp_path / "build")
+    (target / "wheels").mkdir(parents=True)
+    wheel = Path(shutil.copy2(built, target / "wheels" / built.name))
     assert wheel.name == f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
+    # The template as it stands at a release: its pin is the wheel this tree builds (here, the tree under test).
+    template = tmp_path / "template"
+    shutil.copytree(TEMPLATE, template)
+    requirements = template / "requirements.txt"
+    written = requirements.read_text()
+    requirements.write_text(written.replace(script.recorded_hash(written), script.sha256(wheel)))
     # The project's venv, made beforehand where the engine's Python host installs: venv/ (Pulumi.yaml's virtualenv),
     # or the project's root under a legacy host that ignores the option (scripts/install-pulumi-engine.sh says when).
     venvs = {where: venv_beside_ours(where, with_pip=True) for where in (target / "venv", target)}
@@ -160,7 +200,7 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
            "PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "test",
            "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PIP_FIND_LINKS", None)  # the project's wheels/ is the only place the library can come from
-    done = subprocess.run([pulumi, "new", str(TEMPLATE), "--yes", "--force", "--dir", str(target), "--stack", "dev",
+    done = subprocess.run([pulumi, "new", str(template), "--yes", "--force", "--dir", str(target), "--stack", "dev",
                            "--name", "team-training", "--description", "The team's training jobs",
                            "--config", "gcp:project=team-project"],
                           capture_output=True, text=True, timeout=600, env=env)

@@ -18,6 +18,7 @@ from gcp_training_jobs.emulator import (
     cloudquotas,
     logging_v2,
     ml_v1,
+    partial,
     persistent,
     proto_json,
     reservations,
@@ -138,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
                 result = proto_json.enum_numbers(*served.response, result)
         if plan.page and isinstance(result, dict):
             result = {**result, "nextPageToken": plan.token}
+        if isinstance(query.get("fields"), str):  # Google's partial response
+            result = partial.select(result, partial.parse(query["fields"]))
         self._send(200, result)
 
     def _control(self, path: str, query: dict[str, Any], raw: bytes) -> Any:

@@ -17,10 +17,22 @@ at 1.0. With `enforce: true`, as Google's "Control resource usage with notificat
 (https://cloud.google.com/billing/docs/how-to/control-usage) does for Compute Engine: a Pub/Sub topic the budget
 notifies, and a Cloud Run function (gen 2 `cloudfunctionsv2.Function`) whose source is shipped with the library
 (resources/budget_stop: main.py and requirements.txt only, uploaded as an archive to the staging bucket) that cancels
-the stack's queued and running custom and tuning jobs once the month's spend reaches the budget. The function runs
-as a service account of its own holding one custom role, made of the four permissions it needs (Vertex AI's IAM
-permissions, https://cloud.google.com/iam/docs/permissions-reference: aiplatform.customJobs.cancel, .list,
-aiplatform.hyperparameterTuningJobs.cancel, .list) and nothing else, granted by an additive `IAMMember` only.
+the stack's queued and running custom and tuning jobs once the month's spend reaches the budget. The topic takes
+messages from Cloud Billing alone: the Pub/Sub publisher role is granted on it (additively, `TopicIAMMember`) to the
+identity Google names as the one budgets publish as, BILLING_PUBLISHER
+(https://cloud.google.com/billing/docs/how-to/budgets-programmatic-notifications, read 2026-12-02), and to no one
+else (a project-wide publisher grant made outside the stack reaches every topic: docs/capacity-and-cost.md says so).
+The function runs as a service account of its own holding one custom role, made of the four permissions it uses
+(Vertex AI's IAM permissions, https://cloud.google.com/iam/docs/permissions-reference:
+aiplatform.customJobs.cancel, .list, aiplatform.hyperparameterTuningJobs.cancel, .list; no get, no create) and
+nothing else, granted by an additive `IAMMember` on the project. No grant can be narrower: custom and tuning jobs
+have no IAM policy of their own (Vertex AI v1's customJobs and hyperparameterTuningJobs have no getIamPolicy or
+setIamPolicy method), and an IAM Condition on the resource's name or type is recognised only by the services Google
+lists (https://cloud.google.com/iam/docs/conditions-resource-attributes, read 2026-12-02), which do not include Vertex
+AI; nor are job labels an IAM attribute. The function narrows what it does itself: the stack's regions, the stack's
+label checked on every job, and lists that ask only for the jobs' name, state and labels (never a job's env).
+The function's environment names the budget's id and billing account, which it checks against each message's
+attributes.
 
 `budget_input` is what every TrainingJob of the stack is given (its `budget` input): the monthly budget and the
 stack's worst case as plan counts it, so that the provider's check holds the guardrail `budget` too.
@@ -46,6 +58,10 @@ TYPE = "gcp-training:index:StackBudget"
 #: What the stop function may do, and nothing else (Google's IAM permissions reference).
 STOP_PERMISSIONS = ("aiplatform.customJobs.cancel", "aiplatform.customJobs.list",
                     "aiplatform.hyperparameterTuningJobs.cancel", "aiplatform.hyperparameterTuningJobs.list")
+#: The identity Cloud Billing publishes budget notifications as (Google's programmatic notifications page), the one
+#: publisher of the stop function's topic, and the role it is granted there.
+BILLING_PUBLISHER = "serviceAccount:billing-budget-alert@system.gserviceaccount.com"
+PUBLISHER_ROLE = "roles/pubsub.publisher"
 #: The APIs the budget needs (the Budget API), and what `enforce` adds (Pub/Sub, Cloud Run functions and what they
 #: build and trigger with).
 BUDGET_APIS = ("billingbudgets.googleapis.com",)
@@ -115,9 +131,9 @@ class StackBudget(pulumi.ComponentResource):
         notify = None
         if spec.enforce:
             self.topic = gcp.pubsub.Topic(f"{name}-alerts", project=project, labels=labels, opts=waits)
+            gcp.pubsub.TopicIAMMember(f"{name}-alerts-publisher", project=project, topic=self.topic.id,
+                                      role=PUBLISHER_ROLE, member=BILLING_PUBLISHER, opts=waits)
             notify = gcp.billing.BudgetAllUpdatesRuleArgs(pubsub_topic=self.topic.id, schema_version="1.0")
-            self.function = self._stop_function(name, settings, project, staging_bucket, labels, self.topic,
-                                                f"{key}={value}", title, waits)
         self.budget = gcp.billing.Budget(
             name,
             billing_account=pulumi.Output.secret(spec.billing_account) if secret else spec.billing_account,
@@ -131,11 +147,14 @@ class StackBudget(pulumi.ComponentResource):
             threshold_rules=rules,
             all_updates_rule=notify,
             opts=waits)
+        if self.topic is not None:
+            self.function = self._stop_function(name, settings, project, staging_bucket, labels, self.topic,
+                                                f"{key}={value}", title, secret, waits)
         self.register_outputs({"budget": self.budget.name})
 
     def _stop_function(self, name: str, settings: StackSettings, project: pulumi.Input[str],
                        staging_bucket: pulumi.Input[str], labels: pulumi.Input[dict[str, str]],
-                       topic: gcp.pubsub.Topic, label: str, title: str,
+                       topic: gcp.pubsub.Topic, label: str, title: str, secret: bool,
                        opts: pulumi.ResourceOptions) -> gcp.cloudfunctionsv2.Function:
         """The function that cancels the stack's running jobs, its service account, role and grant."""
         stack = pulumi.get_stack()
@@ -151,8 +170,11 @@ class StackBudget(pulumi.ComponentResource):
         source = gcp.storage.BucketObject(
             f"{name}-stop-source", bucket=staging_bucket, name=f"budget-stop/{name}.zip",
             source=pulumi.AssetArchive({f: pulumi.FileAsset(str(STOP_SOURCE / f)) for f in STOP_FILES}), opts=opts)
-        env = {"STACK_LABEL": label, "PROJECT": project, "REGIONS": ",".join(stack_regions(settings)),
-               "BUDGET_DISPLAY_NAME": title}
+        env: dict[str, pulumi.Input[str]] = {
+            "STACK_LABEL": label, "PROJECT": project, "REGIONS": ",".join(stack_regions(settings)),
+            "BUDGET_DISPLAY_NAME": title, "BUDGET_ID": self.budget.name.apply(lambda n: budget_name_part(n, -1))}
+        if not secret:  # a secret billing account stays out of the function's configuration
+            env["BILLING_ACCOUNT"] = self.budget.name.apply(lambda n: budget_name_part(n, 1))
         return gcp.cloudfunctionsv2.Function(
             f"{name}-stop",
             project=project,
@@ -171,6 +193,13 @@ class StackBudget(pulumi.ComponentResource):
                 event_type=PUBSUB_EVENT, pubsub_topic=topic.id, trigger_region=settings.region,
                 retry_policy="RETRY_POLICY_DO_NOT_RETRY"),
             opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[grant])))
+
+
+def budget_name_part(name: str | None, index: int) -> str:
+    """A part of a budget's resource name (`billingAccounts/ACCOUNT/budgets/ID`): 1 its billing account, -1 its id;
+    "" when the name is not yet known or not of that form."""
+    parts = (name or "").split("/")
+    return parts[index] if len(parts) == 4 and parts[0] == "billingAccounts" and parts[2] == "budgets" else ""
 
 
 def _account_id(stack: str) -> str:
@@ -195,4 +224,4 @@ def stack_budget(settings: StackSettings, project: pulumi.Input[str], staging_bu
                        opts=pulumi.ResourceOptions(depends_on=after))
 
 
-__all__ = ["BUDGET_TYPE", "STOP_PERMISSIONS", "StackBudget", "budget_input", "stack_budget"]
+__all__ = ["BILLING_PUBLISHER", "BUDGET_TYPE", "STOP_PERMISSIONS", "StackBudget", "budget_input", "stack_budget"]

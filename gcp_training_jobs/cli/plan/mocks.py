@@ -74,6 +74,8 @@ def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]
         outputs["serviceAccount"] = TPU_ACCOUNT_AT_APPLY
     elif typ == "gcp:serviceaccount/account:Account":  # the budget's stop function's account
         outputs["email"] = f"{inputs.get('accountId')}@{inputs.get('project')}.iam.gserviceaccount.com"
+    elif typ == "gcp:billing/budget:Budget":  # its id (the stop function's BUDGET_ID) is Google's to give
+        outputs["name"] = f"billingAccounts/{inputs.get('billingAccount')}/budgets/{AT_APPLY}"
     elif typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
         outputs["name"] = f"projects/{inputs.get('project')}/roles/{inputs.get('roleId')}"
     elif typ.endswith("training:TrainingJob"):
