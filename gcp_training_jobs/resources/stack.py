@@ -143,6 +143,10 @@ def build_stack(settings: StackSettings, stack: str | None = None,
                        for name, job in jobs.items()}
 
     for key, value in outputs.items():
+        if key == "jobs":  # one value, known once every job's is: the first `up`'s preview says it is to come (a map
+            if value:      # of values not known yet read as `jobs: {}`), the update the jobs; a stack of none, none
+                pulumi.export(key, pulumi.Output.from_input(value))
+            continue
         pulumi.export(key, value)
     return outputs
 
