@@ -93,9 +93,11 @@ def rows() -> list[str]:
                  f"{len(regions.TRAINING_REGIONS)} training regions |")
     tpus = machines.CLOUD_TPU_ACCELERATOR_COUNTS
     pods = "; ".join(f"{t}: {rule}" for t, rule in machines.CLOUD_TPU_POD_COUNT_RULE.items())
+    pod_regions = {t: [r for r in regions.TRAINING_REGIONS if t in regions.REGION_TPU_PODS.get(r, ())] for t in tpus}
     lines.append(f"| `{machines.CLOUD_TPU_MACHINE}` | {' / '.join(f'`{t}`' for t in tpus)}: "
                  f"{machines.CLOUD_TPU_SINGLE_COUNT} cores, or a Pod ({pods}) | "
-                 f"{', '.join(f'{t}: {len(_regions_of(t))}' for t in tpus)} |")
+                 f"{', '.join(f'{t}: {len(_regions_of(t))}' for t in tpus)}; Pods "
+                 f"{', '.join(f'{t}: {_where(found)}' for t, found in pod_regions.items())} |")
     for family, names in _grouped(machines.TPU_HOSTS, _family).items():
         accelerator = machines.TPU_HOSTS[names[0]].accelerator
         label = LABELS[accelerator] if accelerator else next(

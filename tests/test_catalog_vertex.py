@@ -84,11 +84,27 @@ def test_region_accelerators_are_the_locations_table_rows() -> None:
         expected: set[str] = set()
         for entry in vertex_regions.ACCELERATOR_TABLE.get(region, ()):
             label = entry.rstrip(" *+†")
-            if "†" in entry or label in vertex_regions.UNMAPPED_LABELS:
+            if "†" in entry or label in vertex_regions.UNMAPPED_LABELS or label in vertex_regions.POD_LABELS:
                 continue
             expected.add(vertex_regions.ACCELERATOR_LABELS[label])
         assert catalog.REGION_ACCELERATORS[region] == expected, region
     assert set(catalog.REGION_ACCELERATORS) == set(catalog.VERTEX_TRAINING_REGIONS)
+
+
+def test_tpu_pods_are_the_locations_table_s_pod_entries_in_fewer_regions_than_their_tpus() -> None:
+    """"TPU v2 Pod" and "TPU v3 Pod" are the TPU_V2 / TPU_V3 Pods (cloud-tpu past one device's cores), where the
+    table lists them for training; each region with a Pod runs its single TPU too, and some run the TPU alone."""
+    assert set(vertex_regions.POD_LABELS.values()) == set(catalog.CLOUD_TPU_ACCELERATOR_COUNTS)
+    for region in catalog.VERTEX_TRAINING_REGIONS:
+        pods = {vertex_regions.POD_LABELS[entry.rstrip(" *+†")] for entry in vertex_regions.ACCELERATOR_TABLE.get(
+            region, ()) if entry.rstrip(" *+†") in vertex_regions.POD_LABELS and "†" not in entry}
+        assert catalog.REGION_TPU_PODS.get(region, frozenset()) == pods, region
+        assert pods <= catalog.REGION_ACCELERATORS[region], region
+    assert set(catalog.REGION_TPU_PODS) <= set(catalog.VERTEX_TRAINING_REGIONS)
+    for kind in catalog.CLOUD_TPU_ACCELERATOR_COUNTS:  # the issue's point: fewer regions than the TPU's
+        with_pod = {r for r, kinds in catalog.REGION_TPU_PODS.items() if kind in kinds}
+        with_tpu = {r for r, kinds in catalog.REGION_ACCELERATORS.items() if kind in kinds}
+        assert with_pod < with_tpu, kind
 
 
 @pytest.mark.parametrize(("machine", "topology"), sorted(catalog.TPU_SLICES))

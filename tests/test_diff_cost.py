@@ -1,7 +1,7 @@
 """The diff's cost follows the change: a stack whose files are the same on both sides (its stack file, the program,
-Pulumi.yaml, the trainers it names) is judged once and its program not run; the changed stack is said as it is said
-alone, the others in one line; a change to the program or to Pulumi.yaml plans every stack, as before. A scratch git
-repository of four stacks, one changed in the working tree."""
+Pulumi.yaml and the team's code beside it, the trainers it names) is judged once and its program not run; the changed
+stack is said as it is said alone, the others in one line; a change to the program, to the team's code or to
+Pulumi.yaml plans every stack, as before. A scratch git repository of four stacks, one changed in the working tree."""
 
 from __future__ import annotations
 
@@ -119,3 +119,31 @@ def test_a_change_to_a_trainer_plans_the_stacks_that_name_it(repo: Path, runs: l
     assert runs == ["s3", "s3"], "the stack whose trainer changed, on each side; the others judged once"
     assert document["stacks"]["s3"]["jobs"]["resnet"]["change"] == "replaced"
     assert [name for name, s in document["stacks"].items() if s["sameInputs"]] == ["s0", "s1", "s2"]
+
+
+def test_a_change_to_the_team_s_code_plans_every_stack_and_caches_or_a_virtualenv_do_not(
+        repo: Path, runs: list[str]) -> None:
+    """The team's package beside the program is an input of every stack's plan (the program may import it); Python's
+    caches, an untracked virtualenv in the project folder and a stack's trainer folder are not (the last is its
+    stack's own input)."""
+    (repo / "acme_ml").mkdir()
+    (repo / "acme_ml" / "__init__.py").write_text("TEAM = 'acme'\n")
+    (repo / "stacks/Pulumi.s0.yaml").write_text(stack())
+    commit_all(repo, "the team's package")
+    (repo / "acme_ml" / "__pycache__").mkdir()
+    (repo / "acme_ml" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"cached")
+    (repo / "venv" / "lib").mkdir(parents=True)
+    (repo / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (repo / "venv" / "lib" / "site.py").write_text("# a virtualenv's file\n")
+    document = _diff()
+    assert runs == [] and all(s["sameInputs"] for s in document["stacks"].values())
+
+    (repo / "acme_ml" / "__init__.py").write_text("TEAM = 'acme-vision'\n")
+    _diff()
+    assert sorted(runs) == sorted(2 * list(STACKS)), "each stack on each side: the program may import the package"
+
+    runs.clear()
+    (repo / "acme_ml" / "__init__.py").write_text("TEAM = 'acme'\n")
+    (repo / "acme_ml" / "extra.py").write_text("EXTRA = 1\n")  # untracked, not ignored: a file the program may read
+    _diff()
+    assert sorted(runs) == sorted(2 * list(STACKS))

@@ -50,7 +50,8 @@ def test_a_waited_job_that_fails_fails_the_up_and_stays_in_the_state(project: Pr
     text = done.stdout + done.stderr
     assert done.returncode != 0, text
     (job_id,) = emulator.jobs()
-    assert f"job trial: training job {job_id} FAILED: {ERROR}. The job is recorded in the state as FAILED" in text, text
+    assert f"job trial: training job {job_id} FAILED: {ERROR} The job is recorded in the state as FAILED" in text, text
+    assert f"{ERROR}. " not in text, "Google's sentence ends with its own period, once"
     assert "unhandled exception" not in text  # RunError: one error line (the trainer's own traceback is its log)
     (resource,) = project.resources()
     outputs = resource["outputs"]

@@ -20,6 +20,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from gcp_training_jobs.emulator import discovery, enums, proto_json
 from gcp_training_jobs.emulator import vertex_limits as limits
 from gcp_training_jobs.jobspec.catalog import vertex_machines as catalog
+from gcp_training_jobs.jobspec.catalog import vertex_regions
 
 _PACKAGE = "google.cloud.aiplatform.v1."
 #: The resources (and list answers) whose enums the emulator reads and writes.
@@ -141,6 +142,15 @@ def test_cloud_tpu_counts_agree() -> None:
         assert (single, pod) == catalog.CLOUD_TPU_ACCELERATOR_COUNTS[accelerator]
         assert single == catalog.CLOUD_TPU_SINGLE_COUNT
         assert (step == pod) == ("multiple" in catalog.CLOUD_TPU_POD_COUNT_RULE[accelerator])
+
+
+def test_tpu_pod_regions_agree() -> None:
+    """Where each TPU type's Pods run: the emulator's transcription and the catalog's, read from the locations page
+    apart; every region running a Pod runs its single TPU too."""
+    assert {r: set(kinds) for r, kinds in limits.TPU_POD_REGIONS.items()} == \
+        {r: set(kinds) for r, kinds in vertex_regions.REGION_TPU_PODS.items()}
+    for region, kinds in limits.TPU_POD_REGIONS.items():
+        assert set(kinds) <= set(limits.CLOUD_TPU_COUNTS) and set(kinds) <= vertex_regions.REGION_ACCELERATORS[region]
 
 
 def test_tpu_vm_topologies_agree() -> None:

@@ -11,11 +11,14 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.helpers import install_wheel, run_ok
+from gcp_training_jobs.resources.job_model.identity import stack_label, stack_label_of
+from tests.helpers import commit_all, git, install_wheel, run_ok
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,6 +79,102 @@ def test_the_installed_package_plans_a_project_folder_of_its_own(tmp_path: Path,
     program.write_text("import teamlib  # the team's own package, beside the program\n"
                        "assert teamlib.STACK_NOTE == 'teamlib loaded'\n" + program.read_text())
     assert run_ok(command, "plan", "--stack", "dev", cwd=project) == shown
+
+
+#: A team's program: it imports its own package `acme_ml` from the project folder, which names a data bucket the
+#: program registers beside the library's resources (each side of a diff registers its own acme_ml's bucket).
+TEAM_PROGRAM = '''"""The acme team's training infrastructure."""
+from pathlib import Path
+
+import pulumi_gcp as gcp
+
+import acme_ml
+from gcp_training_jobs.resources.settings import from_pulumi_config
+from gcp_training_jobs.resources.stack import build_stack
+
+settings = from_pulumi_config(root=Path(__file__).resolve().parent)
+gcp.storage.Bucket(acme_ml.DATA_BUCKET, name=acme_ml.DATA_BUCKET, location="US", project=settings.project,
+                   uniform_bucket_level_access=True, public_access_prevention="enforced")
+build_stack(settings)
+'''
+
+TEAM_STACK = """config:
+  gcp:project: acme-ml-dev
+  gcp:region: us-central1
+  gcp-training-jobs:budget: {billingAccount: 012345-6789AB-CDEF01, monthlyUsd: 2000}
+  gcp-training-jobs:jobs:
+    l4:
+      jobSpec:
+        workerPoolSpecs:
+          - machineSpec: {machineType: g2-standard-8, acceleratorType: NVIDIA_L4, acceleratorCount: 1}
+            replicaCount: 1
+            containerSpec: {imageUri: us-central1-docker.pkg.dev/acme-ml-dev/trainers/t:0.1, args: [--epochs=EPOCHS]}
+        scheduling: {timeout: 7200s}
+"""
+
+
+def team_project(where: Path) -> Path:
+    """A team's project in a git repository of its own, the project in a folder of it (`infra/`): Pulumi.yaml named
+    `acme-training`, the program importing `acme_ml` from beside it, a `dev` stack; committed on `main`."""
+    project = where / "repo" / "infra"
+    (project / "stacks").mkdir(parents=True)
+    (project / "acme_ml").mkdir()
+    (project / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text().replace(
+        "name: gcp-training-jobs", "name: acme-training", 1))
+    (project / "__main__.py").write_text(TEAM_PROGRAM)
+    (project / "acme_ml" / "__init__.py").write_text('"""The acme team\'s own code."""\nfrom acme_ml.data import '
+                                                     'DATA_BUCKET\n')
+    (project / "acme_ml" / "data.py").write_text('DATA_BUCKET = "acme-data-v1"\n')
+    (project / "stacks" / "Pulumi.dev.yaml").write_text(TEAM_STACK.replace("EPOCHS", "5"))
+    git(project.parent, "init", "-q", "-b", "main")
+    commit_all(project.parent, "base")
+    return project
+
+
+@pytest.mark.slow
+def test_the_installed_command_diffs_and_plans_a_team_project_that_imports_its_own_package(
+        tmp_path: Path, installed: tuple[Path, Path]) -> None:
+    """`gcp-training-jobs diff --base main` (the installed command) in a team's project whose program imports its own
+    package from the project folder: each side runs with that side's package (the base read from git's objects, the
+    head from the working tree or a second ref), and `plan` gives the budget the stack label `up` gives the jobs (the
+    project's name, from Pulumi.yaml)."""
+    python, _ = installed
+    command = python.parent / "gcp-training-jobs"
+    project = team_project(tmp_path)
+    (project / "acme_ml" / "data.py").write_text('DATA_BUCKET = "acme-data-v2"\n')  # the team's code alone changed
+    untracked = project / "venv"  # a virtualenv in the project folder (untracked) is no input of the plan
+    untracked.mkdir()
+    (untracked / "pyvenv.cfg").write_text("home = /usr/bin\n")
+
+    found = json.loads(run_ok(command, "diff", "--base", "main", "--json", cwd=project))
+    stack = found["stacks"]["dev"]
+    assert stack["sameInputs"] is False, "the team's code changed: both sides run"
+    assert stack["resources"]["removed"] == ["Bucket acme-data-v1"], stack["resources"]
+    assert stack["resources"]["added"] == ["Bucket acme-data-v2"], stack["resources"]
+    assert stack["jobs"]["l4"]["change"] == "unchanged"
+
+    (project / "stacks" / "Pulumi.dev.yaml").write_text(TEAM_STACK.replace("EPOCHS", "10"))
+    git(project.parent, "checkout", "-q", "-b", "change")
+    commit_all(project.parent, "the team's change")
+    git(project.parent, "checkout", "-q", "main")  # both sides from refs, the working tree at the base
+    text = run_ok(command, "diff", "--base", "main", "--head", "change", cwd=project)
+    assert "args --epochs=5 -> --epochs=10" in text and "the program failed" not in text, text
+    unchanged = json.loads(run_ok(command, "diff", "--base", "main", "--json", cwd=project))
+    assert unchanged["stacks"]["dev"]["change"] == "unchanged" and unchanged["stacks"]["dev"]["sameInputs"], \
+        "the untracked virtualenv and the program's caches are no change"
+
+    plan = json.loads(run_ok(command, "plan", "--stack", "dev", "--json", cwd=project))
+    resources = {node["name"]: node for node in _walk(plan["resources"])}
+    assert "acme-data-v1" in resources
+    label = resources["budget"]["inputs"]["budgetFilter"]["labels"]
+    identity = next(n for n in resources.values() if n["type"].endswith("TrainingJob"))["inputs"]["identity"]
+    assert label == stack_label_of(identity) == stack_label("acme-training", "dev"), (label, identity)
+
+
+def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        yield from _walk(node.get("children", []))
 
 
 @pytest.mark.slow

@@ -32,6 +32,9 @@ NO_ACCELERATOR = {"workerPoolSpecs": [pool({"machineType": "e2-standard-4",
                                             "acceleratorType": "ACCELERATOR_TYPE_UNSPECIFIED"})]}
 TPU_V6E = {"workerPoolSpecs": [pool({"machineType": "cloud-tpu", "acceleratorType": "TPU_V6E",
                                      "acceleratorCount": 8})]}
+#: A TPU v3 Pod (32 cores on cloud-tpu), as Google's TPU v2/v3 recipe writes one: it runs in europe-west4 only.
+TPU_V3_POD = {"workerPoolSpecs": [pool({"machineType": "cloud-tpu", "acceleratorType": "TPU_V3",
+                                         "acceleratorCount": 32})]}
 UNEXPANDED = {"workerPoolSpecs": [pool({"machineType": "n1-standard-4"})],
               "baseOutputDirectory": {"outputUriPrefix": "gs://${BUCKET_NAME}/runs"}}
 PARAMETERS_OUTSIDE_STUDY = {
@@ -60,6 +63,9 @@ def validate(tmp_path: Path, name: str, job: dict[str, Any]) -> subprocess.Compl
      "a3-ultragpu-8g boots only from Hyperdisk, not Persistent Disk"),
     ("tpu-v6e", TPU_V6E, "workerPoolSpecs[0].machineSpec.acceleratorType",
      "allowed: machineType ct6e-standard-1t, ct6e-standard-4t, ct6e-standard-8t with a tpuTopology"),
+    ("tpu-v3-pod", TPU_V3_POD, "workerPoolSpecs[0].machineSpec.acceleratorCount",
+     "32 TPU_V3 cores is a TPU v3 Pod, which Vertex AI does not offer for training in us-central1; allowed: 8 cores "
+     "(one TPU v3) in us-central1, or a TPU v3 Pod in europe-west4"),
     ("bucket-variable", UNEXPANDED, "baseOutputDirectory.outputUriPrefix",
      "holds an unexpanded variable (${BUCKET_NAME})"),
     ("parameters-outside", PARAMETERS_OUTSIDE_STUDY, "parameters",
@@ -100,6 +106,18 @@ def test_the_emulator_judges_them_as_vertex_does(emulator: Emulator, vertex_clie
     fixed = {"workerPoolSpecs": [{**H200_ON_PD_SSD["workerPoolSpecs"][0],
                                   "diskSpec": {"bootDiskType": "hyperdisk-balanced", "bootDiskSizeGb": 1000}}]}
     assert jobs.create(parent=PARENT, body={"displayName": "h200", "jobSpec": fixed}).execute()["name"]
+
+
+def test_the_emulator_runs_a_tpu_pod_only_where_vertex_offers_it(emulator: Emulator, vertex_client: Any) -> None:
+    """The TPU v3 Pod validate refuses in us-central1 the emulator refuses there too, and both take it in
+    europe-west4."""
+    jobs = vertex_client.projects().locations().customJobs()
+    with pytest.raises(HttpError) as refused:
+        jobs.create(parent=PARENT, body={"displayName": "pod", "jobSpec": TPU_V3_POD}).execute()
+    assert refused.value.status_code == 400
+    assert 'TPU Pod of 32 "TPU_V3" cores is not supported in region "us-central1"' in str(refused.value)
+    europe = PARENT.replace("us-central1", "europe-west4")
+    assert jobs.create(parent=europe, body={"displayName": "pod", "jobSpec": TPU_V3_POD}).execute()["name"]
 
 
 def test_the_two_transcriptions_of_the_hyperdisk_machines_agree() -> None:

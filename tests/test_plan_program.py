@@ -37,9 +37,9 @@ def team_project(tmp: Path, main: str, package: dict[str, str] | None = None) ->
     return project
 
 
-def plan(project: Path, tmp: Path, *prefix: str) -> subprocess.CompletedProcess[str]:
+def plan(project: Path, tmp: Path, *prefix: str, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     """`python -m components plan --stack local` run from a folder outside the project (its stacks folder named),
-    offline: the bundled price table, no proxy reachable. `prefix`: a script run first (python -c)."""
+    offline: the bundled price table, no proxy reachable. `prefix`: a script run first (python -c); `flags`: plan's."""
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
@@ -47,7 +47,7 @@ def plan(project: Path, tmp: Path, *prefix: str) -> subprocess.CompletedProcess[
                 "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
     command = [*prefix] or ["-m", "components"]
     return subprocess.run([sys.executable, *command, "plan", "--stack", "local", "--stacks-dir",
-                           str(project / "stacks")], cwd=elsewhere, capture_output=True, text=True, timeout=120,
+                           str(project / "stacks"), *flags], cwd=elsewhere, capture_output=True, text=True, timeout=120,
                           env=env)
 
 
@@ -107,3 +107,29 @@ def test_the_path_and_the_team_s_modules_are_the_command_s_own_again_after_the_p
         assert "teamlib" not in sys.modules
     finally:
         sys.modules.pop("teamlib", None)
+
+
+def test_the_budget_s_stack_label_is_the_one_up_gives_the_jobs_under_the_project_s_own_name(tmp_path: Path) -> None:
+    """The program runs under the project's name (Pulumi.yaml's `name`), as `up` runs it: the budget filters on the
+    `pulumi-stack` label the stack's jobs carry, not another project's."""
+    import json
+
+    from gcp_training_jobs.resources.job_model.identity import stack_label, stack_label_of
+
+    project = team_project(tmp_path, PROGRAM)
+    pulumi_yaml = project / "Pulumi.yaml"
+    pulumi_yaml.write_text(pulumi_yaml.read_text().replace("name: gcp-training-jobs", "name: acme-training", 1))
+    stack_path = project / "stacks" / "Pulumi.local.yaml"
+    stack_path.write_text(stack_path.read_text().replace(
+        "config:\n", "config:\n  gcp-training-jobs:budget: {billingAccount: 012345-6789AB-CDEF01, monthlyUsd: 9000}\n",
+        1))
+    done = plan(project, tmp_path, flags=("--json",))
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr
+    nodes, found = json.loads(done.stdout)["resources"], []
+    while nodes:
+        found += nodes
+        nodes = [child for node in nodes for child in node.get("children", [])]
+    label = next(n for n in found if n["type"] == "gcp:billing/budget:Budget")["inputs"]["budgetFilter"]["labels"]
+    jobs = [n["inputs"]["identity"] for n in found if n["type"].endswith("TrainingJob")]
+    assert jobs and all(stack_label_of(identity) == label for identity in jobs), (label, jobs)
+    assert label == stack_label("acme-training", "local")

@@ -60,11 +60,11 @@ config:
 """
 
 
-def plan(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """`plan` of a stack declaring a persistent resource, the engine's plugin cache at tmp_path (empty unless filled)
-    and no plugin on PATH."""
+def plan(tmp_path: Path, *extra: str, stack: str = STACK) -> subprocess.CompletedProcess[str]:
+    """`plan` of a stack (default: declaring a persistent resource), the engine's plugin cache at tmp_path (empty
+    unless filled) and no plugin on PATH."""
     (tmp_path / "stacks").mkdir(exist_ok=True)
-    (tmp_path / "stacks" / "Pulumi.pr.yaml").write_text(STACK)
+    (tmp_path / "stacks" / "Pulumi.pr.yaml").write_text(stack)
     env = {**os.environ, "PULUMI_HOME": str(tmp_path / "pulumi-home"), "PATH": str(tmp_path / "bin"),
            "GCP_TRAINING_JOBS_BUILD_DIR": str(tmp_path / "build")}
     return subprocess.run([sys.executable, "-m", "components", "plan", "--stack", "pr", "--stacks-dir",
@@ -89,3 +89,19 @@ def test_plan_says_the_plugin_the_stack_needs_before_pulumi_up(tmp_path: Path) -
     (folder / "pulumi-resource-gcp").write_text("")
     installed = plan(tmp_path, "--json")
     assert "plugins" not in json.loads(installed.stdout) and "pulumi-resource-gcp" not in installed.stderr
+
+
+def test_the_warning_names_every_resource_that_needs_the_plugin_the_budget_s_too(tmp_path: Path) -> None:
+    """A budget is pulumi-gcp resources too (its billing Budget, the billingbudgets API; with enforce, the topic and
+    the stop function): the review names them beside the persistent resources, and a stack with a budget alone."""
+    budget = "  gcp-training-jobs:budget: {billingAccount: 012345-6789AB-CDEF01, monthlyUsd: 100, enforce: true}\n"
+    both = plan(tmp_path, "--json", stack=STACK.replace("  gcp-training-jobs:jobs: {}\n",
+                                                       budget + "  gcp-training-jobs:jobs: {}\n"))
+    (found,) = json.loads(both.stdout)["plugins"]
+    assert "the stack's persistent resources (team-pool) and the stack's budget (gcp-training-jobs:budget: its " \
+        "billing Budget and the billingbudgets API and, with enforce, its Pub/Sub topic and its stop function" \
+        in found["text"], found["text"]
+    alone = "config:\n  gcp:project: my-project-123\n" + budget + "  gcp-training-jobs:jobs: {}\n"
+    (found,) = json.loads(plan(tmp_path, "--json", stack=alone).stdout)["plugins"]
+    assert "persistent resources" not in found["text"] and "need it" in found["text"]
+    assert found["text"].split(" is not installed, and ")[1].startswith("the stack's budget (")

@@ -155,6 +155,27 @@ def test_a_stockout_fails_the_job_before_it_runs_with_vertex_code_and_message(em
     assert emulator.state.stockouts == set() and emulator.state.quota_limits == {}
 
 
+def test_one_stockout_clears_and_the_others_stay(emulator, vertex_client) -> None:
+    """`clear: true` ends one stockout (a region's machine type), or every one of a region, and no other."""
+    for region, machine in (("us-central1", "g2-standard-8"), ("us-central1", "g2-standard-12"),
+                            ("us-east1", "g2-standard-8")):
+        control(emulator, "stockouts", {"region": region, "machineType": machine})
+    status, left = control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8",
+                                                   "clear": True})
+    assert status == 200 and left == [{"region": "us-central1", "machineType": "g2-standard-12"},
+                                      {"region": "us-east1", "machineType": "g2-standard-8"}]
+    emulator.state.set_phase_seconds(0)
+    assert create(vertex_client, l4_body())["state"] == "JOB_STATE_SUCCEEDED"  # capacity back where it was cleared
+    still = create(vertex_client, l4_body(), parent="projects/my-proj/locations/us-east1")
+    assert still["state"] == "JOB_STATE_FAILED" and still["error"]["code"] == 8
+    assert create(vertex_client, l4_body(machine="g2-standard-12"))["state"] == "JOB_STATE_FAILED"
+    assert control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8", "clear": True}
+                   )[0] == 404  # no such stockout any more
+    status, left = control(emulator, "stockouts", {"region": "us-central1", "clear": True})  # the region's, all
+    assert status == 200 and left == [{"region": "us-east1", "machineType": "g2-standard-8"}]
+    assert control(emulator, "stockouts", {"clear": True})[0] == 400
+
+
 def test_a_queued_job_meets_a_stockout_declared_later(emulator, vertex_client) -> None:
     queued = create(vertex_client, l4_body())
     control(emulator, "stockouts", {"region": "us-central1", "machineType": "g2-standard-8"})

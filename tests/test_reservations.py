@@ -532,3 +532,42 @@ def test_plan_online_warns_of_a_job_made_at_its_fallback(tmp_path: Path, emulato
                                               fallbacks=[ON_ITS_MACHINE])) == []
     [warned] = [w for w in logged["warn"] if w.startswith("job w:")]
     assert f"warning: {warned}" in online.stdout, online.stdout
+
+
+@pytest.mark.slow
+def test_the_online_diff_says_a_reservation_overrun_as_one_and_its_header_says_online(
+        tmp_path: Path, emulator: Emulator, compute: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --online`: a job past a reservation's free machines is "over the reservation" (not "over quota"), a job of
+    another machine than the reservation's is a "reservation" problem, and the header and the comment say the diff
+    read Google's side (online); without --online they say offline."""
+    from gcp_training_jobs.cli.diff.command import diff
+    from gcp_training_jobs.cli.diff.text import render_markdown, render_text
+    from tests.helpers import commit_all, scratch_project
+
+    insert(compute, count=2)
+    repo = scratch_project(tmp_path)
+    for key in [k for k in os.environ if k.startswith(("PULUMI_", "GCP_TRAINING_JOBS_API")) or "PROXY" in k.upper()]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    config = {"gcp:project": PROJECT, "gcp:region": REGION, "gcp-training-jobs:apiEndpoint": emulator.url,
+              "gcp-training-jobs:enableApis": False,
+              "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"}}
+    stack = repo / "stacks" / "Pulumi.q.yaml"
+    stack.write_text(yaml.safe_dump({"config": {**config, "gcp-training-jobs:jobs": {"a": stack_job(1)}}}))
+    commit_all(repo, "base")
+    other = {"machineType": "a3-highgpu-4g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 4}
+    stack.write_text(yaml.safe_dump({"config": {**config, "gcp-training-jobs:jobs": {
+        "a": stack_job(1), "b": stack_job(2), "c": stack_job(1, other)}}}))
+    monkeypatch.chdir(repo)
+    offline = diff("main", None)
+    assert isinstance(offline, dict) and offline["online"] is False
+    assert " (offline, at the head's prices): " in render_text(offline).splitlines()[0]
+    found = diff("main", None, online=True)
+    assert isinstance(found, dict) and found["online"] is True, found
+    text = render_text(found)
+    assert " (online, at the head's prices): " in text.splitlines()[0]
+    assert "    over the reservation: job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier " \
+           "jobs on it take 1; it has 2 free (count 2, in use 0)" in text.splitlines(), text
+    assert any(line.startswith("    reservation: job c: ") for line in text.splitlines()), text
+    assert "over quota" not in text
+    assert "; online (`gcp-training-jobs diff --online`), " in render_markdown(found)

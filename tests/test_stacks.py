@@ -334,6 +334,25 @@ def test_outputs_are_exported(recordings: dict[str, Recording], name: str) -> No
         assert set(job) == {"jobId", "state", "consoleUrl"}
 
 
+def test_the_jobs_output_is_one_value_and_a_stack_without_jobs_exports_none(build_dir: Path) -> None:
+    """`jobs` is exported as one value, known once every job's outputs are (a preview shows it to come, never as an
+    empty map of values not known yet); a stack of no jobs exports no `jobs: {}`."""
+    from pulumi.runtime import settings as runtime_settings
+
+    from gcp_training_jobs.cli.plan.mocks import mocked_pulumi
+    from gcp_training_jobs.resources.settings import load_stack_file
+    from gcp_training_jobs.resources.stack import build_stack
+
+    text, secrets = pulumi_config({"config": stack_config("staging")})
+    with mocked_pulumi("staging", text, secrets):
+        build_stack(load_stack_file(STACKS / "Pulumi.staging.yaml"))
+        exported = runtime_settings.get_root_resource().outputs  # type: ignore[union-attr]
+        assert isinstance(exported["jobs"], pulumi.Output)
+    empty = run("staging", stack_config("staging", jobs={}))
+    assert "jobs" not in empty.outputs and empty.outputs["stagingBucket"] == "staging-packages"
+    assert not empty.of_type("training:TrainingJob")
+
+
 @pytest.mark.parametrize("name", ["staging", "prod"])
 def test_secret_job_config_makes_the_job_input_secret(build_dir: Path, name: str) -> None:
     config = stack_config(name)

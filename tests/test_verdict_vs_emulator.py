@@ -62,9 +62,9 @@ def coherent_hardware(machine: str) -> list[dict[str, Any]]:
     if machine in catalog.N1_GPU_COUNTS:
         return [{}] + [{"acceleratorType": gpu, "acceleratorCount": count}
                        for gpu, counts in catalog.N1_GPU_COUNTS[machine].items() for count in counts]
-    if machine == catalog.CLOUD_TPU_MACHINE:
-        return [{"acceleratorType": kind, "acceleratorCount": catalog.CLOUD_TPU_SINGLE_COUNT}
-                for kind in catalog.CLOUD_TPU_ACCELERATOR_COUNTS]
+    if machine == catalog.CLOUD_TPU_MACHINE:  # one TPU, or a Pod (run in fewer regions: catalog.REGION_TPU_PODS)
+        return [{"acceleratorType": kind, "acceleratorCount": count}
+                for kind, counts in catalog.CLOUD_TPU_ACCELERATOR_COUNTS.items() for count in counts]
     if machine in catalog.TPU_HOSTS:
         return [{"tpuTopology": topology} for topology in catalog.TPU_HOSTS[machine].topologies]
     return [{}]

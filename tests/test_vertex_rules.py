@@ -212,6 +212,40 @@ def test_accelerator_offered_in_the_region() -> None:
     assert v6e.startswith("workerPoolSpecs[0].machineSpec.machineType: TPU v6e (ct6e-standard-4t) is not offered")
 
 
+def test_a_tpu_pod_runs_only_where_the_locations_page_offers_its_pod() -> None:
+    """TPU v2 and v3 Pods (cloud-tpu past one TPU's 8 cores) run in fewer regions than their single TPUs: a Pod
+    elsewhere is refused by the region rule, naming the region's single TPU where it has one and the Pod's regions;
+    its fallback is judged alike."""
+    def tpu(kind: str, cores: int) -> dict[str, Any]:
+        return custom_job_spec(container_pool(machine("cloud-tpu", kind, cores)))
+
+    ok(tpu("TPU_V2", 32), region="us-central1")
+    ok(tpu("TPU_V2", 64), region="europe-west4")
+    ok(tpu("TPU_V3", 128), region="europe-west4")
+    ok(tpu("TPU_V3", 8), region="us-central1")  # the single TPU v3 runs there
+    ok(tpu("TPU_V2", 8), region="asia-east1")
+    assert one(tpu("TPU_V3", 32), region="us-central1") == (
+        "workerPoolSpecs[0].machineSpec.acceleratorCount: 32 TPU_V3 cores is a TPU v3 Pod, which Vertex AI does not "
+        "offer for training in us-central1; allowed: 8 cores (one TPU v3) in us-central1, or a TPU v3 Pod in "
+        "europe-west4")
+    assert one(tpu("TPU_V2", 64), region="asia-east1") == (
+        "workerPoolSpecs[0].machineSpec.acceleratorCount: 64 TPU_V2 cores is a TPU v2 Pod, which Vertex AI does not "
+        "offer for training in asia-east1; allowed: 8 cores (one TPU v2) in asia-east1, or a TPU v2 Pod in "
+        "europe-west4, us-central1")
+    assert one(tpu("TPU_V3", 32), region="us-east1").endswith(  # no TPU v3 at all there: the Pod's regions only
+        "is a TPU v3 Pod, which Vertex AI does not offer for training in us-east1; allowed: a TPU v3 Pod in "
+        "europe-west4")
+    legacy = {"trainingInput": {"scaleTier": "CUSTOM", "masterType": "n1-standard-4", "workerType": "cloud_tpu",
+                                "workerCount": 1, "region": "us-central1", "runtimeVersion": "2.11",
+                                "pythonVersion": "3.7", "packageUris": ["gs://b/t.tar.gz"],
+                                "pythonModule": "trainer.task",
+                                "workerConfig": {"acceleratorConfig": {"type": "TPU_V3", "count": 32}}}}
+    with pytest.raises(SpecError) as caught:  # a trainingInput judged for Vertex AI: the same rule on its translation
+        load_job(legacy, backend="vertex", today=TODAY)
+    assert any("is a TPU v3 Pod, which Vertex AI does not offer for training in us-central1" in str(p)
+               for p in caught.value.problems), caught.value.problems
+
+
 def test_a_region_offers_only_accelerators_in_support() -> None:
     """The accelerators a region offers, listed when it lacks the job's: none past its end of support on the day
     judged (us-west1 lists P100, which ended on 2026-09-15)."""
@@ -310,8 +344,9 @@ def test_flex_start_needs_documented_gpus_same_machines_and_at_most_7_days() -> 
 
 def test_spot_cannot_run_tpu_pods() -> None:
     pod = custom_job_spec(container_pool(machine("cloud-tpu", "TPU_V3", 32)), scheduling={"strategy": "SPOT"})
-    assert one(pod).startswith("workerPoolSpecs[0].machineSpec.acceleratorCount: 32 cores is a TPU Pod, and Spot VMs "
-                               "cannot run TPU Pods")
+    assert one(pod, region="europe-west4").startswith(  # where the TPU v3 Pod runs
+        "workerPoolSpecs[0].machineSpec.acceleratorCount: 32 cores is a TPU Pod, and Spot VMs "
+        "cannot run TPU Pods")
 
 
 # --- Reservations, persistent resources, disks ---------------------------------------------------------------

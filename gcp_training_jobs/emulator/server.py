@@ -39,6 +39,11 @@ _CONTROL_POSTS = frozenset(
     {"/_emulator/reset", "/_emulator/faults", "/_emulator/advance", "/_emulator/phase", "/_emulator/fail",
      "/_emulator/quotas", "/_emulator/stockouts", "/_emulator/pause"}
 )
+_CONTROL_GETS = frozenset({"/_emulator/health", "/_emulator/requests", "/_emulator/jobs", "/_emulator/faults"})
+#: Every control endpoint the emulator serves, (verb, path): docs/emulator-and-testing.md documents each one
+#: (tests/test_emulator_controls.py holds the page to this list).
+CONTROL_ROUTES: tuple[tuple[str, str], ...] = tuple(sorted(
+    [("GET", path) for path in _CONTROL_GETS] + [("POST", path) for path in _CONTROL_POSTS]))
 
 
 class _Server(ThreadingHTTPServer):
@@ -216,7 +221,10 @@ def _control_post(state: EmulatorState, path: str, body: dict[str, Any]) -> Any:
             raise ValueError('"limit" is required: units, or -1 for unlimited')
         return state.set_quota(str(body.get("metric") or ""), str(body.get("region") or ""), int(body["limit"]))
     if path == "/_emulator/stockouts":  # {"region", "machineType"}: no capacity left for it there
-        return state.add_stockout(str(body.get("region") or ""), str(body.get("machineType") or ""))
+        region, machine = str(body.get("region") or ""), str(body.get("machineType") or "")
+        if body.get("clear"):  # {"region", "machineType"?, "clear": true}: that one (or the region's) back
+            return state.clear_stockout(region, machine or None)
+        return state.add_stockout(region, machine)
     job = body.get("job")
     if not isinstance(job, str) or not job:
         raise ValueError('"job" (a jobId, a Vertex id or a full name) is required')

@@ -191,6 +191,18 @@ class EmulatorState(FaultInjection):
             self.stockouts.add((region, machine_type))
             return [{"region": r, "machineType": m} for r, m in sorted(self.stockouts)]
 
+    def clear_stockout(self, region: str, machine_type: str | None) -> list[dict[str, str]]:
+        """Capacity back for `machine_type` in `region` (None: every machine type stocked out there), the others
+        kept; the stockouts left. KeyError (404) when there is no such stockout."""
+        if not region:
+            raise ValueError('"region" is required (and "machineType", else every stockout of the region clears)')
+        with self.lock:
+            cleared = {(r, m) for r, m in self.stockouts if r == region and machine_type in (None, m)}
+            if not cleared:
+                raise KeyError(f"no stockout of {machine_type or 'any machine type'} in {region}")
+            self.stockouts -= cleared
+            return [{"region": r, "machineType": m} for r, m in sorted(self.stockouts)]
+
     def quota_refusal(self, project: str, location: str, need: dict[str, int]) -> str | None:
         """Vertex's 429 message when the needs of a new CustomJob or PersistentResource plus what the project's live
         jobs and persistent resources in `location` hold pass a limit (None: it fits). Called under the lock, before

@@ -54,7 +54,7 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     vertex_checks.check_named(judged, "", found)
     vertex_checks.check_job_spec(judged.get("jobSpec"), "job_spec", found)
     found.raise_if_any()
-    vertex_checks.check_machines(judged["jobSpec"], "job_spec")
+    vertex_checks.check_machines(judged["jobSpec"], "job_spec", location)
     with state.lock:
         persistent.check_job(state, project, location, judged["jobSpec"], "job_spec")
         reservations.check_job(state, project, location, judged["jobSpec"], "job_spec")

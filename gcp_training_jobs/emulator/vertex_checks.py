@@ -6,7 +6,8 @@ in two stages, on the proto3 view of the body (`proto_json.unset_defaults`: "", 
    form, reservations, boot disks, code (a Python package or a container), durations, a persistent resource id;
 2. the machine Vertex must provide, in the sentences it answers on its own (`errors.refused`), first problem
    only: a known machine type, an accelerator the type takes, in a number it takes, a TPU topology the type
-   offers, TPUs in a single pool of one replica. Judged against `vertex_limits`, the emulator's own transcription.
+   offers, a TPU Pod in a region that runs it, TPUs in a single pool of one replica. Judged against `vertex_limits`,
+   the emulator's own transcription.
 
 Field paths are snake_case and relative to the resource, as Vertex names them for a CustomJob
 ("job_spec.worker_pool_specs[0].machine_spec.accelerator_type": prefect-gcp#175 and generative-ai#151, both
@@ -221,14 +222,19 @@ def _check_scheduling(scheduling: Any, at: str, found: Found) -> None:
 # ----------------------------------------------------------------------------------------- stage 2: machines
 
 
-def check_machines(spec: dict[str, Any], at: str) -> None:
-    """Stage 2 of a CustomJobSpec that passed stage 1: what Vertex can run, first refusal only."""
+def check_machines(spec: dict[str, Any], at: str, location: str) -> None:
+    """Stage 2 of a CustomJobSpec that passed stage 1: what Vertex can run in `location`, first refusal only."""
     pools = [(i, p) for i, p in enumerate(spec.get("workerPoolSpecs") or []) if p]
     for index, pool in pools:
         where = f"{at}.worker_pool_specs[{index}].machine_spec"
         machine = pool.get("machineSpec") or {}
         _check_hardware(machine, where)
         machine_type = machine.get("machineType")
+        accelerator, count = machine.get("acceleratorType"), int_value(machine.get("acceleratorCount"))
+        if not limits.pod_offered(str(machine_type), str(accelerator), count, location):
+            # GOOGLE-STYLE, modelled on the REAL accelerator refusal (vertex-ai-samples#213) with the region.
+            raise refused(f'TPU Pod of {count} "{accelerator}" cores is not supported in region "{location}".',
+                          f"{where}.accelerator_count")
         if machine_type == limits.CLOUD_TPU or machine_type in limits.TPU_VM_TOPOLOGIES:
             replicas = int_value(pool.get("replicaCount"))
             if len(pools) > 1 or replicas != 1:

@@ -123,6 +123,16 @@ CLOUD_TPU_COUNTS: Final = MappingProxyType({
     "TPU_V3": (8, 32, 1),
 })
 
+#: Where Vertex AI runs TPU Pods (cloud-tpu with more cores than a single TPU's 8), by region: the locations page's
+#: "TPU v2 Pod" and "TPU v3 Pod" entries (https://cloud.google.com/vertex-ai/docs/general/locations, now published
+#: at https://docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/general/locations, read
+#: 2026-11-22). Fewer regions than the single TPUs: asia-east1 has a TPU v2 but no Pod, us-central1 a TPU v3 but
+#: no v3 Pod. A region not named runs none.
+TPU_POD_REGIONS: Final = MappingProxyType({
+    "europe-west4": ("TPU_V2", "TPU_V3"),
+    "us-central1": ("TPU_V2",),
+})
+
 #: TPU VMs (v5e ct5lp, v6e ct6e, TPU7x tpu7x): (the acceleratorType they take, "" for none, as no page sets one
 #: and the enum has no value for v6e or TPU7x; the tpuTopology values of the page's tables, in table order).
 #: ct5lp is paired with TPU_V5_LITEPOD by the enum's description ("TPU v5").
@@ -164,6 +174,14 @@ def counts_allowed(machine_type: str, accelerator: str, count: int) -> bool:
         single, pod, step = CLOUD_TPU_COUNTS[accelerator]
         return count == single or (count >= pod and (count - pod) % step == 0)
     return True  # TPU VMs: the pages give topologies, not counts
+
+
+def pod_offered(machine_type: str, accelerator: str, count: int | None, region: str) -> bool:
+    """Whether a machine spec that is a TPU Pod (cloud-tpu past the single TPU's count) runs in `region` (True for
+    anything but a Pod)."""
+    if machine_type != CLOUD_TPU or accelerator not in CLOUD_TPU_COUNTS or count is None:
+        return True
+    return count <= CLOUD_TPU_COUNTS[accelerator][0] or accelerator in TPU_POD_REGIONS.get(region, ())
 
 
 def counts_shown(machine_type: str, accelerator: str) -> str:

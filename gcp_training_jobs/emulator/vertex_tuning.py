@@ -180,7 +180,7 @@ def create(state: EmulatorState, project: str, location: str, body: Any) -> dict
     else:
         vertex_checks.check_job_spec(spec, f"{_AT}.trial_job_spec", found)
     found.raise_if_any()
-    vertex_checks.check_machines(judged["trialJobSpec"], f"{_AT}.trial_job_spec")
+    vertex_checks.check_machines(judged["trialJobSpec"], f"{_AT}.trial_job_spec", location)
     with state.lock:
         persistent.check_job(state, project, location, judged["trialJobSpec"], f"{_AT}.trial_job_spec")
         reservations.check_job(state, project, location, judged["trialJobSpec"], f"{_AT}.trial_job_spec",

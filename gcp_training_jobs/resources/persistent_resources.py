@@ -1,8 +1,9 @@
 """The stack's Vertex AI persistent resources (`gcp-training-jobs:persistentResources`), each a pulumi-gcp
 `vertex.AiPersistentResource` (the project's real dependency, like the buckets), after the APIs, with the stack's
-labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`). Before the first,
-a warning says what to install when pulumi-gcp's resource plugin is not where the engine looks (`plugins`): said
-first, in the project's words, where the engine's own error would follow (under `plan`, its review says it instead:
+labels under its own, from the resource as judged (settings.persistent: `StackSettings.resources`). Before the
+stack's first pulumi-gcp resource, a warning says what to install when pulumi-gcp's resource plugin is not where the
+engine looks, naming every resource that needs it (`plugins`, `warn_missing_plugin`): said first, in the project's
+words, where the engine's own error would follow (under `plan`, its review says it instead:
 cli.plan.review.plugins_missing)."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pulumi_gcp as gcp
 
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.vocab.persistent import ResourcePool
-from gcp_training_jobs.resources.plugins import gcp_plugin
+from gcp_training_jobs.resources.plugins import gcp_plugin, gcp_resources_of
+from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.pulumi_config import given_by_caller
 
 
@@ -40,13 +42,21 @@ def _under(own: dict[str, str]) -> Callable[[Mapping[str, str]], dict[str, str]]
     return lambda given: {**given, **own}
 
 
+def warn_missing_plugin(settings: StackSettings) -> None:
+    """Before the stack's first pulumi-gcp resource, what to install when pulumi-gcp's resource plugin is not where
+    the engine looks, naming every resource of the stack that needs it (plugins.gcp_resources_of; under `plan`, its
+    review says it instead)."""
+    if given_by_caller() or (needing := gcp_resources_of(settings)) is None:
+        return
+    if (plugin := gcp_plugin()).found is None:
+        pulumi.log.warn(plugin.needed(needing))
+
+
 def persistent_resources(resources: Mapping[str, ResourceFacts], *, project: pulumi.Input[str],
                          labels: pulumi.Input[Mapping[str, str]], after: Sequence[pulumi.Resource]
                          ) -> dict[str, gcp.vertex.AiPersistentResource]:
     """One AiPersistentResource per declared resource (its id as its name, in its region), each after `after`."""
     made: dict[str, gcp.vertex.AiPersistentResource] = {}
-    if resources and not given_by_caller() and (plugin := gcp_plugin()).found is None:  # (plan says it in its review)
-        pulumi.log.warn(plugin.needed(f"the stack's persistent resources ({', '.join(sorted(resources))})"))
     for name, facts in sorted(resources.items()):
         spec = facts.spec
         assert spec is not None  # a declared resource is held with its spec

@@ -1,14 +1,12 @@
 """The Pulumi resource plugin a stack's pulumi-gcp resources need (its persistent resources: `vertex.
-AiPersistentResource`), and whether it is where the engine looks for it. Light: it imports neither Pulumi nor
-pulumi_gcp, so `plan` and the program can both ask it.
-
-pulumi_gcp (the Python package) carries the plugin's name and version in its `pulumi-plugin.json`; the engine runs
-`pulumi-resource-gcp` from its plugin cache (`$PULUMI_HOME/plugins/resource-gcp-vVERSION/`, `~/.pulumi` when
-PULUMI_HOME is unset; a folder beside a `.partial` file is a download that did not finish) or, as an ambient plugin,
-from PATH. When it finds none it downloads it where it can; offline (or with
-PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION) `pulumi up` fails with `no resource plugin 'pulumi-resource-gcp'
-found`. The project says first what to install.
-"""
+AiPersistentResource`; its budget: `billing.Budget`, the billingbudgets API and, with `enforce`, the Pub/Sub topic
+and the stop function with its account, role, grant and source), and whether it is where the engine looks for it.
+Light: it imports neither Pulumi nor pulumi_gcp, so `plan` and the program can both ask it. pulumi_gcp (the Python
+package) carries the plugin's name and version in its `pulumi-plugin.json`; the engine runs `pulumi-resource-gcp`
+from its plugin cache (`$PULUMI_HOME/plugins/resource-gcp-vVERSION/`, `~/.pulumi` when PULUMI_HOME is unset; a
+folder beside a `.partial` file is a download that did not finish) or, as an ambient plugin, from PATH. When it
+finds none it downloads it where it can; offline (or with PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION) `pulumi up`
+fails with `no resource plugin 'pulumi-resource-gcp' found`. The project says first what to install."""
 
 from __future__ import annotations
 
@@ -19,6 +17,10 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gcp_training_jobs.resources.settings import StackSettings
 
 #: The pulumi-gcp package's import name, whose resource plugin the stack's gcp resources need.
 GCP_PACKAGE = "pulumi_gcp"
@@ -82,3 +84,17 @@ def gcp_plugin(environ: Mapping[str, str] | None = None) -> Plugin:
     name, version = _package_plugin(GCP_PACKAGE)
     found = _cached(name, version, env) or shutil.which(f"pulumi-resource-{name}", path=env.get("PATH"))
     return Plugin(name, version, found)
+
+
+def gcp_resources_of(settings: StackSettings) -> str | None:
+    """What of a stack registers resources pulumi-gcp's plugin runs, in words for `Plugin.needed` (every one, the one
+    answer the program's warning and `plan`'s review give); None when it registers none of them."""
+    found = []
+    if settings.resources:
+        found.append(f"the stack's persistent resources ({', '.join(sorted(settings.resources))})")
+    if settings.budget is not None:
+        enforced = " and, with enforce, its Pub/Sub topic and its stop function (a Cloud Run function, its service " \
+            "account, role, grant and source)" if settings.budget.enforce else ""
+        found.append(f"the stack's budget (gcp-training-jobs:budget: its billing Budget and the billingbudgets "
+                     f"API{enforced})")
+    return " and ".join(found) or None

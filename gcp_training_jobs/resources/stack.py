@@ -28,7 +28,7 @@ from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import wire
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.inputs import wire_of
-from gcp_training_jobs.resources.persistent_resources import persistent_resources
+from gcp_training_jobs.resources.persistent_resources import persistent_resources, warn_missing_plugin
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
@@ -102,6 +102,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
         outputs["tpuServiceAccount"] = grant.service_account
         after.append(grant)
 
+    warn_missing_plugin(settings)  # before the stack's pulumi-gcp resources the plugin runs
     resources = persistent_resources(settings.resources, project=project, labels=secret.wrap(labels, "labels"),
                                      after=apis)
     packages = _packages(settings, buckets, build_dir or default_build_dir(settings.root), [*apis, buckets])
@@ -142,6 +143,10 @@ def build_stack(settings: StackSettings, stack: str | None = None,
                        for name, job in jobs.items()}
 
     for key, value in outputs.items():
+        if key == "jobs":  # one value, known once every job's is: the first `up`'s preview says it is to come (a map
+            if value:      # of values not known yet read as `jobs: {}`), the update the jobs; a stack of none, none
+                pulumi.export(key, pulumi.Output.from_input(value))
+            continue
         pulumi.export(key, value)
     return outputs
 

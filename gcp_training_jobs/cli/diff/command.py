@@ -123,6 +123,8 @@ def document(before: Side, after: Side, old: Plans, new: Plans, names: Iterable[
     saving = round(sum(s["cheaper"]["savingUsdPerHour"] for s in changed.values() if s.get("cheaper")), 6)
     return {
         "base": before.commit, "head": after.commit or WORKTREE,
+        # whether it read Google's side (--online: the quotas, reservations and persistent resources of a changed stack)
+        "online": any("online" in stack for stack in stacks.values()),
         "stacks": stacks,
         # what the changed stacks would save at their cheapest placements, where a stack has bounds that suggest one
         "total": {**_totals(changed.values()), "stacks": list(changed),
@@ -404,4 +406,4 @@ def _online(after: Planned) -> dict[str, list[str]]:
     from gcp_training_jobs.cli.plan.quota import online_review
 
     found = online_review(after.settings, after.siblings)
-    return {"lines": found.lines, "problems": found.problems}
+    return {"lines": found.lines, "problems": found.problems, "headings": found.headings}

@@ -1,11 +1,12 @@
 """The two sides `diff` compares: a git ref, read from git's objects into a scratch folder (never checked out over
 the user's tree), or the working tree; and each side's stacks planned through `plan`'s one pass.
 
-A ref's side holds only what `plan` reads of the project: Pulumi.yaml (its `stackConfigDir` and the config
-defaults), `__main__.py`, the stack files in the stacks folder (found with the one stack-file finder,
-resources.settings.stack_file, in that ref's Pulumi.yaml) and the trainer folders its stack files name (their
-archive's content hash is in each job's package URI, so a changed trainer replaces the job). Files keep git's
-executable bit and symbolic links, as a checkout would.
+A ref's side is the project folder as git holds it at that ref, as a checkout would have it: Pulumi.yaml (its
+`stackConfigDir` and the config defaults), the program `__main__.py` and the team's own code beside it (a package the
+program imports from its folder, `acme_ml/`, the files it reads), the stack files in the stacks folder (found with the
+one stack-file finder, resources.settings.stack_file, in that ref's Pulumi.yaml) and the trainer folders its stack files
+name (their archive's content hash is in each job's package URI, so a changed trainer replaces the job). Files keep
+git's executable bit and symbolic links.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ from gcp_training_jobs.resources.trainer_source import TrainerLinkError, trainer
 
 #: The head's label when it is the working tree.
 WORKTREE = "worktree"
-#: What is read of the project besides the stacks folder and the trainers.
-PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "__main__.py")
+#: This library's import name: a folder of that name in the project is never what the program imports (this one
+#: process plans both sides with the library it runs), so it is no input of a side's plan.
+LIBRARY_PACKAGE = __name__.split(".", 1)[0]
+#: Python's caches, never an input of the program.
+CACHES = ("__pycache__",)
+CACHE_SUFFIXES = (".pyc", ".pyo")
 
 
 class SideUnreadable(UnreadableError):
@@ -49,6 +54,10 @@ class Side:
     stacks: dict[str, Path] = field(default_factory=dict)
     scratch: Path | None = None
     """The scratch folder a ref was read into (its paths are named `REF:path` in messages)."""
+    folder: Path | None = None
+    """The stacks folder (default: the project's own)."""
+    program_digest: str | None = field(default=None, repr=False)
+    """The digest of the program's files (program_files), once per side."""
 
     def named(self, text: str) -> str:
         """`text` with the scratch folder's paths named as `REF:path` (the user never saw that folder)."""
@@ -106,7 +115,7 @@ def worktree_side(root: Path) -> Side:
         raise SideUnreadable(str(error)) from None
     here = Path.cwd()
     shown = folder.relative_to(here) if folder.is_relative_to(here) else folder  # as `plan` names its files
-    return Side(WORKTREE, None, root, {name: _stack_path(shown, name) for name in stack_names(folder)})
+    return Side(WORKTREE, None, root, {name: _stack_path(shown, name) for name in stack_names(folder)}, folder=folder)
 
 
 @contextmanager
@@ -123,7 +132,7 @@ def ref_side(root: Path, ref: str) -> Iterator[Side]:
     try:
         tree = _Tree(top, commit, scratch)
         side_root = scratch / prefix
-        tree.write([str(prefix / name) for name in PROJECT_FILES])
+        tree.write([str(prefix)], folders=True)  # the project folder, the team's own code beside the program with it
         if find_project_root(side_root) != side_root:
             raise SideUnreadable(f"{ref}:{prefix / 'Pulumi.yaml'}: no such file at {ref}; allowed: a ref where the "
                                  "project has its Pulumi.yaml")
@@ -131,12 +140,12 @@ def ref_side(root: Path, ref: str) -> Iterator[Side]:
             folder = stacks_folder(side_root)
         except UnreadableError as error:  # its Pulumi.yaml
             raise SideUnreadable(_named(str(error), scratch, ref)) from None
-        folder_in_git = PurePosixPath(folder.relative_to(scratch).as_posix())
-        tree.write([str(folder_in_git / name) for name in tree.names_in(str(folder_in_git))
-                    if STACK_FILE.fullmatch(name)])
-        side = Side(ref, commit, side_root, {n: _stack_path(folder, n) for n in stack_names(folder)}, scratch)
-        tree.write(sorted({str(prefix / path) for file in side.stacks.values() for path in _trainer_paths(file)}),
-                   folders=True)
+        if not folder.resolve().is_relative_to(side_root.resolve()):  # a stackConfigDir outside the project folder
+            folder_in_git = PurePosixPath(folder.relative_to(scratch).as_posix())
+            tree.write([str(folder_in_git / name) for name in tree.names_in(str(folder_in_git))
+                        if STACK_FILE.fullmatch(name)])
+        side = Side(ref, commit, side_root, {n: _stack_path(folder, n) for n in stack_names(folder)}, scratch,
+                    folder)
         yield side
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -214,26 +223,16 @@ class _Tree:
 
 
 def inputs_of(side: Side, name: str) -> str:
-    """A digest of every file the plan of a stack reads on a side: the project's files (Pulumi.yaml, the program
-    `__main__.py`), the stack's file and the files of each trainer folder it names that its package archives
-    (resources.trainer_source.trainer_files). The library and the price table are the same on both sides by
-    construction: this one process plans both, at the head's prices."""
+    """A digest of every file the plan of a stack reads on a side: the program's files (program_files: Pulumi.yaml,
+    `__main__.py` and the team's code beside it), the stack's file and the files of each trainer folder it names that
+    its package archives (resources.trainer_source.trainer_files). The library and the price table are the same on
+    both sides by construction: this one process plans both, at the head's prices."""
     digest = hashlib.sha256()
-
-    def add(label: str, path: Path) -> None:
-        digest.update(label.encode() + b"\0")
-        if path.is_symlink():
-            digest.update(b"link " + os.readlink(path).encode())
-        elif path.is_file():
-            digest.update(path.read_bytes())
-        else:
-            digest.update(b"absent")
-        digest.update(b"\0")
-
-    for project_file in PROJECT_FILES:
-        add(project_file, side.root / project_file)
+    if side.program_digest is None:
+        side.program_digest = _digest_of(program_files(side))
+    digest.update(side.program_digest.encode() + b"\0")
     file = side.stacks[name]
-    add("stack", file)
+    _add(digest, "stack", file)
     for folder in sorted(set(_trainer_paths(file))):
         top = side.root / folder
         try:
@@ -242,8 +241,76 @@ def inputs_of(side: Side, name: str) -> str:
             return f"unreadable {folder}"
         digest.update(f"trainer {folder} {len(files)}".encode() + b"\0")
         for path in files:
-            add(path.relative_to(top.resolve()).as_posix(), path)
+            _add(digest, path.relative_to(top.resolve()).as_posix(), path)
     return digest.hexdigest()
+
+
+def _add(digest: Any, label: str, path: Path) -> None:
+    digest.update(label.encode() + b"\0")
+    if path.is_symlink():
+        digest.update(b"link " + os.readlink(path).encode())
+    elif path.is_file():
+        digest.update(path.read_bytes())
+    else:
+        digest.update(b"absent")
+    digest.update(b"\0")
+
+
+def _digest_of(files: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for label, path in files:
+        _add(digest, label, path)
+    return digest.hexdigest()
+
+
+def program_files(side: Side) -> list[tuple[str, Path]]:
+    """The files of a side's project folder its program may import or read, by their path in it, sorted: at a ref,
+    what was read of it (the project folder as git holds it); in the working tree, the files git holds there and
+    those it would add (untracked, not ignored; a virtualenv left out). Not the stack files (each stack's digest
+    holds its own), the trainer folders the side's stacks name (the stacks that name one hold it), Python's caches,
+    nor a folder of this library's name (the program imports the library this process runs)."""
+    root = side.root.resolve()
+    names = _ref_names(root) if side.scratch is not None else _worktree_names(root)
+    folder = (side.folder or side.root).resolve()
+    stacks = folder.relative_to(root).as_posix() if folder.is_relative_to(root) else None
+    trainers = {PurePosixPath(path) for file in side.stacks.values() for path in _trainer_paths(file)}
+    found = []
+    for name in sorted(set(names)):
+        path = PurePosixPath(name)
+        if path.parts[0] == LIBRARY_PACKAGE or any(part in CACHES for part in path.parts) \
+                or path.name.endswith(CACHE_SUFFIXES) or any(path.is_relative_to(t) for t in trainers) \
+                or (str(path.parent) == stacks and STACK_FILE.fullmatch(path.name)):
+            continue
+        if (root / name).is_file() or (root / name).is_symlink():
+            found.append((name, root / name))
+    return found
+
+
+def _ref_names(root: Path) -> list[str]:
+    """Every file a ref's scratch folder holds under the project folder (all of it read from git)."""
+    found = []
+    for current, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in CACHES]
+        here = Path(current)
+        found += [(here / f).relative_to(root).as_posix() for f in files]
+        found += [(here / d).relative_to(root).as_posix() for d in dirs if (here / d).is_symlink()]
+    return found
+
+
+def _worktree_names(root: Path) -> list[str]:
+    """The files git holds in the working tree's project folder and the untracked ones it does not ignore, a
+    virtualenv left out (a folder holding pyvenv.cfg: a project's own, as Pulumi's Python template makes it)."""
+    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--directory", "--", ".")
+    names, folders = [], []
+    for entry in (e.decode() for e in listed.split(b"\0") if e):
+        if not entry.endswith("/"):
+            names.append(entry)
+        elif not (root / entry / "pyvenv.cfg").is_file():
+            folders.append(entry)
+    if folders:
+        inside = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *folders)
+        names += [e.decode() for e in inside.split(b"\0") if e]
+    return names
 
 
 def same_inputs(before: Side, after: Side, names: list[str]) -> list[str]:

@@ -146,8 +146,14 @@ def unchanged_jobs(stack: Mapping[str, Any]) -> tuple[int, str, str]:
             money(_known_sum(j["worstCaseUsd"] for j in kept), per_hour=False))
 
 
+def read_as(document: Mapping[str, Any]) -> str:
+    """`online` when the diff read Google's side (the quotas, reservations and persistent resources of its changed
+    stacks), else `offline`."""
+    return "online" if document.get("online") else "offline"
+
+
 def render_text(document: Mapping[str, Any]) -> str:
-    out = [f"diff {document['base'][:12]} -> {document['head'][:12]} (offline, at the head's prices): "
+    out = [f"diff {document['base'][:12]} -> {document['head'][:12]} ({read_as(document)}, at the head's prices): "
            f"{headline(document)}"]
     for name, stack in _changed(document):
         out += ["", f"stack {name}: {stack['change']}"]
@@ -182,7 +188,9 @@ def _online_lines(stack: Mapping[str, Any], pad: str) -> list[str]:
     online = stack.get("online")
     if not online:
         return []
-    return [f"{pad}{line.strip()}" for line in online["lines"]] + [f"{pad}over quota: {p}" for p in online["problems"]]
+    headings = online.get("headings") or ["over quota"] * len(online["problems"])  # what each problem is over
+    return [f"{pad}{line.strip()}" for line in online["lines"]] + [
+        f"{pad}{heading}: {p}" for heading, p in zip(headings, online["problems"], strict=True)]
 
 
 def cheaper_lines(stack: Mapping[str, Any]) -> list[str]:
@@ -204,7 +212,8 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
     folded away, and the marker a workflow finds the comment by. `run_as`: the command as it was run
     (`gcp-training-jobs`, `python -m components`), which the comment names."""
     out = [MARKER, f"### Training jobs: {headline(document)}", "",
-           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; offline (`{run_as} diff`), "
+           f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; {read_as(document)} (`{run_as} diff"
+           f"{' --online' if document.get('online') else ''}`), "
            "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
            "head's prices."]
     changed = _changed(document)

@@ -39,7 +39,7 @@ from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNR
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
 from gcp_training_jobs.resources.settings.guardrails import one_round
-from gcp_training_jobs.resources.settings.stack_file import stack_file, stack_names, stacks_folder
+from gcp_training_jobs.resources.settings.stack_file import project_name, stack_file, stack_names, stacks_folder
 
 #: The TrainingJob resource type's suffix, as the program registers it.
 JOB_TYPE = "training:TrainingJob"
@@ -215,11 +215,10 @@ def _siblings(root: Path, stack: str) -> str:
     from gcp_training_jobs.resources.job_model.identity import identity_of
 
     try:
-        project = read_yaml(root / "Pulumi.yaml")
+        name = project_name(root)
     except UnreadableError:
         return ""
-    name = project.get("name") if isinstance(project, dict) else None
-    return identity_of(DEFAULT_ORGANIZATION, name, stack, "") if isinstance(name, str) and name else ""
+    return identity_of(DEFAULT_ORGANIZATION, name, stack, "") if name else ""
 
 
 def run_plan(stack: str, stacks_dir: Path | None = None, as_json: bool = False, online: bool = False) -> int:

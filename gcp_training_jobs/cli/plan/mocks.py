@@ -23,6 +23,7 @@ from gcp_training_jobs.jobspec.core.errors import TrainingJobsError, UnreadableE
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import find_project_root
+from gcp_training_jobs.resources.settings.stack_file import project_name
 
 #: This library's own folder: an error raised in its code while the program runs is a bug of the library.
 LIBRARY = Path(__file__).resolve().parents[2]
@@ -141,8 +142,10 @@ def _unwrap_secrets(rpc: Any, value: Any) -> Any:
 
 
 @contextmanager
-def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | None = None) -> Iterator[Any]:
-    """Pulumi's mocks with a recording monitor and the given config; the runtime restored after.
+def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | None = None,
+                  project: str = NAMESPACE) -> Iterator[Any]:
+    """Pulumi's mocks with a recording monitor and the given config, under the Pulumi project `project` (what
+    `pulumi.get_project()` gives); the runtime restored after.
 
     Yields the monitor; its `.recording` fills as the program registers resources.
     """
@@ -156,7 +159,7 @@ def mocked_pulumi(stack: str, config: dict[str, str], secret_keys: list[str] | N
     saved_secrets = set(runtime_config._SECRET_KEYS.get())
     runtime_settings.ROOT.set(None)
     mocks_, monitor = _make_mocks()
-    mocks.set_mocks(mocks_, project=NAMESPACE, stack=stack, preview=True, monitor=monitor)
+    mocks.set_mocks(mocks_, project=project, stack=stack, preview=True, monitor=monitor)
     runtime_config.set_all_config(config, secret_keys or [])
     try:
         yield monitor
@@ -189,20 +192,31 @@ def programs_own(error: BaseException, root: Path) -> bool:
 
 def run_program(stack: str, config: dict[str, str], secret_keys: list[str] | None = None,
                 main: Path | None = None) -> Recording:
-    """Run the Pulumi program (default: the project's `__main__.py`) under mocks; what it registered. What the
-    program raises goes on as it is (`programs_own` tells its own failure from a bug of this library)."""
+    """Run the Pulumi program (default: the project's `__main__.py`) under mocks, under its project's name
+    (Pulumi.yaml's `name`, as `up` runs it: the jobs' identity and the budget's stack label are `up`'s); what it
+    registered. What the program raises goes on as it is (`programs_own` tells its own failure from a bug of this
+    library)."""
     import pulumi
     from pulumi.runtime import settings as runtime_settings
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
     program = main or project_root() / "__main__.py"
-    with mocked_pulumi(stack, config, secret_keys) as monitor:
+    with mocked_pulumi(stack, config, secret_keys, _project_of(program)) as monitor:
         _sync_await(run_pulumi_func(lambda: _run_path(program)))
         root = runtime_settings.get_root_resource()
         exported = dict(getattr(root, "outputs", {}) or {})
         monitor.recording.outputs = _sync_await(pulumi.Output.from_input(exported).future()) or {}
         return monitor.recording
+
+
+def _project_of(program: Path) -> str:
+    """The name of the project a program belongs to (its folder's Pulumi.yaml); the library's for a program outside
+    any project, or with a Pulumi.yaml that names none (plan has read it already, and says what is wrong with it)."""
+    try:
+        return project_name(program.resolve().parent) or NAMESPACE
+    except UnreadableError:
+        return NAMESPACE
 
 
 def project_root() -> Path:

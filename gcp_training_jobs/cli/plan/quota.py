@@ -34,8 +34,15 @@ class OnlineReview:
 
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)
+    """What each problem is, in the same order: "over quota", "over the reservation", "reservation", "persistent
+    resource" (the diff says each under its heading: `over the reservation: job big: needs 3 ...`)."""
     hold: Hold | None = None
     """Each job's placement candidates held to the quota free after the stack's other jobs (plan/cheapest.py)."""
+
+    def add(self, heading: str, problems: Sequence[str]) -> None:
+        self.problems += problems
+        self.headings += [heading] * len(problems)
 
 
 def quota_asked(settings: StackSettings) -> dict[str, dict[str, dict[str, Any]]]:
@@ -60,7 +67,7 @@ def _resource_lines(settings: StackSettings, endpoint: str | None, found: Online
         looked = asked[key]
         why = persistent_resources.why_not(job.facts, looked, f"{NAMESPACE}:jobs.{name}") if looked else None
         if why is not None:
-            found.problems.append(f"job {name}: {why}")
+            found.add("persistent resource", [f"job {name}: {why}"])
 
 
 def _looked(settings: StackSettings, key: tuple[str, str], endpoint: str | None,
@@ -95,9 +102,10 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
         return read[region]
 
     _resource_lines(settings, endpoint, found)
-    lines, problems = reservation_review(settings, siblings, held, endpoint)  # cli.plan.reservations
+    lines, headed = reservation_review(settings, siblings, held, endpoint)  # cli.plan.reservations
     found.lines += lines
-    found.problems += problems
+    for heading, problem in headed:
+        found.add(heading, [problem])
     stack_askers = askers(settings)
     warned: list[str] = []
     regions = sorted({p.region for a in stack_askers for p in a.placements if p.needs})
@@ -121,7 +129,7 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
     over = 0
     for verdict in fitted.verdicts:
         problems, warnings = verdict_lines(verdict, settings.project)
-        found.problems += problems
+        found.add("over quota", problems)
         found.lines += [f"warning: {line}" for line in warnings]
         over += bool(problems)
     found.lines.insert(0, f"Quotas (Vertex AI custom training, project {settings.project}, "

@@ -24,9 +24,11 @@ from gcp_training_jobs.resources.settings.quota import reservation_takers
 
 
 def reservation_review(settings: StackSettings, siblings: str, held: Callable[[str], quotas.Held],
-                       endpoint: str | None) -> tuple[list[str], list[str]]:
-    """(lines to show, problems that fail the plan) of the reservations the stack's jobs name; `siblings`: the identity
-    of the stack's jobs but their names (finds those already live); `held`: a region's live jobs, read once."""
+                       endpoint: str | None) -> tuple[list[str], list[tuple[str, str]]]:
+    """(lines to show, problems that fail the plan, each with its heading: "over the reservation" for a job past a
+    reservation's free machines, "reservation" for one it cannot take from) of the reservations the stack's jobs
+    name; `siblings`: the identity of the stack's jobs but their names (finds those already live); `held`: a region's
+    live jobs, read once."""
     stacked = reservation_takers(settings)
     if not stacked:
         return [], []
@@ -41,11 +43,13 @@ def reservation_review(settings: StackSettings, siblings: str, held: Callable[[s
         return [f"{'' if error.offline else 'warning: '}reservations not checked: {error}"], []
     lines = [f"{'' if offline(error) else 'warning: '}reservation {named.name} not checked: {error}"
              for named, error in unread.items()]
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []
     refused = moved = 0
     for verdict in verdicts:
         failed, warned = verdict_lines(verdict)
-        problems += failed
+        overruns = [m.overrun for misses in verdict.misfits for m in misses] if failed else []
+        problems += [("over the reservation" if over else "reservation", line)
+                     for over, line in zip(overruns, failed, strict=True)]
         lines += [f"warning: {line}" for line in warned]
         refused, moved = refused + bool(failed), moved + bool(warned)
     said = f"{refused} job(s) refused" if refused else "all fit"

@@ -34,7 +34,7 @@ from gcp_training_jobs.jobspec.review.guardrails import RULE_END_OF_LIFE, budget
 from gcp_training_jobs.jobspec.review.money import Amount
 from gcp_training_jobs.jobspec.review.reservations import Need
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
-from gcp_training_jobs.resources.plugins import gcp_plugin
+from gcp_training_jobs.resources.plugins import gcp_plugin, gcp_resources_of
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
@@ -95,15 +95,16 @@ def _budget(settings: StackSettings, cost: StackEstimate) -> dict[str, Any] | No
 
 
 def plugins_missing(settings: StackSettings) -> list[dict[str, Any]]:
-    """pulumi-gcp's resource plugin when the stack declares a persistent resource (a pulumi-gcp resource) and the
-    plugin is not where the engine looks (resources.plugins.gcp_plugin): its name, version, the command that installs
-    it and the project's words, so that `plan` says it before `pulumi up` fails on it. Empty otherwise."""
-    if not settings.resources:
+    """pulumi-gcp's resource plugin when the stack registers resources it runs (plugins.gcp_resources_of: its
+    persistent resources, its budget's) and the plugin is not where the engine looks
+    (resources.plugins.gcp_plugin): its name, version, the command that installs it and the project's words, so
+    that `plan` says it before `pulumi up` fails on it. Empty otherwise."""
+    why = gcp_resources_of(settings)
+    if why is None:
         return []
     plugin = gcp_plugin()
     if plugin.found is not None:
         return []
-    why = f"the stack's persistent resources ({', '.join(sorted(settings.resources))})"
     return [{"name": plugin.name, "version": plugin.version, "install": plugin.install, "text": plugin.needed(why)}]
 
 

@@ -81,7 +81,9 @@ from gcp_training_jobs.jobspec.catalog.vertex_machines import (  # noqa: F401
 )
 from gcp_training_jobs.jobspec.catalog.vertex_regions import (  # noqa: F401
     NOT_FOR_TRAINING,
+    POD_LABELS,
     REGION_ACCELERATORS,
+    REGION_TPU_PODS,
     UNMAPPED_ACCELERATORS,
     UNMAPPED_MACHINE_LABELS,
 )

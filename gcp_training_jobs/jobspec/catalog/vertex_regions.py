@@ -73,11 +73,17 @@ ACCELERATOR_LABELS: Final[Mapping[str, str]] = MappingProxyType({
     "TPU v5e": "TPU_V5_LITEPOD",
 })
 
-#: Labels on the page with no MachineSpec.acceleratorType value of their own: "TPU v2 Pod" and "TPU v3
-#: Pod" (the enum has only TPU_V2 / TPU_V3; every region listing a Pod also lists the plain TPU), and
-#: "TPU v6e" and "TPU7x" (no enum value at all in aiplatform.v1.json revision 20261106). They are left out
-#: of REGION_ACCELERATORS and kept in UNMAPPED_ACCELERATORS.
-UNMAPPED_LABELS: Final = ("TPU v2 Pod", "TPU v3 Pod", "TPU v6e", "TPU7x")
+#: The page's TPU Pod labels, and the accelerator type each Pod is a slice of. The enum has no value for a Pod
+#: of its own: on Vertex AI a TPU v2 or v3 Pod is the same TPU_V2 / TPU_V3 on machine type cloud-tpu, with more
+#: cores than one device's (vertex_machines.CLOUD_TPU_POD_COUNT_RULE: "8 for single TPU or 32 or multiple of 32
+#: for TPU Pods", "32+" for TPU_V3; cloud-tpu takes no tpuTopology). Every region listing a Pod also lists the
+#: plain TPU; not every region listing the plain TPU lists its Pod. Their regions are REGION_TPU_PODS.
+POD_LABELS: Final[Mapping[str, str]] = MappingProxyType({"TPU v2 Pod": "TPU_V2", "TPU v3 Pod": "TPU_V3"})
+
+#: Labels on the page with no MachineSpec.acceleratorType value at all: "TPU v6e" and "TPU7x" (none in
+#: aiplatform.v1.json revision 20261106; their machine types name them, UNMAPPED_MACHINE_LABELS). They are left
+#: out of REGION_ACCELERATORS and kept in UNMAPPED_ACCELERATORS.
+UNMAPPED_LABELS: Final = ("TPU v6e", "TPU7x")
 
 # --- Accelerators per region -----------------------------------------------------------------------
 
@@ -135,7 +141,8 @@ ACCELERATOR_TABLE: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
 })
 
 #: Accelerators custom training may attach in each training region: ACCELERATOR_TABLE's row without the
-#: "†" entries ("isn't available for training") and without UNMAPPED_LABELS, as enum values. "*" and "+"
+#: "†" entries ("isn't available for training"), the Pods (POD_LABELS: REGION_TPU_PODS) and UNMAPPED_LABELS, as
+#: enum values (a TPU_V2 / TPU_V3 here is its single device, 8 cores). "*" and "+"
 #: only restrict serving, so those entries stay. Training regions with no row in the table, or whose every
 #: entry is "†" or unmapped, offer none (frozenset()). Keys are exactly TRAINING_REGIONS.
 REGION_ACCELERATORS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
@@ -225,13 +232,26 @@ NOT_FOR_TRAINING: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
     "us-west4": frozenset({"NVIDIA_L4"}),
 })
 
+#: The TPU types whose Pods custom training runs in a region (cloud-tpu with more cores than one device's, the
+#: enum values POD_LABELS maps the page's "TPU v2 Pod" and "TPU v3 Pod" to), as ACCELERATOR_TABLE lists them (no
+#: "†" on either). A region without an entry runs no TPU Pod, though it may run the single device: asia-east1
+#: runs a TPU v2 and us-central1 a TPU v3, but neither region's Pod. Source: SOURCE_LOCATIONS (Vertex AI's
+#: locations page, https://cloud.google.com/vertex-ai/docs/general/locations, now published at SOURCE_LOCATIONS.url;
+#: read 2026-11-22), accelerator table (its rows above; the filter buttons "TPU v2 Pod" and "TPU v3 Pod"). Cloud
+#: TPU's "TPU regions and zones" (https://cloud.google.com/tpu/docs/regions-zones, read 2026-12-02) agrees: v2-32
+#: to v2-512 in us-central1-a and europe-west4-a, v3-32 to v3-2048 in europe-west4-a only, v2-8 in asia-east1-c.
+REGION_TPU_PODS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
+    "europe-west4": frozenset({"TPU_V2", "TPU_V3"}),
+    "us-central1": frozenset({"TPU_V2"}),
+})
+
 #: Accelerators the table lists (not "†") that have no MachineSpec.acceleratorType value, by page label.
 #: Not in REGION_ACCELERATORS. Source: SOURCE_LOCATIONS, accelerator table.
 UNMAPPED_ACCELERATORS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "asia-northeast1": ("TPU v6e",),
-    "europe-west4": ("TPU v2 Pod", "TPU v3 Pod", "TPU v6e"),
+    "europe-west4": ("TPU v6e",),
     "southamerica-west1": ("TPU v6e",),
-    "us-central1": ("TPU v2 Pod", "TPU v6e", "TPU7x"),
+    "us-central1": ("TPU v6e", "TPU7x"),
     "us-east1": ("TPU v6e",),
     "us-east5": ("TPU v6e",),
     "us-south1": ("TPU v6e",),

@@ -259,6 +259,9 @@ class Misfit:
     job: str
     message: str
     index: int = 0
+    overrun: bool = False
+    """The reservation gives the job's machines but has too few free (past its free machines: "over the
+    reservation"), not a reservation it cannot take from at all."""
 
     def line(self) -> str:
         """What `plan --online` and the provider's check say: `job big: needs 3 ...`, `job big: fallbacks[0]: ...`."""
@@ -338,7 +341,7 @@ def _held(job: str, place: Place, read: Read, taken: Mapping[str, int]) -> tuple
     for path, (reservation, needs) in fitting.items():
         takes[path] = sum(n.machines for n in needs)
         if takes[path] + taken.get(path, 0) > reservation.free:
-            out.append(Misfit(job, _room(takes[path], taken.get(path, 0), reservation), place.index))
+            out.append(Misfit(job, _room(takes[path], taken.get(path, 0), reservation), place.index, overrun=True))
     return out, takes
 
 

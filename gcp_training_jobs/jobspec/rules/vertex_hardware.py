@@ -242,6 +242,20 @@ def _regions_with_label(label: str) -> list[str]:
     return sorted(r for r, labels in catalog.UNMAPPED_ACCELERATORS.items() if label in labels)
 
 
+def _pod_problem(pool: Pool, accelerator: str, region: str, offered: frozenset[str]) -> Problem | None:
+    """A TPU Pod (Pool.tpu_pod) where the region runs none of that TPU type (catalog.REGION_TPU_PODS: fewer regions
+    than the single device's), naming the region's single device where it has one and the regions with the Pod."""
+    if accelerator in catalog.REGION_TPU_PODS.get(region, ()):
+        return None
+    label = next((lab for lab, kind in catalog.POD_LABELS.items() if kind == accelerator), f"{accelerator} Pod")
+    homes = sorted(r for r, kinds in catalog.REGION_TPU_PODS.items() if accelerator in kinds)
+    single = f"{catalog.CLOUD_TPU_SINGLE_COUNT} cores (one {label.removesuffix(' Pod')}) in {region}, or " \
+        if accelerator in offered else ""
+    return Problem(pool.at("acceleratorCount"), f"{pool.accelerator_count} {accelerator} cores is a {label}, which "
+                   f"Vertex AI does not offer for training in {region}; allowed: {single}a {label} in "
+                   f"{allowed(homes) if homes else 'no region'}")
+
+
 def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
     """A region where Vertex AI custom training runs, and every pool's accelerator offered there for training."""
     region = s.region
@@ -263,6 +277,10 @@ def rule_region(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
             if label and label not in catalog.UNMAPPED_ACCELERATORS.get(region, ()):
                 yield Problem(at, f"{label} ({pool.machine_type}) is not offered for training in {region}; "
                               f"allowed: a region offering {label}: {allowed(_regions_with_label(label))}")
+            continue
+        if pool.tpu_pod and acc in catalog.CLOUD_TPU_ACCELERATOR_COUNTS:  # its Pods run in fewer regions
+            if (refused := _pod_problem(pool, acc, region, offered)) is not None:
+                yield refused
             continue
         if acc in offered or acc not in catalog.VERTEX_ACCELERATOR_TYPES or support_ended(acc, s.today):
             continue

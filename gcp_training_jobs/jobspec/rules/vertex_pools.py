@@ -169,7 +169,7 @@ def rule_strategy_pools(pools: Sequence[Pool], s: Setting) -> Iterator[Problem]:
     busy = [p for p in pools if not p.empty and p.machine_type]
     if s.strategy == "SPOT" and catalog.SPOT_EXCLUDES_TPU_PODS:
         for pool in busy:
-            if pool.machine_type == catalog.CLOUD_TPU_MACHINE and (pool.accelerator_count or 0) > 8:
+            if pool.tpu_pod:
                 yield Problem(pool.at("acceleratorCount"), f"{pool.accelerator_count} cores is a TPU Pod, and Spot "
                               f"VMs cannot run TPU Pods ({catalog.SOURCE_SPOT.url}); allowed with SPOT: 8, or "
                               "strategy STANDARD")

@@ -110,6 +110,13 @@ class Pool:
         return self.machine_type == catalog.CLOUD_TPU_MACHINE or self.machine_type in catalog.TPU_HOSTS
 
     @property
+    def tpu_pod(self) -> bool:
+        """Whether the pool is a TPU Pod: cloud-tpu with more cores than one device's (catalog.CLOUD_TPU_SINGLE_COUNT;
+        a TPU v2 or v3 Pod slice, "32 or multiple of 32 for TPU Pods")."""
+        return self.machine_type == catalog.CLOUD_TPU_MACHINE \
+            and (self.accelerator_count or 0) > catalog.CLOUD_TPU_SINGLE_COUNT
+
+    @property
     def runs(self) -> bool:
         """Whether the pool holds machines (not a placeholder `{}`, nor a pool without a machine)."""
         return not self.empty and (self.machine_type is not None or self.chosen_by_service)

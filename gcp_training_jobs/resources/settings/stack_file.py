@@ -27,6 +27,15 @@ def project_file(root: Path) -> Path | None:
     return next((p for p in (root / "Pulumi.yaml", root / "Pulumi.yml") if p.is_file()), None)
 
 
+def project_name(root: Path) -> str | None:
+    """The project's name (Pulumi.yaml's `name`): what `pulumi.get_project()` gives its program, part of every job's
+    identity and its stack label; None without one. UnreadableError for a Pulumi.yaml that cannot be read."""
+    project = project_file(root)
+    settings = read_yaml(project) if project is not None else None
+    name = settings.get("name") if isinstance(settings, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
 def stacks_folder(root: Path) -> Path:
     """Where a project's stack files live, as Pulumi looks for them: the folder Pulumi.yaml names in
     `stackConfigDir` (this project: stacks), else the project's own folder. UnreadableError for a Pulumi.yaml

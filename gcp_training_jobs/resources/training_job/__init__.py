@@ -130,9 +130,10 @@ def _conceal_unknown(value: Any) -> Any:
 
 
 def _fail_update(name: str, failure: str | None) -> None:
-    if failure:
+    if failure:  # Google's message is often a sentence of its own ("... status of 1."): one period ends it
         raise pulumi.RunError(
-            f"job {name}: {failure}. The job is recorded in the state as FAILED (`{command('status')}` shows it)"
+            f"job {name}: {failure.rstrip().removesuffix('.')}. The job is recorded in the state as FAILED "
+            f"(`{command('status')}` shows it)"
             "; the next `pulumi up` does not run it again: fix it and change the job, or set "
             f"jobs.{name}.{RERUN.wire}, to run it again")
 
