@@ -22,9 +22,10 @@ from tests.helpers import commit_all, scratch_review
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What a hostile pull request writes into a job's values.
-HOSTILE = ("<img src=x onerror=alert(1)>", "</details><details open><summary>x</summary>", "[click](https://evil.example/a)",
-           "![pixel](https://evil.example/p.png)", "<https://evil.example/b>", "https://evil.example/c", "www.evil.example",
-           "@everyone", "@octo-org/admins", "&#64;here", "<a href='https://evil.example/d'>d</a>", "`` ` ``", "x | y",
+HOSTILE = ("<img src=x onerror=alert(1)>", "</details><details open><summary>x</summary>",
+           "[click](https://evil.example/a)", "![pixel](https://evil.example/p.png)", "<https://evil.example/b>",
+           "https://evil.example/c", "www.evil.example", "@everyone", "@octo-org/admins", "&#64;here",
+           "<a href='https://evil.example/d'>d</a>", "`` ` ``", "x | y",
            "**bold**", "<!-- hidden -->")
 ESCAPES = "\x1b[2J\x1b]0;title\x07\r\x9b31m\u202e"
 

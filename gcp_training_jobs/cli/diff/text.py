@@ -113,7 +113,7 @@ def _held(stack: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 
 def credential_lines(stack: Mapping[str, Any], *, markdown: bool = False) -> list[str]:
     """The credentials a stack's jobs hold (its `warnings`), one line each by field and kind, never the value."""
-    return [f"`{w['path']}`: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
+    return [f"{_code(w['path'])}: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
             for warnings in (stack.get("warnings") or {}).values() for w in warnings if "credential" in w]
 
 
@@ -267,7 +267,7 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         if credential_lines(stack):  # where the job sends one to Google in plain text
             out += ["", f"**Credentials in {md(name)}'s jobs** (sent to Google in plain text, visible to anyone who "
                     "can view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
-            out += [f"- {md(line)}" for line in credential_lines(stack)]
+            out += [f"- {line}" for line in credential_lines(stack, markdown=True)]  # the path in a code span
         if stack["guardrails"]["broken"]:
             out += ["", f"**Guardrails {md(name)} breaks (the base kept them):**", ""]
             out += [f"- {md(text)}" for text in stack["guardrails"]["broken"]]
