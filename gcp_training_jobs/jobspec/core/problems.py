@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -309,7 +311,7 @@ def _explain(err: Any, model: type[BaseModel], loc: Sequence[str | int]) -> str:
     return f"not allowed; allowed: {text.removeprefix('Input should be ')}"
 
 
-class ConcealedValueError(ValueError):
+class ConcealedValueError(TrainingJobsError, ValueError):
     """A validator's refusal of a value that must not be printed (it holds a credential): the Problem names the
     field and says what is wrong, without the value given (from_validation_error)."""
 
