@@ -132,3 +132,23 @@ def test_the_endpoint_option_refuses_another_host_and_never_prints_a_password(co
             in done.stderr
         assert why in done.stderr and f"allowed: {ALLOWED}" in done.stderr
         assert "hunter2" not in done.stdout + done.stderr
+
+
+def test_a_label_that_is_not_text_is_a_clean_error_under_pulumi_too() -> None:
+    """The program reads the stack's config from Pulumi (`pulumi preview`): the same words, no TypeError."""
+    import json
+
+    import pulumi
+
+    from gcp_training_jobs.cli.plan.mocks import mocked_pulumi
+    from gcp_training_jobs.resources.settings import from_pulumi_config
+
+    jobs = {"train": {**LOCAL["config"][f"{NAMESPACE}:jobs"]["gpu-spot"], "labels": {"team": 7}}}
+    config = {"gcp:project": "my-ml-test", f"{NAMESPACE}:labels": json.dumps({"env": 5}),
+              f"{NAMESPACE}:jobs": json.dumps(jobs)}
+    with mocked_pulumi("labels", config), pytest.raises(pulumi.RunError) as caught:
+        from_pulumi_config(ROOT)
+    text = str(caught.value)
+    assert f"{NAMESPACE}:labels.env: 5: a number, not text; allowed: text (quote it: \"5\")" in text
+    assert f"{NAMESPACE}:jobs.train.labels.team: 7: a number, not text" in text
+    assert "TypeError" not in text and "Traceback" not in text
