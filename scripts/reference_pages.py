@@ -35,6 +35,10 @@ DOCS = ROOT / "docs" / "reference"
 #: What each variable is for: the one place these words live (the page is written from them).
 MEANINGS = {
     "api_endpoint": "the endpoint of the providers and `prices refresh`; a stack's `apiEndpoint` wins",
+    "allowed_endpoint_hosts": "the hosts besides Google's API hosts and loopback an endpoint (`apiEndpoint`, "
+                              "`GCP_TRAINING_JOBS_API_ENDPOINT`, `--endpoint`) may name, over https only; an "
+                              "environment variable, never a stack key, as the stack file is what a pull request "
+                              "changes",
     "today": "the day date rules (end of support, end of availability) judge against",
     "http_timeout_seconds": "the Google API client's HTTP timeout per request",
     "retry_base_seconds": "the first wait of the retries' exponential backoff (full jitter, capped at 30 s)",

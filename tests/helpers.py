@@ -47,6 +47,8 @@ CREDENTIAL_SAMPLES = {
     "stripe-access-token": "sk_live_" + "aB3" * 8,
     "npm-access-token": "npm_" + "ab3" * 12,
     "private-key": "-----BEGIN RSA PRIVATE KEY-----",
+    "slack-webhook-url": "https://hooks.slack.com/services/T0" + "aB3" * 14 + "x",
+    "jwt": "eyJ" + "aB3" * 6 + ".eyJ" + "aB3" * 6 + "." + "aB3_" * 4,
 }
 
 

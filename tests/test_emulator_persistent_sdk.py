@@ -33,7 +33,8 @@ class EmulatedSleep:
 
     def sleep(self, seconds: float) -> None:
         request = urllib.request.Request(f"{self.endpoint}/_emulator/advance", method="POST",
-                                         data=json.dumps({"seconds": seconds}).encode())
+                                         data=json.dumps({"seconds": seconds}).encode(),
+                                         headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 200
         self.slept += seconds

@@ -18,8 +18,8 @@ import pytest
 
 from gcp_training_jobs.backends import lifecycle, transport
 from gcp_training_jobs.backends.transport import RetryPolicy
-from gcp_training_jobs.jobspec.core import env
-from gcp_training_jobs.jobspec.core.env import VARIABLES, EnvError, EnvSettings, env_settings
+from gcp_training_jobs.jobspec.core import endpoints, env
+from gcp_training_jobs.jobspec.core.env import ALLOWED, VARIABLES, EnvError, EnvSettings, env_settings
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, EXIT_INVALID, EXIT_OK, TODAY_ENV
 from gcp_training_jobs.jobspec.rules import today
@@ -62,6 +62,7 @@ def test_every_variable_is_named_by_its_setting_with_the_one_prefix() -> None:
         "retry_base_seconds": "GCP_TRAINING_JOBS_RETRY_BASE_SECONDS",
         "reconcile_seconds": "GCP_TRAINING_JOBS_RECONCILE_SECONDS",
         "today": "GCP_TRAINING_JOBS_TODAY",
+        "allowed_endpoint_hosts": "GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS",
         "api_endpoint": "GCP_TRAINING_JOBS_API_ENDPOINT",
         "build_dir": "GCP_TRAINING_JOBS_BUILD_DIR",
         "prices_file": "GCP_TRAINING_JOBS_PRICES_FILE",
@@ -131,10 +132,30 @@ def test_api_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     assert TrainingJobProvider()._endpoint() is None  # Google's own
     monkeypatch.setenv(name, "http://127.0.0.1:8085/")
     assert TrainingJobProvider()._endpoint() == "http://127.0.0.1:8085/"
-    allowed = ("allowed: an http(s) URL: https://HOST/, or http://127.0.0.1:PORT/ (loopback, the emulator), or "
-               "unset for Google's endpoints")
+    allowed = f"allowed: {endpoints.ALLOWED}, or unset for Google's endpoints"
     assert problem_lines(monkeypatch, **{name: "127.0.0.1:8085"}) == [f"{name}: '127.0.0.1:8085' is not an http(s) "
                                                                        f"URL; {allowed}"]
+    assert problem_lines(monkeypatch, **{name: "https://attacker.example/"}) == [
+        f"{name}: https://attacker.example/ is to attacker.example, which is not one of Google's API hosts: Google "
+        f"credentials would be sent to it; {allowed}"]
+    assert problem_lines(monkeypatch, **{name: "https://u:Pa%24%24w0rd!@aiplatform.googleapis.com/"}) == [
+        f"{name}: https://aiplatform.googleapis.com/ is a URL with a user name or password (not shown): an endpoint "
+        f"takes none, Google's APIs are called with Application Default Credentials; {allowed}"]
+
+
+def test_allowed_endpoint_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another https host only where the environment names it; a bad host name is named with what is allowed."""
+    monkeypatch.setenv(VARIABLES["allowed_endpoint_hosts"], "proxy.corp.example, 10.0.0.5")
+    monkeypatch.setenv(VARIABLES["api_endpoint"], "https://proxy.corp.example:8443/")
+    assert TrainingJobProvider()._endpoint() == "https://proxy.corp.example:8443/"
+    monkeypatch.setenv(VARIABLES["api_endpoint"], "http://proxy.corp.example/")  # never in clear text
+    with pytest.raises(EnvError, match="not https:// and not loopback"):
+        TrainingJobProvider()._endpoint()
+    monkeypatch.delenv(VARIABLES["api_endpoint"])
+    name = VARIABLES["allowed_endpoint_hosts"]
+    assert problem_lines(monkeypatch, **{name: "proxy/x"}) == [
+        f"{name}: 'proxy/x' is not a list of host names ('proxy/x' is not one); "
+        f"allowed: {ALLOWED['allowed_endpoint_hosts']}"]
 
 
 def test_build_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ from google.auth import exceptions as auth_exceptions  # noqa: E402
 from gcp_training_jobs.backends import transport  # noqa: E402
 from gcp_training_jobs.backends.transport import RetryPolicy  # noqa: E402
 from gcp_training_jobs.cli.plan.mocks import pulumi_config, run_program  # noqa: E402
+from gcp_training_jobs.jobspec.core.endpoints import ALLOWED  # noqa: E402
+from gcp_training_jobs.jobspec.core.env import EnvError  # noqa: E402
 from gcp_training_jobs.jobspec.core.errors import SpecError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE  # noqa: E402
 from gcp_training_jobs.resources import stack as stack_module  # noqa: E402
@@ -56,24 +58,66 @@ def test_settings_refuse_a_plaintext_endpoint_to_anything_but_loopback(tmp_path:
     (problem,) = problems(stack_file(tmp_path, **{KEY: endpoint}))
     assert problem.startswith(f"{tmp_path / 'Pulumi.t.yaml'}: {KEY}: ")
     assert "would carry Google credentials in clear text" in problem
-    assert "allowed: https://HOST/ (any host), or http:// to loopback only" in problem
+    assert f"allowed: {ALLOWED}" in problem
 
 
-@pytest.mark.parametrize("endpoint", ["https://us-central1-aiplatform.googleapis.com/", "https://192.0.2.2:443/",
+@pytest.mark.parametrize("endpoint", ["https://us-central1-aiplatform.googleapis.com/",
+                                      "https://aiplatform.googleapis.com/", "https://aiplatform-vialink1.p.googleapis.com/",
+                                      "https://aiplatform.us-central1.rep.googleapis.com/v1/",
+                                      "https://restricted.googleapis.com/", "https://ML.GoogleAPIs.com:443/",
                                       "http://127.0.0.1:8085/", "http://127.1.2.3/", "http://[::1]:8085/",
                                       "http://localhost:8085/"])
-def test_settings_take_tls_to_any_host_and_plain_http_to_loopback(tmp_path: Path, endpoint: str) -> None:
+def test_settings_take_google_api_hosts_over_tls_and_loopback(tmp_path: Path, endpoint: str) -> None:
     assert load_stack_file(stack_file(tmp_path, **{KEY: endpoint}), root=ROOT).api_endpoint == endpoint
+
+
+@pytest.mark.parametrize("endpoint", ["https://attacker.example/", "https://192.0.2.2:443/",
+                                      "https://aiplatform.googleapis.com.attacker.example/",
+                                      "https://googleapis.com/", "https://evilgoogleapis.com/",
+                                      "https://attacker.example#.googleapis.com/",
+                                      "https://attacker.example\\@aiplatform.googleapis.com/"])
+def test_settings_refuse_an_https_host_that_is_not_googles(tmp_path: Path, endpoint: str) -> None:
+    (problem,) = problems(stack_file(tmp_path, **{KEY: endpoint}))
+    assert problem.startswith(f"{tmp_path / 'Pulumi.t.yaml'}: {KEY}: ")
+    assert problem.endswith(f"allowed: {ALLOWED}")
+    assert any(why in problem for why in ("which is not one of Google's API hosts", "not an http(s) URL",
+                                          "a URL with a user name or password (not shown)"))
+
+
+def test_another_https_host_only_where_the_environment_names_it(tmp_path: Path, monkeypatch) -> None:
+    path = stack_file(tmp_path, **{KEY: "https://proxy.corp.example:8443/"})
+    (problem,) = problems(path)
+    assert "to proxy.corp.example, which is not one of Google's API hosts" in problem
+    monkeypatch.setenv("GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS", "other.example, proxy.corp.example")
+    assert load_stack_file(path, root=ROOT).api_endpoint == "https://proxy.corp.example:8443/"
+    monkeypatch.setenv("GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS", "other.example")
+    assert len(problems(path)) == 1
+
+
+@pytest.mark.parametrize("endpoint", ["https://admin:s3cr%21t-P4ss@aiplatform.googleapis.com/",
+                                      "https://ghp_0123456789abcdefABCDEF0123456789abcd@aiplatform.googleapis.com/"])
+def test_an_endpoint_with_a_password_is_refused_and_never_printed(tmp_path: Path, endpoint: str) -> None:
+    problem = "\n".join(problems(stack_file(tmp_path, **{KEY: endpoint})))
+    assert "a URL with a user name or password (not shown)" in problem
+    assert "s3cr" not in problem and "ghp_" not in problem and "admin" not in problem
+    assert "'https://aiplatform.googleapis.com/'" in problem
 
 
 def test_the_transport_never_resolves_credentials_for_a_plaintext_remote_endpoint(monkeypatch) -> None:
     resolved: list[str] = []
     monkeypatch.setattr("google.auth.default", lambda **_: resolved.append("adc") or (object(), "p"))
-    with pytest.raises(transport.InsecureEndpointError, match=r"refusing to send credentials to "
-                       r"http://192\.0\.2\.2:18099/: it would carry Google credentials in clear text"):
+    with pytest.raises(transport.InsecureEndpointError, match=r"refusing to send credentials: "
+                       r"http://192\.0\.2\.2:18099/ is not https:// and not loopback: it would carry Google "
+                       r"credentials in clear text"):
         transport._credentials("http://192.0.2.2:18099/")
+    with pytest.raises(transport.InsecureEndpointError, match=r"refusing to send credentials: https://192\.0\.2\.2/ "
+                       r"is to 192\.0\.2\.2, which is not one of Google's API hosts"):
+        transport._credentials("https://192.0.2.2/")
+    with pytest.raises(transport.InsecureEndpointError) as caught:
+        transport._credentials("https://me:hunter2@aiplatform.googleapis.com/")
+    assert "hunter2" not in str(caught.value) and "me:" not in str(caught.value)
     assert resolved == []
-    transport._credentials("https://192.0.2.2/")
+    transport._credentials("https://aiplatform-vialink1.p.googleapis.com/")
     assert resolved == ["adc"]
 
 
@@ -86,6 +130,7 @@ def test_a_provider_pointed_at_a_plaintext_remote_endpoint_sends_nothing(monkeyp
     listener.settimeout(0.2)
     port = listener.getsockname()[1]
     monkeypatch.setattr(transport, "is_loopback", lambda endpoint: False)  # the listener plays a remote host
+    monkeypatch.setattr(transport.endpoints, "is_loopback", lambda endpoint: False)
     monkeypatch.setattr("google.auth.default", lambda **_: pytest.fail("credentials resolved"))
     monkeypatch.setenv("GCP_TRAINING_JOBS_API_ENDPOINT", f"http://127.0.0.1:{port}/")
     transport.reset_for_tests()
@@ -93,7 +138,7 @@ def test_a_provider_pointed_at_a_plaintext_remote_endpoint_sends_nothing(monkeyp
     job = {"trainingInput": {**JOB["trainingInput"], "packageUris": ["gs://b-staging/t.tar.gz"]}}
     inputs = dict(provider.check({}, provider_props(job, name="x", backend="ai-platform", identity="o/p/s/x")).inputs)
     try:
-        with pytest.raises(transport.InsecureEndpointError):
+        with pytest.raises((transport.InsecureEndpointError, EnvError)):  # the variable itself is refused
             provider.create(inputs)
         with pytest.raises(TimeoutError):
             listener.accept()  # nobody connected

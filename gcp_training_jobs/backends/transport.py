@@ -3,15 +3,15 @@
 The googleapiclient service is built from the discovery document shipped in the package (no discovery
 fetch), once per (API, endpoint) per process and cached here at module level, never on the provider
 object (which Pulumi pickles into state). Credentials come from Application Default Credentials at call
-time and travel only over TLS: a loopback endpoint (the emulator) gets anonymous credentials, and any
-other endpoint that is not https:// is refused before a credential is even resolved. Each thread executes
+time and travel only over TLS to Google's API hosts (jobspec/core/endpoints.py): a loopback endpoint (the
+emulator) gets anonymous credentials, and any other endpoint that is not https:// to a Google API host or a host
+$GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS names is refused before a credential is even resolved. Each thread executes
 with its own httplib2 connection, because httplib2 is not thread-safe and Pulumi calls providers from a
 thread pool.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import random
 import re
@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
-from urllib.parse import urlparse
 
 from gcp_training_jobs.jobspec.catalog.quotas import QUOTA_EXCEEDED_PREFIX
+from gcp_training_jobs.jobspec.core import endpoints
+from gcp_training_jobs.jobspec.core.endpoints import is_loopback, shown
 from gcp_training_jobs.jobspec.core.env import RETRY_BASE_SECONDS, env_settings
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 
@@ -84,7 +85,8 @@ class TransportError(TrainingJobsError):
 
 
 class InsecureEndpointError(TrainingJobsError):
-    """An endpoint that would carry Google credentials in clear text (http:// to a non-loopback host)."""
+    """An endpoint Google credentials must not go to (http:// to a non-loopback host, a host that is not one of
+    Google's API hosts nor allowed by $GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS, a user name or password in it)."""
 
 
 class CredentialsError(TrainingJobsError):
@@ -109,28 +111,10 @@ class RetryPolicy:
         return cls(base_seconds=env_settings().retry_base_seconds)
 
 
-def is_loopback(endpoint: str | None) -> bool:
-    """Whether the endpoint's host is this machine: `localhost` or a loopback address (127.0.0.0/8, ::1).
-    A name that merely starts with 127. (127.0.0.1.example.com) is not."""
-    host = (urlparse(endpoint or "").hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-#: What an endpoint override may be (settings and transport say the same).
-ALLOWED_ENDPOINTS = "https://HOST/ (any host), or http:// to loopback only (127.0.0.1, ::1, localhost: the emulator)"
-
-
-def endpoint_problem(endpoint: str) -> str | None:
-    """Why Google credentials must not go to this endpoint, or None when they may (https, or loopback,
-    which gets anonymous credentials)."""
-    if is_loopback(endpoint) or urlparse(endpoint).scheme.lower() == "https":
-        return None
-    return f"would carry Google credentials in clear text (not https://, not loopback); allowed: {ALLOWED_ENDPOINTS}"
+def endpoint_problem(endpoint: str, *, named: bool = True) -> str | None:
+    """The refusal of an endpoint Google credentials must not go to (endpoints.refusal, with the hosts
+    $GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS allows), or None when they may."""
+    return endpoints.refusal(endpoint, env_settings().endpoint_hosts, named=named)
 
 
 def _credentials(endpoint: str | None) -> Any:
@@ -141,15 +125,16 @@ def _credentials(endpoint: str | None) -> Any:
         return AnonymousCredentials()
     problem = endpoint_problem(endpoint or "")
     if problem is not None:
-        raise InsecureEndpointError(f"refusing to send credentials to {endpoint}: it {problem}")
+        raise InsecureEndpointError(f"refusing to send credentials: {problem}")
     import google.auth
     from google.auth.exceptions import DefaultCredentialsError
 
     try:
         credentials, _ = google.auth.default(scopes=list(SCOPES))
     except DefaultCredentialsError as error:
-        raise CredentialsError(f"no Application Default Credentials for {endpoint} ({error}); run `gcloud auth "
-                               "application-default login` or set GOOGLE_APPLICATION_CREDENTIALS") from None
+        raise CredentialsError(f"no Application Default Credentials for {shown(endpoint or '')} ({error}); "
+                               "run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS"
+                               ) from None
     return credentials
 
 
@@ -287,7 +272,7 @@ def execute_once(request: Any, endpoint: str, method: str) -> Any:
     from googleapiclient.errors import HttpError
 
     def lost(error: BaseException, sent: bool = True) -> TransportError:
-        return TransportError(f"{method}: no answer from {endpoint}: {error!r}", sent=sent)
+        return TransportError(f"{method}: no answer from {shown(endpoint)}: {error!r}", sent=sent)
 
     try:
         return request.execute(http=_http(endpoint), num_retries=0)
@@ -367,7 +352,7 @@ class PagingError(ApiError):
     def __init__(self, endpoint: str, method: str, page: int, why: str):
         super().__init__(200, "", why, method)
         self.endpoint, self.page, self.why = endpoint, page, why
-        self.args = (f"{method} at {endpoint}: page {page}: {why}; the answer is partial",)
+        self.args = (f"{method} at {shown(endpoint)}: page {page}: {why}; the answer is partial",)
 
 
 class TooManyPages(PagingError):

@@ -13,6 +13,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
+from gcp_training_jobs.jobspec.core import endpoints
+from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 
 #: What a self-managed Pulumi backend (file://, gs://, s3://, azblob://) reports as the organization.
@@ -63,6 +65,19 @@ def label_type(text: str) -> str:
     return text
 
 
+def endpoint_type(text: str) -> str:
+    """--endpoint: one of Google's API hosts over https, loopback, or a host $GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS
+    names (jobspec/core/endpoints.py); refused before anything runs, the endpoint printed without a password."""
+    try:
+        hosts = env_settings().endpoint_hosts
+    except EnvError:  # the command names the bad variable itself when it reads the environment
+        hosts = ()
+    problem = endpoints.refusal(text, hosts)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def _stack_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stacks-dir", default=None, type=Path,
                         help="the folder of the stack files (default: Pulumi.yaml's stackConfigDir, as Pulumi finds "
@@ -71,7 +86,7 @@ def _stack_options(parser: argparse.ArgumentParser) -> None:
                         help="the Pulumi organization, which finds jobs made before they carried the stack label "
                              f"(default: {DEFAULT_ORGANIZATION}, what self-managed backends report; on Pulumi Cloud "
                              "your organization's name)")
-    parser.add_argument("--endpoint", default=None,
+    parser.add_argument("--endpoint", default=None, type=endpoint_type,
                         help="the API endpoint (default: the stack's apiEndpoint, else "
                              "$GCP_TRAINING_JOBS_API_ENDPOINT, else Google's)")
 

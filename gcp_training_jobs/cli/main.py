@@ -22,6 +22,7 @@ from gcp_training_jobs.cli.gcloud_flags import add_gcloud_flags
 from gcp_training_jobs.cli.job_args import add_diff_parser
 from gcp_training_jobs.cli.job_args import add_parsers as add_job_parsers
 from gcp_training_jobs.cli.prices import add_parser as add_prices_parser
+from gcp_training_jobs.cli.terminal import terminal_streams
 from gcp_training_jobs.emulator.cli import DESCRIPTION as EMULATOR
 from gcp_training_jobs.emulator.cli import add_arguments as add_emulator_arguments
 from gcp_training_jobs.jobspec.core.names import BACKENDS, EXIT_INVALID, EXIT_OK
@@ -236,7 +237,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.func is not cmd_emulator and (code := _environment_invalid()) is not None:
         return code
     try:
-        return int(args.func(args))
+        with terminal_streams():  # no control character of a value reaches the terminal (cli/terminal.py)
+            return int(args.func(args))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -19,6 +19,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from gcp_training_jobs.cli.job_args import endpoint_type
+from gcp_training_jobs.jobspec.core.endpoints import shown
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, EXIT_OK, EXIT_UNREADABLE
 
@@ -35,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     r = actions.add_parser("refresh", help="rebuild the price table from the Cloud Billing Catalog API")
     r.add_argument("--output", type=Path, default=None,
                    help=f"where to write (default: ${variable('prices_file')}, else the user cache folder)")
-    r.add_argument("--endpoint", default=None,
+    r.add_argument("--endpoint", default=None, type=endpoint_type,
                    help=f"the API endpoint (default: ${variable('api_endpoint')}, else "
                         "https://cloudbilling.googleapis.com/)")
     r.set_defaults(func=cmd_refresh)
@@ -58,7 +60,7 @@ def _refresh(target: Path, endpoint: str | None) -> int:
     from gcp_training_jobs.jobspec.catalog import prices, prices_build, prices_refresh
 
     parts = billing.fetch_rates(endpoint)
-    where = endpoint or billing.ENDPOINT
+    where = shown(endpoint or billing.ENDPOINT)
     result = prices_refresh.refresh_table(parts, prices.bundled_table(), date.today(), where)
     if not result.machines:
         raise billing.BillingAnswerError(f"the answer from {where} prices no machine type of the Vertex AI "

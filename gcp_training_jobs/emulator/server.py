@@ -90,6 +90,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         try:
+            if (refused := foreign_request(self.headers, self.command, self.path, self.server.server_address[1])):
+                raise ApiError(403, refused, "PERMISSION_DENIED")
             split = urlsplit(self.path)
             path = unquote(split.path)
             parsed = parse_qs(split.query, keep_blank_values=True)
@@ -182,6 +184,34 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): nothing to do
             self.close_connection = True
+
+
+#: The names this machine answers to: a request for any other Host is a page's (DNS rebinding: a name of the page's
+#: own resolving to 127.0.0.1 makes it same-origin to the browser).
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
+def foreign_request(headers: Any, verb: str, target: str, port: int) -> str | None:
+    """Why a request comes from a web page rather than a client of Google's APIs (which send no Origin and name the
+    emulator's own address as Host), or None: an `Origin` other than the emulator's own, a browser's cross-site
+    fetch (`Sec-Fetch-Site`), a Host that is not loopback, or a control POST in a type a page may send without
+    asking (text/plain, a form): the jobs' env, args and state are never served to a local page, nor its controls
+    driven by one (no `Access-Control-Allow-Origin` is ever sent)."""
+    host = str(headers.get("Host") or "").lower()
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
+    if host and name not in _LOOPBACK_HOSTS:
+        return f"the emulator answers only requests for its loopback address, not for Host {host[:80]!r}"
+    origin = headers.get("Origin")
+    own = {f"http://{h}:{port}" for h in _LOOPBACK_HOSTS}
+    if origin is not None and origin.lower().rstrip("/") not in own:
+        return "the emulator refuses cross-origin requests (from a web page)"
+    if str(headers.get("Sec-Fetch-Site") or "").lower() in ("cross-site", "same-site"):
+        return "the emulator refuses cross-origin requests (from a web page)"
+    kind = str(headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    if verb == "POST" and urlsplit(target).path.startswith("/_emulator/") and kind != "application/json":
+        return (f"a control request must be Content-Type application/json, not {kind or 'none'!r} (what a web page "
+                "may send without asking)")
+    return None
 
 
 def _first_page(query: dict[str, Any], body: Any, token: Any) -> tuple[dict[str, Any], Any]:

@@ -15,7 +15,9 @@ from pathlib import Path, PurePath
 
 from pydantic import ValidationInfo, field_validator
 
+from gcp_training_jobs.jobspec.catalog.credentials import credential_in
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
+from gcp_training_jobs.jobspec.core.problems import ConcealedValueError
 from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 
 #: Files that make a folder a Python project (built as it says) rather than a bare package.
@@ -105,6 +107,10 @@ class TrainerSource(WireModel):
         if problem is not None:
             raise ValueError(problem)
         folder = root / value
+        if not folder.is_dir() and (found := credential_in(value)) is not None:  # named by its kind, never shown
+            raise ConcealedValueError(f"holds what looks like {found.named()} (not shown), and is no folder under "
+                                      f"{root}; allowed: a folder with setup.py or pyproject.toml, or a Python "
+                                      "package folder (with __init__.py)")
         if not folder.is_dir():
             raise ValueError(f"no such folder under {root}; allowed: a folder with setup.py or pyproject.toml, "
                              "or a Python package folder (with __init__.py)")

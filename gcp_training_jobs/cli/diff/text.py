@@ -6,8 +6,9 @@ unchanged jobs ("8 unchanged, $7.85/h")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from gcp_training_jobs.jobspec.core.names import COMMAND, NAMESPACE
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
@@ -112,7 +113,7 @@ def _held(stack: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 
 def credential_lines(stack: Mapping[str, Any], *, markdown: bool = False) -> list[str]:
     """The credentials a stack's jobs hold (its `warnings`), one line each by field and kind, never the value."""
-    return [f"`{w['path']}`: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
+    return [f"{_code(w['path'])}: {w['credential']}" if markdown else f"{w['path']}: {w['credential']}"
             for warnings in (stack.get("warnings") or {}).values() for w in warnings if "credential" in w]
 
 
@@ -203,15 +204,47 @@ def cheaper_lines(stack: Mapping[str, Any]) -> list[str]:
     return lines + ([f"the stack would save {money(saving)} at its cheapest placements"] if saving else [])
 
 
+#: What in a text GitHub would render as more than text: raw HTML (`<img>`, `</details>`) and character references
+#: (`&#64;`), links and images (`[x](y)`, `![x](y)`), autolinks (`https://`, `www.`, `a@b.c`), @mentions, issue
+#: references (`#12`), emphasis, strike-through, code, a table's `|`, a backslash escape. (`->` is text.)
+_MARKUP: Final = re.compile(r"[<\[\]`*~@\\|]|&#|&[a-z]+;|#\d|://|www\.|(?<![a-z0-9])_|_(?![a-z0-9])", re.IGNORECASE)
+
+
+def _code(text: str, *, in_table: bool = False) -> str:
+    """`text` as one Markdown code span: inside one GitHub renders no HTML, link, image, emphasis or @mention. Fenced
+    by one backtick more than the longest run in it; a newline is a space; in a table `|` is escaped (GFM reads a
+    table's cells before their code spans)."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    inner = f"{pad}{text}{pad}"
+    return f"{fence}{inner.replace('|', chr(92) + '|') if in_table else inner}{fence}"
+
+
+def md(text: str, *, in_table: bool = False) -> str:
+    """Text from a job, a stack file or a stack's name, made safe for the pull request comment: as it is when it
+    holds nothing GitHub would render (`_MARKUP`), else as a code span (`_code`), so that no HTML, link, image or
+    mention written in a stack file reaches the rendered comment."""
+    if _MARKUP.search(text) is None:
+        return " ".join(text.splitlines())
+    return _code(text, in_table=in_table)
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md(text, in_table=True)
+
+
+def _ours(text: str) -> str:
+    """The project's own words, with their own code spans (`up`), on one line: a job's note (cli.diff.command), which
+    holds no value but a job's name, judged to be lowercase letters, digits and hyphens."""
+    return " ".join(text.splitlines())
 
 
 def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
     """The pull request comment: the headline, a table per changed stack, the broken guardrails, the per-part lines
     folded away, and the marker a workflow finds the comment by. `run_as`: the command as it was run
     (`gcp-training-jobs`, `python -m components`), which the comment names."""
-    out = [MARKER, f"### Training jobs: {headline(document)}", "",
+    out = [MARKER, f"### Training jobs: {md(headline(document))}", "",
            f"Base `{document['base'][:12]}`, head `{document['head'][:12]}`; {read_as(document)} (`{run_as} diff"
            f"{' --online' if document.get('online') else ''}`), "
            "each job at the rate it runs at, the worst case its rate times its timeout (7 days when none), at the "
@@ -220,7 +253,7 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
     if not changed:
         out += ["", "No stack changes."]
     for name, stack in changed:
-        out += ["", f"#### {name}: {stack['change']}", "",
+        out += ["", f"#### {md(name)}: {stack['change']}", "",
                 "| job | change | $/h before -> after | worst case before -> after |", "|---|---|---|---|"]
         for job_name, job in stack["jobs"].items():
             if job["change"] != "unchanged":
@@ -229,37 +262,37 @@ def render_markdown(document: Mapping[str, Any], run_as: str = COMMAND) -> str:
         out += [f"| {same} unchanged | — | {hourly} | {worst} |"] if same else []
         out.append(f"| **{_cell(name)}** | {stack['change']} | {_hourly(stack)} | {_worst(stack)} |")
         notes = [line for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
-                 for line in [f"- `{job_name}` {job['change']}: {_cell(job['note'])}",
-                              *(f"  - {_cell(words)}" for words in job.get("changes", []))]]
+                 for line in [f"- {_code(job_name)} {job['change']}: {_ours(job['note'])}",
+                              *(f"  - {md(words)}" for words in job.get("changes", []))]]
         notes += [item for line, words in _held(stack)
-                  for item in [f"- {_cell(line)}", *(f"  - {_cell(w)}" for w in words)]]
-        notes += [f"- {kind}: {', '.join(f'`{n}`' for n in names)}" for kind, names in stack["resources"].items()
+                  for item in [f"- {md(line)}", *(f"  - {md(w)}" for w in words)]]
+        notes += [f"- {kind}: {', '.join(_code(n) for n in names)}" for kind, names in stack["resources"].items()
                   if names]
-        notes += [f"- budget: {stack['budget']['text']}"] if stack.get("budget") else []
-        notes += [f"- quota asked, {line}" for line in _quota_lines(stack)]
-        notes += _online_lines(stack, "- ")
-        notes += [f"- {_cell(line)}" for line in cheaper_lines(stack)]
+        notes += [f"- budget: {md(stack['budget']['text'])}"] if stack.get("budget") else []
+        notes += [f"- quota asked, {md(line)}" for line in _quota_lines(stack)]
+        notes += [f"- {md(line)}" for line in _online_lines(stack, "")]
+        notes += [f"- {md(line)}" for line in cheaper_lines(stack)]
         out += ([""] + notes) if notes else []
         if credential_lines(stack):  # where the job sends one to Google in plain text
-            out += ["", f"**Credentials in {name}'s jobs** (sent to Google in plain text, visible to anyone who can "
-                    "view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
-            out += [f"- {_cell(line)}" for line in credential_lines(stack, markdown=True)]
+            out += ["", f"**Credentials in {md(name)}'s jobs** (sent to Google in plain text, visible to anyone who "
+                    "can view the job; keep them in Secret Manager, or at the least `pulumi config set --secret`):", ""]
+            out += [f"- {line}" for line in credential_lines(stack, markdown=True)]  # the path in a code span
         if stack["guardrails"]["broken"]:
-            out += ["", f"**Guardrails {name} breaks (the base kept them):**", ""]
-            out += [f"- {_cell(text)}" for text in stack["guardrails"]["broken"]]
+            out += ["", f"**Guardrails {md(name)} breaks (the base kept them):**", ""]
+            out += [f"- {md(text)}" for text in stack["guardrails"]["broken"]]
         kept = [t for t in stack["guardrails"]["after"] if t not in stack["guardrails"]["broken"]]
         if kept:
-            out += ["", f"Still broken in {name}:", ""] + [f"- {_cell(text)}" for text in kept]
-    out += ["", f"{line}."] if (line := unchanged_stacks_line(document)) else []
-    out += ["", f"**{total_label(document).capitalize()}:** $/h {_hourly(document['total'])}; worst case "
-            f"{_worst(document['total'])}", "", all_stacks_line(document)]
+            out += ["", f"Still broken in {md(name)}:", ""] + [f"- {md(text)}" for text in kept]
+    out += ["", f"{md(line)}."] if (line := unchanged_stacks_line(document)) else []
+    out += ["", f"**{md(total_label(document).capitalize())}:** $/h {_hourly(document['total'])}; worst case "
+            f"{_worst(document['total'])}", "", md(all_stacks_line(document))]
     if document["total"].get("placementSavingUsdPerHour"):
         out += ["", f"**At their cheapest placements within each stack's `placement`, the changed stacks would save "
                 f"{money(document['total']['placementSavingUsdPerHour'])}.**"]
-    details = [f"- `{name}` / `{job_name}` ({side}): {_cell(line)}"
+    details = [f"- {_code(name)} / {_code(job_name)} ({side}): {md(line)}"
                for name, stack in changed for job_name, job in stack["jobs"].items() if job["change"] != "unchanged"
                for side in ("before", "after") for line in job["partLines"][side]]
-    out += [f"> warning: {line}" for line in document["warnings"]]
+    out += [f"> warning: {md(line)}" for line in document["warnings"]]
     folded = ["", "<details><summary>Per-part lines</summary>", "", *details, "", "</details>"] if details else []
     text = "\n".join(out + folded)
     if len(text) > MAX_COMMENT:  # GitHub refuses a longer comment: the per-part lines are in `diff` itself

@@ -51,6 +51,8 @@ class Credential:
     extent: str = ""
     #: Whether a match holds an anchor as written (the pattern is case-sensitive there), or in any case.
     cased: bool = True
+    #: Whose rule it is: gitleaks' (SOURCE), else this project's, after the source EXTRA_SOURCES names.
+    gitleaks: bool = True
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -63,11 +65,12 @@ class Credential:
 
     def named(self) -> str:
         """How a message names it, without the value: `a GitHub personal access token (gitleaks rule github-pat)`."""
-        return f"{self.what} (gitleaks rule {self.rule})"
+        return f"{self.what} ({'gitleaks ' if self.gitleaks else ''}rule {self.rule})"
 
 
-def _credential(rule: str, what: str, regex: str, *anchors: str, extent: str = "", cased: bool = True) -> Credential:
-    return Credential(rule, what, regex, anchors, extent, cased)
+def _credential(rule: str, what: str, regex: str, *anchors: str, extent: str = "", cased: bool = True,
+                gitleaks: bool = True) -> Credential:
+    return Credential(rule, what, regex, anchors, extent, cased, gitleaks)
 
 
 #: The credentials recognised, each from the gitleaks rule named (SOURCE).
@@ -96,9 +99,36 @@ CREDENTIALS: Final = (
                 r"\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![A-Za-z0-9])", "sk_", "rk_"),
     _credential("npm-access-token", "an npm access token", r"(?i)\bnpm_[a-z0-9]{36}(?![A-Za-z0-9])", "npm_",
                 cased=False),
+    _credential("slack-webhook-url", "a Slack webhook URL",
+                r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}",
+                "hooks.slack.com", cased=False),
+    _credential("jwt", "a JSON Web Token",
+                r"\bey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?", ".ey"),
     _credential("private-key", "a private key", r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
                 "-----begin", cased=False, extent=r"(?is)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----.*?"
                                      r"(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\Z)"),
+)
+
+#: Where the kinds no gitleaks rule names come from (EXTRA, BASE64).
+EXTRA_SOURCES: Final = (
+    Source(title="detect-secrets 1.5.0, detect_secrets/plugins/basic_auth.py (BasicAuthDetector)",
+           url="https://github.com/Yelp/detect-secrets/blob/v1.5.0/detect_secrets/plugins/basic_auth.py",
+           read=date(2026, 12, 2), note="Yelp/detect-secrets, tag v1.5.0; Apache-2.0; the pattern only"),
+    Source(title="Google Identity: Using OAuth 2.0 to Access Google APIs (access tokens sent as `Bearer ya29...`)",
+           url="https://developers.google.com/identity/protocols/oauth2", read=date(2026, 12, 2),
+           note="the ya29. prefix of Google's OAuth 2.0 access tokens"),
+)
+#: Credentials no gitleaks rule names, each from the public source it cites (EXTRA_SOURCES).
+EXTRA: Final = (
+    # A Google OAuth 2.0 access token: "ya29." and the token (Google's OAuth 2.0 guide shows them so, e.g.
+    # `Authorization: Bearer ya29.a0...`; the prefix of credsweeper's "Google OAuth Access Token" rule).
+    _credential("google-oauth-access-token", "a Google OAuth access token", r"(?<![\w.-])ya29\.[\w-]{20,}", "ya29.",
+                gitleaks=False),
+    # A user name and password in a URL (`https://user:pass@host`): detect-secrets' BasicAuthDetector, its password
+    # not a reference (`${VAR}`, `$VAR`, `%VAR%`).
+    _credential("basic-auth-url", "a password in a URL",
+                r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{1,100}:(?![$%{])[^\s/?#@'\"]{1,200}@", "://",
+                extent=r"(?i)(?<=://)[^\s:/?#@'\"]{1,100}:(?![$%{])[^\s/?#@'\"]{1,200}(?=@)", gitleaks=False),
 )
 
 #: Where a recognised credential belongs instead of a plain-text field of the job.
@@ -135,7 +165,14 @@ PREFIXES: Final = (
 #: A name that says its value is a credential: `*_API_KEY`, `*_TOKEN`, `*_SECRET` (and `*_SECRET_KEY`), `*PASSWORD*`
 #: (`PASSWD`), any case, `-` or `_` between words, as an environment variable or a flag spells it (the keywords of
 #: gitleaks' generic-api-key, narrowed to a name's end, so `--tokenizer` or `max_tokens` stay plain).
-NAME: Final = re.compile(r"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|token|secret(?:[_-]?key)?)$|passw(?:or)?d")
+NAME: Final = re.compile(r"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|token|secret(?:[_-]?key)?|key)$|passw(?:or)?d|credential"
+                         r"|secret[_-]?access|^pwd$")
+#: A name that says its value is a password: any value but a reference (`$VAR`, `${VAR}`, a path, a Secret Manager
+#: name) is one, whatever characters it holds (`--password 'p@ss w!rd#'`).
+PASSWORD: Final = re.compile(r"(?i)passw(?:or)?d|^pwd$")
+#: What a password given by name may be without being one: a reference to where it is kept (`$VAR`, `${VAR}`,
+#: `%VAR%`, a path, a Secret Manager name), a flag, or a placeholder (one character repeated, as gitleaks' allowlist).
+_REFERENCE: Final = re.compile(r"[$%{<-]|/|projects/|file:|gs://|(.)\1*$|(?i:true|false|none|null|changeme)$")
 #: A value that looks like a credential: the generic-api-key rule's secret (`[\w.=-]{10,150}`, or base64 of 12
 #: characters or more), not a Secret Manager name (the place a credential belongs, INSTEAD).
 _VALUE: Final = re.compile(r"(?:[\w.=-]{10,150}|[A-Za-z0-9][A-Za-z0-9+/]{11,}={0,3})")
@@ -145,11 +182,12 @@ _SECRET_MANAGER: Final = re.compile(r"projects/[^/]+/secrets/")
 ENTROPY: Final = 3.5
 #: `NAME=VALUE` (or `NAME: VALUE`) inside a text: a flag's (`--wandb_api_key=...`), a variable's, a line's.
 _NAMED_IN_TEXT: Final = re.compile(r"(?P<name>[A-Za-z_][\w.-]{0,80})(?P<sep>[\s'\"]{0,3}(?:=|:)[\s'\"=]{0,5})"
-                                   r"(?P<value>[\w.=+/-]{10,150})")
+                                   r"(?P<value>(?!-)[^\s'\"]{6,200})")
+_PLAIN_VALUE: Final = re.compile(r"[\w.=+/-]{10,150}")
 
 #: A value named as a credential, after the gitleaks rule generic-api-key (SOURCE).
 NAMED: Final = _credential("generic-api-key", "a value named as a credential", _NAMED_IN_TEXT.pattern,
-                           "key", "token", "secret", "passw", cased=False)
+                           "key", "token", "secret", "passw", "credential", "pwd", cased=False)
 
 
 def _entropy(text: str) -> float:
@@ -163,13 +201,21 @@ def named_credential(name: str, value: str) -> bool:
     name = name.lstrip("-")
     if not name or NAME.search(name) is None or _SECRET_MANAGER.match(value):
         return False
+    if PASSWORD.search(name) and 6 <= len(value) <= 200 and not value.isspace() and not _REFERENCE.match(value):
+        return True
     return (_HEX_KEY.fullmatch(value) is not None
             or (_VALUE.fullmatch(value) is not None and _entropy(value) >= ENTROPY))
 
 
-def _named_in(text: str) -> list[re.Match[str]]:
-    """Each `NAME=VALUE` in `text` whose value is a credential by its name."""
-    return [m for m in _NAMED_IN_TEXT.finditer(text) if named_credential(m["name"], m["value"])]
+def _named_in(text: str) -> list[tuple[int, int]]:
+    """Where each value of a `NAME=VALUE` in `text` that is a credential by its name is: a password's up to the next
+    space or quote, any other's the generic rule's secret it begins with."""
+    spans = []
+    for m in _NAMED_IN_TEXT.finditer(text):
+        value = m["value"] if PASSWORD.search(m["name"]) else (_PLAIN_VALUE.match(m["value"]) or [""])[0]
+        if value and named_credential(m["name"], value):
+            spans.append((m.start("value"), m.start("value") + len(value)))
+    return spans
 
 
 def _one_of(words: set[str]) -> str:
@@ -184,17 +230,50 @@ def _one_of(words: set[str]) -> str:
     return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
 
 
-_KINDS: Final = (*CREDENTIALS, *PREFIXES, NAMED)
+_KINDS: Final = (*CREDENTIALS, *EXTRA, *PREFIXES, NAMED)
 #: Every credential's anchors, two searches: a value that holds none of the cased ones as written and none of the
 #: others in any case holds no credential.
 _CASED: Final = re.compile(_one_of({a for c in _KINDS if c.cased for a in c.anchors}))
 _UNCASED: Final = re.compile(_one_of({a for c in _KINDS if not c.cased for a in c.anchors}))
 
 
+#: A credential wrapped in base64 (`Z2hwX...`, a token or `user:password` encoded): a run of base64 of 24 characters
+#: or more with an upper-case letter, a lower-case one and a digit (a hex digest or a git hash has no upper case),
+#: whose decoding is text holding a credential of a kind above.
+BASE64: Final = _credential("base64-credential", "a base64-encoded credential",
+                            r"(?<![\w+/-])[\w+/-]{24,}={0,2}", gitleaks=False)
+_BASE64_RUN: Final = re.compile(BASE64.regex)
+
+
+def _base64_runs(text: str) -> list[re.Match[str]]:
+    """The runs of base64 in `text` that may wrap a credential: mixed case and a digit (BASE64)."""
+    return [m for m in _BASE64_RUN.finditer(text) if not m[0].islower() and not m[0].isupper()
+            and any(ch.isdigit() for ch in m[0])]
+
+
+def _wrapped(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds base64 whose decoding holds a credential (BASE64)."""
+    import base64
+    import binascii
+
+    spans = []
+    for m in _base64_runs(text):
+        run = m[0].rstrip("=")
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_" if "-" in run or "_" in run
+                                       else None, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if decoded.isprintable() and _direct(decoded) is not None:
+            spans.append(m.span())
+    return spans
+
+
 def may_hold_credential(text: str) -> bool:
     """False when no value written into `text` (e.g. a job's repr: its anchors are never escaped there) can be a
     credential; True means look value by value."""
-    return _CASED.search(text) is not None or _UNCASED.search(text.lower()) is not None
+    return (_CASED.search(text) is not None or _UNCASED.search(text.lower()) is not None
+            or bool(_base64_runs(text)))
 
 
 def _kinds_in(text: str) -> list[Credential]:
@@ -209,6 +288,12 @@ def _kinds_in(text: str) -> list[Credential]:
 def credential_in(text: str, name: str = "") -> Credential | None:
     """The first kind of credential `text` holds (a full pattern, a word with a known prefix, a `NAME=VALUE` named as
     one), or None; `name`: what `text` is given under (an env variable's name, the flag before it), if anything."""
+    found = _direct(text, name)
+    return found or (BASE64 if _wrapped(text) else None)
+
+
+def _direct(text: str, name: str = "") -> Credential | None:
+    """credential_in without looking inside base64."""
     shaped = next((c for c in _kinds_in(text) if c.pattern.search(text) and (c is not NAMED or _named_in(text))), None)
     return shaped or (NAMED if name and named_credential(name, text) else None)
 
@@ -219,10 +304,13 @@ def masked_text(text: str) -> str:
     of args, a JSON document) is masked as each of its values is."""
     for kind in _kinds_in(text):
         if kind is NAMED:  # the value alone, its name kept: `--wandb_api_key=<value named as a credential, ...>`
-            for match in reversed(_named_in(text)):
-                text = text[:match.start("value")] + kind.shown + text[match.end("value"):]
+            for start, end in reversed(_named_in(text)):
+                text = text[:start] + kind.shown + text[end:]
         elif kind.pattern.search(text):
             text = re.sub(kind.extent or kind.regex, kind.shown.replace("\\", r"\\"), text)
+    if len(text) >= 24:
+        for start, end in reversed(_wrapped(text)):
+            text = text[:start] + BASE64.shown + text[end:]
     return text
 
 

@@ -14,10 +14,20 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
+from gcp_training_jobs.jobspec.core import endpoints
 from gcp_training_jobs.jobspec.core.errors import SpecError
-from gcp_training_jobs.jobspec.core.names import ENDPOINT, ENV_PREFIX
+from gcp_training_jobs.jobspec.core.names import ENV_PREFIX
 from gcp_training_jobs.jobspec.core.problems import Problem
 
 #: The longest wait a variable may set, one day: a bound against a unit slip, and below what a socket timeout holds.
@@ -40,9 +50,10 @@ def _iso_date(value: Any) -> Any:
         raise ValueError("not a date") from None
 
 
-def _url(value: str | None) -> str | None:
-    if value is not None and not ENDPOINT.fullmatch(value):
-        raise ValueError("not an http(s) URL")
+def _hosts(value: str | None) -> str | None:
+    bad = [h for h in endpoints.allowed_hosts(value) if not endpoints.HOST_NAME.fullmatch(h)]
+    if bad:
+        raise ValueError(f"not a list of host names ({bad[0][:80]!r} is not one)")
     return value
 
 
@@ -55,9 +66,24 @@ class EnvSettings(BaseModel):
     retry_base_seconds: _Wait = RETRY_BASE_SECONDS  # the first wait of the retries' backoff
     reconcile_seconds: _Wait = RECONCILE_SECONDS  # how long a create whose outcome is unknown is looked for
     today: Annotated[date | None, BeforeValidator(_iso_date)] = None
-    api_endpoint: Annotated[str | None, AfterValidator(_url)] = None
+    allowed_endpoint_hosts: Annotated[str | None, AfterValidator(_hosts)] = None
+    api_endpoint: str | None = None
     build_dir: Path | None = None
     prices_file: Path | None = None
+
+    @field_validator("api_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """The endpoint judged with the hosts the environment allows (endpoints.endpoint_problem)."""
+        if value is not None and (problem := endpoints.endpoint_problem(
+                value, endpoints.allowed_hosts(info.data.get("allowed_endpoint_hosts")))):
+            raise ValueError(problem)
+        return value
+
+    @property
+    def endpoint_hosts(self) -> tuple[str, ...]:
+        """The hosts besides Google's an endpoint may name ($GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS)."""
+        return endpoints.allowed_hosts(self.allowed_endpoint_hosts)
 
 
 _WAIT = "a number of seconds {} " + str(MAX_SECONDS) + ", or unset for {:g}"
@@ -67,8 +93,9 @@ ALLOWED: Final[Mapping[str, str]] = MappingProxyType({
     "retry_base_seconds": _WAIT.format("from 0 to", RETRY_BASE_SECONDS),
     "reconcile_seconds": _WAIT.format("from 0 to", RECONCILE_SECONDS),
     "today": "YYYY-MM-DD (e.g. 2026-11-22), or unset for the system's date",
-    "api_endpoint": "an http(s) URL: https://HOST/, or http://127.0.0.1:PORT/ (loopback, the emulator), or unset "
-                    "for Google's endpoints",
+    "api_endpoint": f"{endpoints.ALLOWED}, or unset for Google's endpoints",
+    "allowed_endpoint_hosts": "host names, comma-separated (e.g. proxy.example.internal,10.0.0.5), or unset for "
+                              "none",
     "build_dir": "a folder path, or unset for .build/trainers in the project",
     "prices_file": "a file path, or unset for the user cache folder",
 })
@@ -99,5 +126,6 @@ def env_settings(environ: Mapping[str, str] | None = None) -> EnvSettings:
 def _problem(field: str, error: Any) -> Problem:
     """A bad variable in this project's words: its name, the value given, what is wrong, what is allowed."""
     what = (error.get("ctx") or {}).get("error") if error["type"] == "value_error" else _WHAT.get(error["type"])
-    return Problem(VARIABLES[field], f"{reprlib.repr(error['input'])} is {what or 'not allowed'}; "
+    given = endpoints.shown(error["input"]) if field == "api_endpoint" else reprlib.repr(error["input"])
+    return Problem(VARIABLES[field], f"{given} is {what or 'not allowed'}; "
                                      f"allowed: {ALLOWED[field]}")

@@ -175,14 +175,27 @@ PROJECT_ID: Final = re.compile(r"(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]")
 SERVICE_ACCOUNT: Final = re.compile(r"[^@\s]+@[a-z0-9.-]+\.gserviceaccount\.com")
 #: google.protobuf.Duration in JSON: seconds with up to 9 fractional digits and an "s" ("3600s", "1.5s").
 DURATION: Final = re.compile(r"\d+(\.\d{1,9})?s")
+#: The most seconds a google.protobuf.Duration holds: "Must be from -315,576,000,000 to +315,576,000,000 inclusive"
+#: (10,000 years; https://protobuf.dev/reference/protobuf/google.protobuf/#duration, read 2026-12-02). Vertex AI's
+#: reference states no maximum of its own for `Scheduling.timeout`, only its default, 7 days
+#: (https://cloud.google.com/vertex-ai/docs/reference/rest/v1/CustomJobSpec#scheduling, read 2026-12-02): this is
+#: the bound of a job's timeout as of every other duration (a FLEX_START job's, 7 days, is rules.vertex_spec's).
+MAX_DURATION_SECONDS: Final = 315_576_000_000
+#: What a duration may be, in every message that refuses one.
+DURATION_ALLOWED: Final = f"seconds with an s suffix, e.g. 3600s, at most {MAX_DURATION_SECONDS}s (a protobuf Duration)"
+
+
+def is_duration(value: object) -> bool:
+    """Whether `value` is a google.protobuf.Duration as JSON writes it, within what one holds (DURATION,
+    MAX_DURATION_SECONDS): `99999999999999999999s` is not."""
+    return (isinstance(value, str) and DURATION.fullmatch(value) is not None
+            and float(value[:-1]) <= MAX_DURATION_SECONDS)
 #: ml v1 TrainingInput.network: "projects/{project}/global/networks/{network}" (ml.v1.json).
 NETWORK: Final = re.compile(r"projects/[^/]+/global/networks/[^/]+")
 #: Cloud KMS key names (ml.v1.json EncryptionConfig.kmsKeyName).
 KMS_KEY: Final = re.compile(r"projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+")
 #: A Cloud Storage location (a region, dual-region or multi-region name).
 LOCATION: Final = re.compile(r"[A-Za-z0-9-]+")
-#: An API endpoint override.
-ENDPOINT: Final = re.compile(r"https?://[^\s/]+(/\S*)?")
 
 # --- Vertex AI CustomJobSpec names (aiplatform.v1.json field descriptions) -----------------------------
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -186,8 +188,29 @@ def _describe(value: Any) -> str:
     more than a small one): strings quoted, numbers and booleans as written, containers abridged."""
     if isinstance(value, int) and value.bit_length() > 192:
         return "a number of more than 57 digits"
+    if isinstance(value, str) and "@" in value and "://" in value:
+        value = without_userinfo(value)
     text = _SHORT.repr(value) if isinstance(value, (str, dict, list, tuple, set)) else str(value)[:61]
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: A URL's user name and password (`https://USER:PASSWORD@host`): never printed.
+_USERINFO = re.compile(r"(?<=://)[^/@\s]*@")
+
+
+def without_userinfo(text: str) -> str:
+    """`text` with each URL's user name and password left out (`https://host/`), as every message prints a URL."""
+    return _USERINFO.sub("", text)
+
+
+def terminal_text(text: str) -> str:
+    """Text as it may reach a terminal: each control character (ESC, so no `ESC[2J`, a carriage return, a bell, C1
+    codes) and each invisible formatting one (bidirectional overrides) escaped as `\\uXXXX`, as JSON writes one (a
+    JSON document stays one); newlines and tabs kept. Every command's output passes through it (cli/terminal.py)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else
+                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}" for c in text)
 
 
 def printable(text: str) -> str:
@@ -288,6 +311,11 @@ def _explain(err: Any, model: type[BaseModel], loc: Sequence[str | int]) -> str:
     return f"not allowed; allowed: {text.removeprefix('Input should be ')}"
 
 
+class ConcealedValueError(TrainingJobsError, ValueError):
+    """A validator's refusal of a value that must not be printed (it holds a credential): the Problem names the
+    field and says what is wrong, without the value given (from_validation_error)."""
+
+
 def from_validation_error(error: ValidationError, model: type[BaseModel]) -> list[Problem]:
     """One Problem per pydantic error, with wire names, the value given and what is allowed (in this project's
     words: pydantic's own messages never reach the user); for unknown keys, the closest known name."""
@@ -308,7 +336,7 @@ def from_validation_error(error: ValidationError, model: type[BaseModel]) -> lis
                 message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
             problems.append(Problem(join_path(*where, key), message))
             continue
-        elif kind == "missing":
+        elif kind == "missing" or isinstance((err.get("ctx") or {}).get("error"), ConcealedValueError):
             message = _explain(err, model, loc)
         else:
             message = f"{_describe(err.get('input'))}: {_explain(err, model, loc)}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from gcp_training_jobs.jobspec.catalog.credentials import INSTEAD, credential_in, found_in
 from gcp_training_jobs.jobspec.core.names import (
-    DURATION,
+    DURATION_ALLOWED,
     JOB_ID,
     KMS_KEY,
     LABEL_KEY,
@@ -17,6 +17,7 @@ from gcp_training_jobs.jobspec.core.names import (
     SERVICE_ACCOUNT,
     SYSTEM_LABELS,
     gcs_uri_problem,
+    is_duration,
 )
 from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem
 from gcp_training_jobs.jobspec.rules.tasks import TI, Options, tasks
@@ -91,9 +92,9 @@ def rule_uris_and_names(job: Job, opts: Options) -> Iterator[Problem]:
     sched = ti.scheduling
     for field, value in (("maxRunningTime", sched and sched.max_running_time),
                          ("maxWaitTime", sched and sched.max_wait_time)):
-        if value and not DURATION.fullmatch(value):
-            yield Problem(f"{TI}.scheduling.{field}", f"{value!r} is not a duration; allowed: seconds with "
-                          "an s suffix, e.g. 7200s")
+        if value and not is_duration(value):
+            yield Problem(f"{TI}.scheduling.{field}", f"{value[:60]!r} is not a duration; allowed: "
+                          f"{DURATION_ALLOWED}")
     for task in tasks(ti) if not opts.vertex else ():  # Vertex AI's disks: rules.vertex_pools, on the pools
         disk = task.config.disk_config if task.config else None
         if disk and disk.boot_disk_size_gb is not None and not 100 <= disk.boot_disk_size_gb <= 64000:

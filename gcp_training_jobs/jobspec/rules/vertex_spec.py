@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import (
-    DURATION,
+    DURATION_ALLOWED,
     ENV_VAR_NAME,
     EXPERIMENT,
     NETWORK,
@@ -21,6 +21,7 @@ from gcp_training_jobs.jobspec.core.names import (
     SERVICE_ACCOUNT,
     TENSORBOARD,
     gcs_uri_problem,
+    is_duration,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.io.vocabulary import pool_path
@@ -60,9 +61,9 @@ def rule_scheduling(job: VertexJob, opts: Options) -> Iterator[Problem]:
     for name, value in (("timeout", sched.timeout), ("maxWaitDuration", sched.max_wait_duration)):
         if value is None:
             continue
-        if not DURATION.fullmatch(value):
-            yield Problem(f"scheduling.{name}", f"{value!r} is not a duration; allowed: seconds with an s suffix, "
-                          "e.g. 3600s (a protobuf Duration)")
+        if not is_duration(value):
+            yield Problem(f"scheduling.{name}", f"{value[:60]!r} is not a duration; allowed: "
+                          f"{DURATION_ALLOWED}")
         elif name == "timeout" and _duration_seconds(value) <= 0:
             yield Problem("scheduling.timeout", f"{value}; allowed: more than 0s (unset: "
                           f"{catalog.DEFAULT_TIMEOUT_SECONDS}s, 7 days)")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from gcp_training_jobs.jobspec.core.names import DURATION, KMS_KEY
+from gcp_training_jobs.jobspec.core.names import DURATION_ALLOWED, KMS_KEY, is_duration
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed
 from gcp_training_jobs.jobspec.rules.tasks import Options
 from gcp_training_jobs.jobspec.rules.tuning import ALGORITHMS, GOAL_UNSPECIFIED, GOALS, LOG_SCALES, MAX_DISCRETE_VALUES
@@ -162,9 +162,8 @@ def _stopping(study: StudySpec) -> Iterator[Problem]:
         if constraint is not None:
             durations.append((f"{field}.maxDuration", constraint.max_duration))
     for field, value in durations:
-        if value is not None and not DURATION.fullmatch(value):
-            yield Problem(f"{at}.{field}", f"{value!r} is not a duration; allowed: seconds with an s suffix, "
-                          "e.g. 3600s")
+        if value is not None and not is_duration(value):
+            yield Problem(f"{at}.{field}", f"{value[:60]!r} is not a duration; allowed: {DURATION_ALLOWED}")
 
 
 def rule_parameters(job: TuningJob, opts: Options) -> Iterator[Problem]:

@@ -29,12 +29,12 @@ from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import (
     AI_PLATFORM,
-    DURATION,
     JOB_SPEC,
     TRAINING,
     TRAINING_INPUT,
     TUNING,
     VERTEX,
+    is_duration,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.io.vocabulary import TRIAL
@@ -222,7 +222,7 @@ def _timeout(body: Mapping[str, Any], spec_key: str | None, backend: str) -> Tim
     else:
         scheduling = _mapping(_mapping(body.get(TRAINING_INPUT)).get("scheduling"))
         value, at = scheduling.get("maxRunningTime"), MAX_RUNNING_TIME
-    if isinstance(value, str) and DURATION.fullmatch(value) and float(value[:-1]) > 0:
+    if isinstance(value, str) and is_duration(value) and float(value[:-1]) > 0:
         return Timeout(float(value[:-1]), at, per_trial=per_trial)
     # unset (a malformed or zero value is refused by the rules before a body is made)
     if backend == VERTEX:

@@ -64,10 +64,9 @@ def judge_stack_job(name: str, raw: Any, *, root: Path, backend: str, region: st
     if region_problems:
         return None, problems
 
-    labels_given = raw.get("labels")
-    labels: dict[str, Any] = labels_given if isinstance(labels_given, dict) else {}
+    labels = text_labels(raw.get("labels"))
     own = raw[form].get("labels") if form == TUNING_JOB else None  # a tuning config's own, under the job's
-    merged = {**stack_labels, **(own if isinstance(own, dict) else {}), **labels}
+    merged = {**text_labels(stack_labels), **text_labels(own), **labels}
     judged, spec_problems = judge_job_spec(raw, name=name, backend=backend, region=region, region_key=region_key,
                                            labels=merged)
     if settings is not None:
@@ -182,6 +181,13 @@ def judge_job_spec(
 def plain(problem: Problem) -> Problem:
     """Our validators' messages without pydantic's "Value error, " in front."""
     return Problem(problem.path, problem.message.replace(": Value error, ", ": "), problem.file)
+
+
+def text_labels(labels: Any) -> dict[str, Any]:
+    """The labels whose key and value are text (a label given as a number, `env: 5`, is refused by the settings
+    model, naming the field: `labels.env: 5: a number, not text`), the rest left out so that no rule sees one."""
+    return {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(labels, Mapping) else {}
 
 
 def label_problems(labels: Mapping[str, Any]) -> list[Problem]:

@@ -1,0 +1,43 @@
+"""Every command's output as a terminal shows it: the standard streams a command writes to, with each control and
+invisible formatting character of what it writes escaped (jobspec.core.problems.terminal_text), so that a value
+from a stack file, a job or an API's answer (a job's args, a log line) cannot clear the screen, move the cursor,
+rewrite a line already printed or set the terminal's title."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from gcp_training_jobs.jobspec.core.problems import terminal_text
+
+
+class TerminalStream:
+    """A text stream writing `terminal_text` of what it is given to the stream it wraps (all else is the wrapped
+    stream's: flush, isatty, encoding, fileno)."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_text(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def terminal_streams() -> Iterator[None]:
+    """sys.stdout and sys.stderr as TerminalStreams while a command runs."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalStream(out), TerminalStream(err)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
