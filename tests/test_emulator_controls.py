@@ -49,7 +49,8 @@ def test_the_list_is_the_server_s_own(emulator: Emulator) -> None:
         if verb == "GET":
             assert _get(emulator, path) == 200, path
     assert _get(emulator, "/_emulator/nothing") == 404
-    request = urllib.request.Request(emulator.url + "_emulator/nothing", data=b"{}", method="POST")
+    request = urllib.request.Request(emulator.url + "_emulator/nothing", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 404
