@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi.dynamic import ConfigureRequest
 from pulumi.provider.experimental import provider as rpc
 
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
@@ -95,7 +96,7 @@ class TrainingJobPackage(rpc.Provider):
 
     async def configure(self, request: rpc.ConfigureRequest) -> rpc.ConfigureResponse:
         config = Config(request)
-        self.jobs.configure(config)  # type: ignore[arg-type]  # duck-typed: `.config.get`
+        self.jobs.configure(ConfigureRequest(config))  # type: ignore[arg-type]  # duck-typed: `.get(KEY)`
         self.guardrails = config.get(f"{NAMESPACE}:guardrails")
         self.organization = str(config.get(f"{NAMESPACE}:organization") or DEFAULT_ORGANIZATION)
         return rpc.ConfigureResponse(accept_secrets=True, supports_preview=False)
@@ -143,17 +144,17 @@ class TrainingJobPackage(rpc.Provider):
     async def create(self, request: rpc.CreateRequest) -> rpc.CreateResponse:
         given = values.read(request.properties)
         result = await asyncio.to_thread(self.jobs.create, given.data)
-        return rpc.CreateResponse(result.id_, values.write(result.outs or {}, given.secrets))
+        return rpc.CreateResponse(result.id, values.write(result.outs or {}, given.secrets))
 
     async def read(self, request: rpc.ReadRequest) -> rpc.ReadResponse:
         state = values.read(request.properties)
         props = state.data or _imported(request.urn, request.resource_id, self)
         result = await asyncio.to_thread(self.jobs.read, request.resource_id, props)
-        if not result.id_:
+        if not result.id:
             return rpc.ReadResponse()
         outs = result.outs or {}
         given = values.read(request.inputs).data or _declared_inputs(outs)
-        return rpc.ReadResponse(result.id_, values.write(outs, state.secrets), values.write(given, state.secrets))
+        return rpc.ReadResponse(result.id, values.write(outs, state.secrets), values.write(given, state.secrets))
 
     async def update(self, request: rpc.UpdateRequest) -> rpc.UpdateResponse:
         olds, news = values.read(request.olds), values.read(request.news)
