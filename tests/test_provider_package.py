@@ -114,6 +114,11 @@ def test_read_imports_a_job_made_outside_by_its_resource_name(package: TrainingJ
     outs, ins = values.read(imported.properties).data, values.read(imported.inputs).data
     assert outs["state"] == "QUEUED" and outs["resourceName"] == made.resource_id
     assert ins["project"] == "team-project" and ins["backend"] == "vertex"
+    assert ins["job"]["region"] == "us-central1" and "labels" not in ins["job"]  # only this project's labels on it
+    assert ins["job"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] == "g2-standard-8"
+    # declared as imported, the job is the same job: no change
+    declared = run(package.check(rpc.CheckRequest(URN, imported.inputs, imported.inputs, b""))).inputs
+    assert not run(package.diff(rpc.DiffRequest(URN, made.resource_id, imported.properties, declared, []))).changes
     missing = run(package.read(rpc.ReadRequest(URN, made.resource_id.rsplit("/", 1)[0] + "/404", {}, {})))
     assert missing.resource_id is None
     with pytest.raises(ValueError, match="allowed: a job's resource name"):

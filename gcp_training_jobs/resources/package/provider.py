@@ -29,7 +29,7 @@ from typing import Any
 from pulumi.dynamic import ConfigureRequest
 from pulumi.provider.experimental import provider as rpc
 
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, SYSTEM_LABELS
 from gcp_training_jobs.jobspec.core.version import __version__
 from gcp_training_jobs.resources.job_model.declared import (
     BACKEND,
@@ -38,11 +38,11 @@ from gcp_training_jobs.resources.job_model.declared import (
     INPUTS,
     JOB,
     NAME,
-    OUTPUT_KEYS,
     PROJECT,
     Change,
 )
 from gcp_training_jobs.resources.job_model.identity import identity_of
+from gcp_training_jobs.resources.job_model.inputs import Inputs
 from gcp_training_jobs.resources.job_model.schema import TYPE_TOKEN, fold_job, schema
 from gcp_training_jobs.resources.package import values
 from gcp_training_jobs.resources.training_job.provider import TrainingJobProvider
@@ -148,13 +148,28 @@ class TrainingJobPackage(rpc.Provider):
 
     async def read(self, request: rpc.ReadRequest) -> rpc.ReadResponse:
         state = values.read(request.properties)
-        props = state.data or _imported(request.urn, request.resource_id, self)
-        result = await asyncio.to_thread(self.jobs.read, request.resource_id, props)
+        if not state.data:  # `pulumi import`: a job made outside Pulumi, known by its resource name only
+            return await asyncio.to_thread(self._import, request.urn, request.resource_id)
+        result = await asyncio.to_thread(self.jobs.read, request.resource_id, state.data)
         if not result.id:
             return rpc.ReadResponse()
-        outs = result.outs or {}
-        given = values.read(request.inputs).data or _declared_inputs(outs)
-        return rpc.ReadResponse(result.id, values.write(outs, state.secrets), values.write(given, state.secrets))
+        given = values.read(request.inputs)
+        return rpc.ReadResponse(result.id, values.write(result.outs or {}, state.secrets),
+                                values.write(given.data, given.secrets))
+
+    def _import(self, urn: str, resource_name: str) -> rpc.ReadResponse:
+        """A job made outside Pulumi read into the state as a program declares it: its project, backend and job
+        (the spec and the labels the API holds, region from its name) as inputs, the provider's outputs beside."""
+        props = _imported(urn, resource_name, self)
+        body = self.jobs._reach(Inputs.of(props)).of_name(resource_name).get(resource_name)  # noqa: SLF001
+        if body is None:
+            return rpc.ReadResponse()
+        props[JOB.wire] = _declared_job(body, Inputs.of(props).region)
+        result = self.jobs.read(resource_name, props)
+        if not result.id:
+            return rpc.ReadResponse()
+        given = {key: props[key] for key in _COMPARED if props.get(key) is not None}
+        return rpc.ReadResponse(result.id, values.write(result.outs or {}), values.write(given))
 
     async def update(self, request: rpc.UpdateRequest) -> rpc.UpdateResponse:
         olds, news = values.read(request.olds), values.read(request.news)
@@ -197,19 +212,13 @@ def _imported(urn: str, resource_name: str, package: TrainingJobPackage) -> dict
     return package._props(urn, {PROJECT.wire: project, BACKEND.wire: backend, JOB.wire: job})
 
 
-def _declared_inputs(outs: Mapping[str, Any]) -> dict[str, Any]:
-    """The inputs that declare a job read from the API (an import): its project, backend and job as a program
-    writes it (the job's own labels, without those this project puts on it)."""
-    given = {key: outs[key] for key in _COMPARED if outs.get(key) is not None and key not in OUTPUT_KEYS}
-    job = dict(given.get(JOB.wire) or {})
-    labels = {k: v for k, v in (job.get("labels") or {}).items()
-              if k not in (RESOURCE_LABEL, SPEC_LABEL, STACK_LABEL, "pulumi-job")}
-    if labels:
-        job["labels"] = labels
-    else:
-        job.pop("labels", None)
-    given[JOB.wire] = job
-    return given
+def _declared_job(body: Mapping[str, Any], region: str) -> dict[str, Any]:
+    """A job as the API holds it, written as a program declares it: its vocabulary's part (jobSpec, or ml v1's
+    trainingInput), the region beside a jobSpec, and the job's own labels (not those this project puts on a job)."""
+    labels = {k: v for k, v in (body.get("labels") or {}).items() if k not in SYSTEM_LABELS}
+    job: dict[str, Any] = ({"trainingInput": body["trainingInput"]} if "trainingInput" in body
+                           else {"jobSpec": body.get("jobSpec") or {}, "region": region})
+    return {**job, **({"labels": labels} if labels else {})}
 
 
 __all__ = ["TYPE_TOKEN", "Config", "TrainingJobPackage", "__version__"]
