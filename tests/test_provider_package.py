@@ -25,7 +25,12 @@ TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shap
 
 
 def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    """The coroutine run on a loop of its own (asyncio.run would unset the thread's loop other modules' tests use)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
 
 
 def pv(data: dict[str, Any], secret: frozenset[values.Path] = frozenset()) -> dict[str, PropertyValue]:

@@ -49,7 +49,7 @@ from gcp_training_jobs.resources.training_job.provider import TrainingJobProvide
 
 #: The organization of a resource's identity when the stack does not name one: the file backend's.
 DEFAULT_ORGANIZATION = "organization"
-_VERTEX_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/(customJobs|hyperparameterTuningJobs)/[^/]+")
+_VERTEX_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/customJobs/[^/]+")
 _ML_NAME = re.compile(r"projects/([^/]+)/jobs/[^/]+")
 #: The inputs a diff compares field by field (not the data a stack computes, nor the name and identity).
 _COMPARED = tuple(i.wire for i in INPUTS if i.arg is not None and i.change is not Change.READ)
@@ -199,16 +199,15 @@ def _urn_parts(urn: str) -> tuple[str, str, str]:
 def _imported(urn: str, resource_name: str, package: TrainingJobPackage) -> dict[str, Any]:
     """The props a job made outside Pulumi is read with (`pulumi import`): its project, backend and region from its
     resource name; refused with the names allowed when it is none."""
+    job: dict[str, Any]
     if found := _VERTEX_NAME.fullmatch(resource_name):
-        project, region, backend, job = found.group(1), found.group(2), "vertex", {"region": found.group(2),
-                                                                                   "jobSpec": {}}
+        project, backend, job = found.group(1), "vertex", {"region": found.group(2), "jobSpec": {}}
     elif found := _ML_NAME.fullmatch(resource_name):
-        project, region, backend, job = found.group(1), "", "ai-platform", {"trainingInput": {}}
+        project, backend, job = found.group(1), "ai-platform", {"trainingInput": {}}
     else:
         raise ValueError(f"{TYPE_TOKEN} {_urn_parts(urn)[0]}: cannot import {resource_name!r}; allowed: a job's "
-                         "resource name, projects/P/locations/R/customJobs/ID (or hyperparameterTuningJobs/ID) on "
-                         "Vertex AI, projects/P/jobs/ID on AI Platform Training")
-    del region
+                         "resource name, projects/P/locations/R/customJobs/ID on Vertex AI, projects/P/jobs/ID on "
+                         "AI Platform Training (a tuning job is not imported yet)")
     return package._props(urn, {PROJECT.wire: project, BACKEND.wire: backend, JOB.wire: job})
 
 

@@ -49,7 +49,7 @@ def _plain(value: PropertyValue, path: Path, secrets: set[Path]) -> Any:
     if isinstance(inner, Mapping):
         return {key: _plain(item, (*path, key), secrets) for key, item in inner.items()}
     if isinstance(inner, Sequence):
-        return [_plain(item, (*path, i), secrets) for i, item in enumerate(inner)]
+        return [_plain(item, (*path, i), secrets) for i, item in enumerate(inner) if isinstance(item, PropertyValue)]
     return inner  # an asset, an archive, a resource reference: never a job's; passed on as it is
 
 
