@@ -141,8 +141,48 @@ fi
 # Leftovers of an interrupted build of this version (we hold its lock).
 rm -rf "$CACHE_ROOT/.build-v$VERSION".*
 
+# ------------------------------------------------------ YAML language host ---
+# ensure_yaml_host BIN: pulumi-language-yaml (github.com/pulumi/pulumi-yaml, which the Go module proxy serves) in
+# BIN, so that a Pulumi YAML program runs (the provider package's tests: docs/provider-package.md). Built once into
+# a cache of its own ($CACHE_ROOT/yaml-v<version>/bin, outside the engine's, so an engine cached before this step
+# stays valid) and linked into BIN. A failed build only warns: the tests that need the host then skip, naming it.
+# PULUMI_ENGINE_YAML=0 skips it. The Node.js language host is not built: the proxy refuses its module
+# (github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3, 403 at every version).
+YAML_VERSION=${PULUMI_YAML_VERSION:-1.25.0}
+YAML_VERSION=${YAML_VERSION#v}
+ensure_yaml_host() {
+  local bin=$1 ydest=$CACHE_ROOT/yaml-v$YAML_VERSION go wrap started
+  [ "${PULUMI_ENGINE_YAML:-1}" != 0 ] || return 0
+  if [ ! -x "$ydest/bin/pulumi-language-yaml" ]; then
+    go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+    wrap=$(mktemp -d "$CACHE_ROOT/.build-yaml.XXXXXX")
+    started=$(date +%s)
+    printf 'module pulumi-yaml-build\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi-yaml v%s\n' "$YAML_VERSION" \
+      >"$wrap/go.mod"
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"\n' \
+      >"$wrap/tools.go"
+    log "building the YAML language host (github.com/pulumi/pulumi-yaml@v$YAML_VERSION)"
+    if (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on && "$go" mod tidy &&
+        "$go" build -trimpath -ldflags "-w -s -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VERSION" \
+          -o "$wrap/stage/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml) >&2; then
+      printf 'module=github.com/pulumi/pulumi-yaml@v%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$YAML_VERSION" \
+        "$(( $(date +%s) - started ))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
+      rm -rf "$ydest"
+      mv "$wrap/stage" "$ydest"
+      log "YAML language host built in $(( $(date +%s) - started ))s into $ydest/bin"
+    else
+      log "WARNING: the YAML language host did not build; Pulumi YAML programs will not run with $bin"
+    fi
+    rm -rf "$wrap"
+  fi
+  if [ -x "$ydest/bin/pulumi-language-yaml" ]; then
+    ln -sf "$ydest/bin/pulumi-language-yaml" "$bin/pulumi-language-yaml"
+  fi
+}
+
 if [ "${PULUMI_ENGINE_REBUILD:-}" != 1 ] && cache_ok "$DEST"; then
   log "reusing $BIN ($(PULUMI_SKIP_UPDATE_CHECK=1 "$BIN/pulumi" version))"
+  ensure_yaml_host "$BIN"
   echo "$BIN"
   exit 0
 fi
@@ -343,4 +383,5 @@ log "build took ${ELAPSED}s; installed into $BIN"
 if [ "$CLI_VERSION" != "$VERSION" ]; then
   log "note: CLI is v$CLI_VERSION, the pulumi Python package is $VERSION"
 fi
+ensure_yaml_host "$BIN"
 echo "$BIN"
