@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,11 +39,11 @@ from gcp_training_jobs.jobspec.core.names import (
     BACKENDS,
     DEFAULT_RETRIES,
     JOB_ID_SUFFIX_HEX,
-    JOB_NAME_MAX,
     JOB_SPEC,
     MAX_RETRIES,
     TRAINING_INPUT,
     TUNING_JOB,
+    job_id_of,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
@@ -159,10 +158,7 @@ def known_only(value: Any, is_unknown: Callable[[Any], bool]) -> Any:
 
 def new_job_id(name: str, suffix: str | None = None) -> str:
     """name + random suffix: ids can never be reused in a project, even after the job ends."""
-    stem = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "job"
-    if not stem[0].isalpha():
-        stem = f"job_{stem}"
-    return f"{stem[:JOB_NAME_MAX]}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
+    return f"{job_id_of(name.lower())}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
 
 
 def preview_job_id(name: str) -> str:
