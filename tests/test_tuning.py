@@ -118,8 +118,12 @@ trainingInput:
 
 
 def test_goal_type_unspecified_and_scale_none_are_the_api_s_own_values() -> None:
-    load_job(tuning_job(with_hp(goal="GOAL_TYPE_UNSPECIFIED", algorithm="ALGORITHM_UNSPECIFIED")))
-    load_job(tuning_job(with_param(2, scaleType="NONE")))
+    """The enums' own unset values load (no SpecError) and are kept as written."""
+    unspecified = load_job(tuning_job(with_hp(goal="GOAL_TYPE_UNSPECIFIED", algorithm="ALGORITHM_UNSPECIFIED")))
+    hp = unspecified.training_input.hyperparameters
+    assert hp is not None and (hp.goal, hp.algorithm) == ("GOAL_TYPE_UNSPECIFIED", "ALGORITHM_UNSPECIFIED")
+    unscaled = load_job(tuning_job(with_param(2, scaleType="NONE"))).training_input.hyperparameters
+    assert unscaled is not None and unscaled.params is not None and unscaled.params[2].scale_type == "NONE"
 
 
 # --- every rule, with a failing example ------------------------------------------------------------------

@@ -46,7 +46,6 @@ from gcp_training_jobs.jobspec.core.names import (
     job_id_of,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
-from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review import reservations
@@ -79,12 +78,6 @@ from gcp_training_jobs.resources.job_model.declared import (
     Kind,
 )
 from gcp_training_jobs.resources.job_model.protection import guardrails_of, protect_of
-
-
-def is_custom(job: Any) -> bool:
-    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: AI Platform Training's trainingInput), as
-    the one detector (io.vocabulary.vocabulary_of) tells."""
-    return vocabulary_of(job) == "customJobSpec"
 
 
 def region_of(job: Any) -> str:
@@ -206,11 +199,6 @@ def retries_of(value: Any) -> int:
     if not _number(value) or not math.isfinite(value):
         return DEFAULT_RETRIES
     return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
-
-
-def retries_problem(value: Any) -> str | None:
-    """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
-    return _problem(RETRIES, value)
 
 
 def rerun_of(value: Any) -> str | None:
