@@ -5,6 +5,7 @@ install."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -26,6 +28,15 @@ if TYPE_CHECKING:
     from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str) -> ModuleType:
+    """scripts/NAME.py loaded as the module NAME (the scripts folder is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 DIGITS, LOWER = "1234567890123", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
 #: One made-up value per gitleaks rule of catalog/credentials.py, in the shape its pattern describes (none is

@@ -4,29 +4,20 @@ own test), every page is in the navigation, and README.md is the front page that
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
 from gcp_training_jobs.jobspec.core.env import ALLOWED, MEANINGS, VARIABLES
+from tests.helpers import script
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reference_pages", ROOT / "scripts" / "reference_pages.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SCRIPT = _script()
+SCRIPT = script("reference_pages")
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPT.TABLES))

@@ -8,32 +8,22 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib.util
 import io
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
 import gcp_training_jobs
 from gcp_training_jobs.cli.main import main
+from tests.helpers import script
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "templates" / "gcp-training-jobs"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("template_requirements",
-                                                  ROOT / "scripts" / "template_requirements.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -65,21 +55,22 @@ def test_the_program_is_the_librarys_public_calls() -> None:
 
 
 def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on() -> None:
-    script = _script()
+    requirements = script("template_requirements")
     written = (TEMPLATE / "requirements.txt").read_text()
-    assert written == script.render(), "run venv/bin/python scripts/template_requirements.py --write"
+    assert written == requirements.render(), "run venv/bin/python scripts/template_requirements.py --write"
     pins = [line for line in written.splitlines() if line and not line.startswith(("#", "--"))]
     assert pins[0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}"
     assert "\n--find-links wheels\n" in written  # a wheel built from a checkout, before the release is on PyPI
     lock = (ROOT / "requirements.txt").read_text()
     for pin in pins[1:]:
         assert pin.split(" ;")[0] + " " in lock or pin.split(" ;")[0] + " \\" in lock, pin
-    assert len(pins) - 1 == len(script.pins(lock)) and any(p.startswith("pulumi==") for p in pins)
+    assert len(pins) - 1 == len(requirements.pins(lock)) and any(p.startswith("pulumi==") for p in pins)
 
 
 def test_a_drifted_requirements_file_is_caught() -> None:
-    script = _script()
-    drifted = script.render().replace(f"gcp-training-jobs=={gcp_training_jobs.__version__}", "gcp-training-jobs==0.0.1")
+    requirements = script("template_requirements")
+    drifted = requirements.render().replace(f"gcp-training-jobs=={gcp_training_jobs.__version__}",
+                                            "gcp-training-jobs==0.0.1")
     assert drifted != (TEMPLATE / "requirements.txt").read_text()
 
 
