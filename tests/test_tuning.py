@@ -11,8 +11,7 @@ import pytest
 from gcp_training_jobs.emulator.discovery import validate_body
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.io.documents import parse_yaml
-from gcp_training_jobs.jobspec.load import load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_job, render_body
 from gcp_training_jobs.jobspec.render.tuning import EARLY_STOPPING, study_spec, tuning_job_body
 from gcp_training_jobs.jobspec.vocab.training_input import HyperparameterSpec
 from tests.helpers import assert_ml_body_valid, gpu_job
