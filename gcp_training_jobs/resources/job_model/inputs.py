@@ -41,11 +41,11 @@ from gcp_training_jobs.jobspec.core.names import (
     JOB_ID_SUFFIX_HEX,
     JOB_SPEC,
     MAX_RETRIES,
-    TRAINING_INPUT,
     TUNING_JOB,
     job_id_of,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
+from gcp_training_jobs.jobspec.io.vocabulary import written_region
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review import reservations
@@ -86,10 +86,7 @@ def region_of(job: Any) -> str:
     (JobFacts.region): it is read before any judging, where nothing is judged (a placement's target for the
     lookup before a create, a preview's job whose region is still unknown); the settings write the job's judged
     region into this field (stack.py), so the two agree for every job a stack makes."""
-    if not isinstance(job, Mapping):
-        return ""
-    where = (job.get(TRAINING_INPUT) or {}).get("region") if TRAINING_INPUT in job else job.get("region")
-    return str(where) if isinstance(where, str) else ""
+    return written_region(job)
 
 
 def parse_wire(job: Any) -> Renderable:
