@@ -438,3 +438,13 @@ def rest(emulator: Any, method: str, path: str, body: dict[str, Any] | None = No
             return answer.status, json.loads(answer.read() or b"{}")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
+
+
+def stack_file_problems(path: Path) -> list[str]:
+    """The problems a stack file is refused with (it must be: SpecError), each as its line (FILE: PATH: message)."""
+    from gcp_training_jobs.jobspec.core.errors import SpecError
+    from gcp_training_jobs.resources.settings import load_stack_file
+
+    with pytest.raises(SpecError) as refused:
+        load_stack_file(path, root=ROOT)
+    return [str(p) for p in refused.value.problems]
