@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """The documentation's generated reference tables, written from the code so a page cannot restate it wrongly:
 
-- docs/reference/environment.md: every variable of `EnvSettings` (gcp_training_jobs/jobspec/core/env.py), its default
-and
-  what it allows (the words the error message uses), and what it means;
+- docs/reference/environment.md: every variable of `EnvSettings` (gcp_training_jobs/jobspec/core/env.py), its default,
+  what it allows (the words the error message uses) and what it means, each from its field;
 - docs/reference/commands.md: every command of the argparse parser (gcp_training_jobs/cli/main.py) with each option and
   its help.
 
@@ -32,22 +31,6 @@ from gcp_training_jobs.jobspec.core import env  # noqa: E402
 
 DOCS = ROOT / "docs" / "reference"
 
-#: What each variable is for: the one place these words live (the page is written from them).
-MEANINGS = {
-    "api_endpoint": "the endpoint of the providers and `prices refresh`; a stack's `apiEndpoint` wins",
-    "allowed_endpoint_hosts": "the hosts besides Google's API hosts and loopback an endpoint (`apiEndpoint`, "
-                              "`GCP_TRAINING_JOBS_API_ENDPOINT`, `--endpoint`) may name, over https only; an "
-                              "environment variable, never a stack key, as the stack file is what a pull request "
-                              "changes",
-    "today": "the day date rules (end of support, end of availability) judge against",
-    "http_timeout_seconds": "the Google API client's HTTP timeout per request",
-    "retry_base_seconds": "the first wait of the retries' exponential backoff (full jitter, capped at 30 s)",
-    "reconcile_seconds": "how long a Vertex AI create whose outcome is unknown is looked for before it fails (see "
-                         "[Recovering after a crash](../recovery-and-security.md#recovering-after-a-crash))",
-    "build_dir": "where trainer archives are built",
-    "prices_file": "the refreshed price table estimates read first (`prices refresh` writes it); the user cache "
-                   "folder is `gcp-training-jobs/prices.json` in `$XDG_CACHE_HOME` (else `~/.cache`)",
-}
 UNSET = ", or unset for "
 
 
@@ -60,7 +43,7 @@ def environment_table() -> str:
     lines = ["| variable | default | allowed | meaning |", "|---|---|---|---|"]
     for field, variable in env.VARIABLES.items():
         allowed, _, default = env.ALLOWED[field].partition(UNSET)
-        lines.append(f"| `{variable}` | {_cell(default)} | {_cell(allowed)} | {MEANINGS[field]} |")
+        lines.append(f"| `{variable}` | {_cell(default)} | {_cell(allowed)} | {env.MEANINGS[field]} |")
     return "\n".join(lines) + "\n"
 
 

@@ -49,6 +49,15 @@ def provider(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, provider_clock
     return provider_clock.drive(made) if provider_clock is not None else made
 
 
+@pytest.fixture
+def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """What the provider logs through Pulumi (`pulumi.log.info`, `warn`, `error`), by level."""
+    lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
+    for level in lines:
+        monkeypatch.setattr(f"pulumi.log.{level}", lambda msg, *_, level=level, **__: lines[level].append(msg))
+    return lines
+
+
 @pytest.fixture(autouse=True)
 def _a_run_per_test() -> None:
     """Each test is a run of its own: what an earlier test's checks read once per run (the session's emulator

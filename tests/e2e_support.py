@@ -4,6 +4,7 @@ project in a temporary folder with its own file state backend."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import shutil
@@ -66,8 +67,28 @@ def require_pulumi(missing: str | None = None) -> str:
         return found
     if os.environ.get("CI"):
         pytest.fail(f"{missing}: .ci/run must install it", pytrace=False)
-    pytest.skip(missing or "", allow_module_level=True)
+    # -ra (pyproject's addopts) prints the reason in the summary of every run that skips them
+    pytest.skip(f"end-to-end tests not run: {missing} (CI=true fails instead)", allow_module_level=True)
     raise AssertionError("unreachable")
+
+
+def project_fixture(stack: str = "local", config: dict[str, Any] | None = None, program: str | None = None, *,
+                    reset: bool = False) -> Any:
+    """An e2e module's `project` fixture (`project = project_fixture(...)`): the project copied once for the module
+    (Project.copy: stack `stack`, its config `config`, else the repository's stack file), its `__main__.py` replaced
+    by `program` when given, the emulator reset first when `reset`."""
+
+    @pytest.fixture(scope="module", name="project")
+    def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
+        if reset:
+            emulator.control("reset", {})
+        made = Project.copy(tmp_path_factory.mktemp(f"e2e-{stack}"), require_pulumi(), emulator, stack=stack,
+                            config=copy.deepcopy(config))
+        if program is not None:
+            (made.path / "__main__.py").write_text(program)
+        return made
+
+    return project
 
 
 @pytest.fixture(scope="module", name="emulator")

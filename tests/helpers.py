@@ -5,6 +5,7 @@ install."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -26,6 +28,15 @@ if TYPE_CHECKING:
     from gcp_training_jobs.resources.training_job import TrainingJobProvider
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str) -> ModuleType:
+    """scripts/NAME.py loaded as the module NAME (the scripts folder is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 DIGITS, LOWER = "1234567890123", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
 #: One made-up value per gitleaks rule of catalog/credentials.py, in the shape its pattern describes (none is
@@ -429,3 +440,13 @@ def rest(emulator: Any, method: str, path: str, body: dict[str, Any] | None = No
             return answer.status, json.loads(answer.read() or b"{}")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
+
+
+def stack_file_problems(path: Path) -> list[str]:
+    """The problems a stack file is refused with (it must be: SpecError), each as its line (FILE: PATH: message)."""
+    from gcp_training_jobs.jobspec.core.errors import SpecError
+    from gcp_training_jobs.resources.settings import load_stack_file
+
+    with pytest.raises(SpecError) as refused:
+        load_stack_file(path, root=ROOT)
+    return [str(p) for p in refused.value.problems]

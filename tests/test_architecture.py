@@ -186,7 +186,7 @@ def test_the_checks_catch_a_forbidden_import_and_a_backward_stage(tmp_path: Path
     emulator.write_text("from gcp_training_jobs.jobspec import catalog\nimport json\n")
     assert wrong_imports("gcp_training_jobs.emulator.bad", emulator) == ["gcp_training_jobs.jobspec.catalog"]
     backward = tmp_path / "backward.py"
-    backward.write_text("from gcp_training_jobs.jobspec.render.bodies import render_body\n"
+    backward.write_text("from gcp_training_jobs.jobspec.render.bodies import render_judged\n"
                         "from gcp_training_jobs.jobspec.core.problems import Problem\n")
     assert backward_imports("gcp_training_jobs.jobspec.translate.bad", backward) == [
         "gcp_training_jobs.jobspec.render.bodies"]
@@ -317,3 +317,13 @@ def test_the_error_check_catches_a_stray_error_class(tmp_path: Path) -> None:
 def test_no_module_is_longer_than_one_reader_holds_in_mind() -> None:
     long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert not long, f"modules over 600 lines: {long}"
+
+
+def test_rendering_judges_nothing() -> None:
+    """ARCHITECTURE.md, render/: "Rendering judges nothing": no module of jobspec/render calls a rule. What it may
+    take from jobspec/rules is data (upper-case names: the tuning rules' defaults and paths), never a function."""
+    called = [(path.name, alias.name) for path in sorted((PACKAGE / "jobspec" / "render").glob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gcp_training_jobs.jobspec.rules")
+              for alias in node.names if not alias.name.isupper()]
+    assert called == []

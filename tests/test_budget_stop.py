@@ -20,8 +20,7 @@ import pytest
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.emulator.partial import parse, select
 from gcp_training_jobs.jobspec.core.names import STACK_LABEL
-from gcp_training_jobs.jobspec.load import load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_job, render_body
 from gcp_training_jobs.resources.budget_stop import main
 from tests.helpers import container_pool, custom_job_spec, tuning_training_input
 

@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import (  # noqa: F401 (the emulator fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -40,9 +48,7 @@ def writes(emulator: Emulator, since: int) -> list[str]:
             if not str(r["method"]).endswith((".get", ".list"))]
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e"), PULUMI, emulator)
+project = project_fixture()
 
 
 # The steps build on each other, in order, on one stack (as a user's successive `pulumi up`s do).

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (fixture)
+from tests.e2e_support import Emulator, Project, offline_config, process_emulator, project_fixture, require_pulumi  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -80,10 +80,7 @@ def test_plain_credentials_in_a_stack_file_are_refused_by_preview_and_up_and_not
     assert {r["type"] for r in project.deployment().get("resources", [])} <= {"pulumi:pulumi:Stack"}
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    emulator.control("reset", {})
-    return Project.copy(tmp_path_factory.mktemp("e2e-credentials"), PULUMI, emulator, stack="creds", config=CONFIG)
+project = project_fixture("creds", CONFIG, reset=True)
 
 
 def warned_each(output: str, times: int = 1) -> None:

@@ -18,7 +18,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -38,9 +46,7 @@ CONFIG: dict[str, Any] = offline_config("local", {"trial": {
         "scheduling": {"strategy": "SPOT", "timeout": "3600s"}}}}, buckets=LOCAL_BUCKETS, labels={"env": "local"})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-failed-run"), PULUMI, emulator, stack="failed", config=CONFIG)
+project = project_fixture("failed", CONFIG)
 
 
 def test_a_waited_job_that_fails_fails_the_up_and_stays_in_the_state(project: Project, emulator: Emulator) -> None:

@@ -25,6 +25,7 @@ from tests.e2e_support import (  # noqa: F401 (the fixture)
     Project,
     offline_config,
     process_emulator,
+    project_fixture,
     require_pulumi,
     wait_until,
 )
@@ -50,9 +51,7 @@ CONFIG = offline_config("local", {"kept": l4_job(), "removed": l4_job(), "purged
                         buckets=LOCAL_BUCKETS, labels={"env": "local"})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-history"), PULUMI, emulator, stack="history", config=CONFIG)
+project = project_fixture("history", CONFIG)
 
 
 

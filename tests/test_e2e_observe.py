@@ -21,7 +21,16 @@ from typing import Any
 import pytest
 
 from gcp_training_jobs.emulator.logging_v2 import TRACEBACK
-from tests.e2e_support import LOCAL_BUCKETS, ROOT, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    LOCAL_BUCKETS,
+    ROOT,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -41,9 +50,7 @@ CONFIG: dict[str, Any] = offline_config("local", {"trial": {
         "scheduling": {"strategy": "SPOT"}}}}, buckets=LOCAL_BUCKETS, labels={"env": "local"})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-observe"), PULUMI, emulator, stack="observe", config=CONFIG)
+project = project_fixture("observe", CONFIG)
 
 
 

@@ -10,14 +10,21 @@ these tests; under CI (CI=true) it fails them.
 
 from __future__ import annotations
 
-import copy
 import json
 import urllib.request
 from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import (  # noqa: F401 (the emulator fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -53,10 +60,7 @@ def make_resource(emulator: Emulator) -> None:
     emulator.control("phase", {"seconds": 1000000})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-persistent"), PULUMI, emulator, stack="persistent",
-                        config=copy.deepcopy(CONFIG))
+project = project_fixture("persistent", CONFIG)
 
 
 def test_a_job_on_an_existing_resource_is_made_on_it(project: Project, emulator: Emulator) -> None:

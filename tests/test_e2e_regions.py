@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import (  # noqa: F401 (the emulator fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -39,9 +47,7 @@ REGIONS = {"spec": "europe-west2", "sweep": "europe-west4", "legacy": "asia-sout
 CONFIG: dict[str, Any] = offline_config("local", JOBS, buckets=LOCAL_BUCKETS, tpuAccess={"grant": False})
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-regions"), PULUMI, emulator, stack="regions", config=CONFIG)
+project = project_fixture("regions", CONFIG)
 
 
 def test_up_makes_each_job_in_its_region(project: Project, emulator: Emulator) -> None:

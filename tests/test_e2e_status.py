@@ -14,7 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -38,11 +46,7 @@ TrainingJob("Trainer-A", TrainingJobArgs(project="seen-project", job={"region": 
 '''.replace("POOL", repr(L4))
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    made = Project.copy(tmp_path_factory.mktemp("e2e-status"), PULUMI, emulator, stack="seen", config=CONFIG)
-    (made.path / "__main__.py").write_text(PROGRAM)
-    return made
+project = project_fixture("seen", CONFIG, PROGRAM)
 
 
 def status(project: Project) -> tuple[dict[str, Any], str]:

@@ -19,7 +19,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import LOCAL_BUCKETS, Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the emulator fixture)
+from tests.e2e_support import (  # noqa: F401 (the emulator fixture)
+    LOCAL_BUCKETS,
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    project_fixture,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -52,9 +60,7 @@ CREATE, CUSTOM_CREATE = "hyperparameterTuningJobs.create", "customJobs.create"
 
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    return Project.copy(tmp_path_factory.mktemp("e2e-tuning"), PULUMI, emulator, config=CONFIG)
+project = project_fixture(config=CONFIG)
 
 
 def tuning_outputs(project: Project) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.tries import QuotaRefused
-from tests.helpers import FakeClock, provider_props
+from tests.helpers import FakeClock, checked, provider_props
 
 L4 = "custom_model_training_nvidia_l4_gpus"
 IDENTITY = "org/proj/dev/trial"
@@ -46,22 +46,6 @@ def props(job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
 @pytest.fixture
 def provider_clock() -> FakeClock:
     return FakeClock()
-
-
-@pytest.fixture
-def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
-    for level in lines:
-        monkeypatch.setattr(f"pulumi.log.{level}",
-                            lambda msg, *_, level=level, **__: lines[level].append(msg))
-    return lines
-
-
-def checked(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None
-            ) -> dict[str, Any]:
-    result = provider.check(olds or {}, news)
-    assert result.failures == [], [(f.field, f.message) for f in result.failures]
-    return dict(result.inputs)
 
 
 def failures(provider: TrainingJobProvider, news: dict[str, Any], olds: dict[str, Any] | None = None

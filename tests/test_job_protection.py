@@ -18,15 +18,6 @@ RAILS = {"allowedAccelerators": ["NVIDIA_L4"], "maxAcceleratorsPerJob": 1, "requ
          "spotOnly": True}
 
 
-@pytest.fixture
-def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {"info": [], "warn": []}
-    for level in found:
-        monkeypatch.setattr(f"pulumi.log.{level}",
-                            lambda msg, *_, level=level, **__: found[level].append(msg))
-    return found
-
-
 # -- check: guardrails, fixed rules, cost ---------------------------------------------------------------
 
 def test_check_holds_a_job_to_its_stacks_per_job_guardrails(provider) -> None:

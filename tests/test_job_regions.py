@@ -13,18 +13,12 @@ from typing import Any
 import pytest
 
 from gcp_training_jobs.cli.plan.command import plan_stack
-from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.job_model.inputs import region_of
 from gcp_training_jobs.resources.settings import load_stack_file
+from tests.helpers import stack_file_problems as problems_of
 from tests.job_regions_support import H100, JOBS, LEGACY, ROOT, SWEEP, THREE, write
-
-
-def problems_of(path: Path) -> list[str]:
-    with pytest.raises(SpecError) as refused:
-        load_stack_file(path, root=ROOT)
-    return [str(p) for p in refused.value.problems]
 
 
 def test_each_job_is_judged_in_its_own_region(tmp_path: Path) -> None:

@@ -39,16 +39,6 @@ def _emulator_time(provider: TrainingJobProvider, emulator: Emulator) -> None:
     provider.wall_clock = emulator.state.now  # type: ignore[method-assign]
 
 
-@pytest.fixture
-def said(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    """What the provider logs through Pulumi, by level."""
-    logged: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
-    for level, kept in logged.items():
-        monkeypatch.setattr(f"pulumi.log.{level}",
-                            lambda msg, *_, kept=kept, **__: kept.append(msg))
-    return logged
-
-
 def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     return helpers_props(backend, job, **{"identity": IDENTITY, **extra})
 
@@ -133,41 +123,41 @@ def test_run_time_counts_from_start_to_end_or_now_and_within_a_window() -> None:
 # -- a waiting up -------------------------------------------------------------------------------------------
 
 def test_a_waited_failure_reports_its_states_its_last_line_every_minute_and_its_last_20_lines(
-        provider, emulator, said) -> None:
+        provider, emulator, logged) -> None:
     fake = FakeClock(then=emulator.state.advance)
     fake.drive(provider)
     emulator.state.set_phase_seconds(100)  # queued, preparing, running: 100 s each, then it fails
     outs = create(provider, props("ai-platform", t4_job(**{"emulator-outcome": "failed"}), waitForCompletion=True))
     job_id = outs["jobId"]
     assert outs["state"] == "FAILED"
-    states = [line.rsplit(": ", 1)[1] for line in said["info"] if line.startswith(f"projects/my-proj/jobs/{job_id}:")]
+    states = [line.rsplit(": ", 1)[1] for line in logged["info"] if line.startswith(f"projects/my-proj/jobs/{job_id}:")]
     assert states == ["QUEUED", "PREPARING", "RUNNING", "FAILED"]
-    reports = [line for line in said["info"] if "last log line" in line]
+    reports = [line for line in logged["info"] if "last log line" in line]
     # polled at 0, 1, 3, 7, 15, 31, 61, 91, 121, ..., 271, 301 s: a report at the first poll a minute after the last
     assert [r.split(": last log line: ")[0] for r in reports] == [f"training job {job_id}"] * 4
     assert reports[0].endswith("INFO service Waiting for job to be provisioned.")  # at 61 s, queued
     assert reports[3].endswith("INFO worker-replica-1 step 4: loss=0.2000")  # at 241 s, 41 s into its run
-    (error,) = said["error"]
+    (error,) = logged["error"]
     head, _, tail = error.partition("\n")
     assert head == f"training job {job_id} FAILED: The replica master 0 exited with a non-zero status of 1."
     lines = tail.splitlines()
     assert lines[0] == f"its last {LAST_LINES} log lines:" and len(lines) == 1 + LAST_LINES
     assert [line.strip().split(" ", 3)[-1] for line in lines[-len(TRACEBACK) - 1:]] == \
         [*TRACEBACK, "The replica master 0 exited with a non-zero status of 1."]
-    assert said["warn"] == []
+    assert logged["warn"] == []
 
 
-def test_a_log_that_cannot_be_read_is_said_once_and_never_fails_the_create(provider, emulator, said) -> None:
+def test_a_log_that_cannot_be_read_is_said_once_and_never_fails_the_create(provider, emulator, logged) -> None:
     fake = FakeClock(then=emulator.state.advance)
     fake.drive(provider)
     emulator.state.set_phase_seconds(100)
     emulator.state.inject_faults(403, 100, "entries.list", message="Permission 'logging.logEntries.list' denied")
     outs = create(provider, props("vertex", t4_job(**{"emulator-outcome": "failed"}), waitForCompletion=True))
     assert outs["state"] == "FAILED"
-    (warning,) = said["warn"]
+    (warning,) = logged["warn"]
     assert warning == (f"training job {outs['jobId']}: cannot read its log: Cloud Logging (logging.googleapis.com) "
                        "entries.list: HTTP 403 PERMISSION_DENIED: Permission 'logging.logEntries.list' denied")
-    (error,) = said["error"]
+    (error,) = logged["error"]
     assert error == (f"training job {outs['jobId']} FAILED: The replica workerpool0-0 exited with a non-zero status "
                      "of 1. (its log could not be read; see the warning above)")
     assert len(emulator.state.requests("entries.list")) == 1  # tried once, then left alone

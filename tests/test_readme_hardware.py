@@ -4,22 +4,14 @@ scripts/hardware_table.py --write` after a catalog change)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from tests.helpers import script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("hardware_table", ROOT / "scripts" / "hardware_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SCRIPT = _script()
+SCRIPT = script("hardware_table")
 PAGE = ROOT / "docs" / "reference" / "hardware.md"
 
 

@@ -8,33 +8,23 @@ before the README's test command."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import re
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
 import gcp_training_jobs
 from gcp_training_jobs.cli.main import parser
-from tests.helpers import install_wheel, run_ok
+from tests.helpers import install_wheel, run_ok, script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("release_notes", ROOT / "scripts" / "release_notes.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-NOTES = _script()
+NOTES = script("release_notes")
 
 
 def run_script(*argv: str) -> tuple[int, str, str]:

@@ -10,8 +10,7 @@ import pytest
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import TODAY_ENV
 from gcp_training_jobs.jobspec.io.documents import read_yaml
-from gcp_training_jobs.jobspec.load import judge_job, load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import judge_job, load_job, render_body
 from tests.helpers import ALLOWED, assert_ml_body_valid, assert_vertex_body_valid, gpu_job
 
 GUIDE_EXAMPLES = sorted((Path(__file__).parent / "fixtures" / "guide_examples").glob("*.yaml"))

@@ -386,14 +386,6 @@ SPOT = {"scheduling": {"strategy": "SPOT"}}
 ON_ITS_MACHINE = {"machineSpec": {k: H100[k] for k in ("machineType", "acceleratorType", "acceleratorCount")}}
 
 
-@pytest.fixture
-def logged(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    lines: dict[str, list[str]] = {"info": [], "warn": [], "error": []}
-    for level in lines:
-        monkeypatch.setattr(f"pulumi.log.{level}", lambda msg, *_, level=level, **__: lines[level].append(msg))
-    return lines
-
-
 def test_a_fallback_takes_from_the_same_reservation_so_a_full_one_refuses_it_too(provider: Any, emulator: Emulator,
                                                                                compute: Any) -> None:
     """A fallback keeps the job's reservationAffinity: where the reservation cannot give the job its machines as

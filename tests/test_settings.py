@@ -18,11 +18,12 @@ import pytest  # noqa: E402
 import yaml  # noqa: E402
 
 from gcp_training_jobs.cli.plan.mocks import mocked_pulumi, pulumi_config  # noqa: E402
-from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError  # noqa: E402
+from gcp_training_jobs.jobspec.core.errors import UnreadableError  # noqa: E402
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, TODAY_ENV  # noqa: E402
 from gcp_training_jobs.jobspec.io.documents import parse_yaml, read_yaml  # noqa: E402
 from gcp_training_jobs.resources.settings import StackSettings, from_pulumi_config, load_stack_file  # noqa: E402
 from gcp_training_jobs.resources.settings.decimals import OBJECT_KEYS, lossy_decimals  # noqa: E402
+from tests.helpers import stack_file_problems as problems_of  # noqa: E402
 
 STACKS = ROOT / "stacks"
 
@@ -85,12 +86,6 @@ def write_stack(tmp_path: Path, config: dict[str, Any] | str, name: str = "t") -
 
 def stack(config: dict[str, Any]) -> dict[str, Any]:
     return {"gcp:project": "my-ml-test", **config}
-
-
-def problems_of(path: Path) -> list[str]:
-    with pytest.raises(SpecError) as caught:
-        load_stack_file(path, root=ROOT)
-    return [str(p) for p in caught.value.problems]
 
 
 # --- The repository's stacks -------------------------------------------------------------------------

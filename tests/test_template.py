@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib.util
 import io
 import os
 import re
@@ -16,25 +15,16 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
 import gcp_training_jobs
 from gcp_training_jobs.cli.main import main
+from tests.helpers import script
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "templates" / "gcp-training-jobs"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("template_requirements",
-                                                  ROOT / "scripts" / "template_requirements.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -66,14 +56,14 @@ def test_the_program_is_the_librarys_public_calls() -> None:
 
 
 def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on_with_every_hash() -> None:
-    script = _script()
+    requirements = script("template_requirements")
     written = (TEMPLATE / "requirements.txt").read_text()
-    assert written == script.render(script.recorded_hash(written)), "run scripts/template_requirements.py --write"
+    assert written == requirements.render(requirements.recorded_hash(written)), "run scripts/template_requirements.py --write"
     assert "\n--find-links wheels\n" in written  # a wheel built from a checkout, before the release is on PyPI
-    found = script.entries(written)
+    found = requirements.entries(written)
     assert found[0][0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}" and len(found[0][1]) == 1
     lock = (ROOT / "requirements.txt").read_text()
-    assert found[1:] == script.entries(lock) and any(pin.startswith("pulumi==") for pin, _ in found)
+    assert found[1:] == requirements.entries(lock) and any(pin.startswith("pulumi==") for pin, _ in found)
     # Hash-checking mode: every requirement carries a sha256 (pip refuses the whole file otherwise).
     assert all(hashes and all(re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", h) for h in hashes) for _, hashes in found)
     requirement_lines = [line for line in written.splitlines() if line and not line.startswith(("#", "--", " "))]
@@ -81,35 +71,35 @@ def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on_with_ev
 
 
 def test_a_drifted_requirements_file_is_caught() -> None:
-    script = _script()
+    requirements = script("template_requirements")
     written = (TEMPLATE / "requirements.txt").read_text()
-    drifted = script.render(script.recorded_hash(written)).replace(
+    drifted = requirements.render(requirements.recorded_hash(written)).replace(
         f"gcp-training-jobs=={gcp_training_jobs.__version__}", "gcp-training-jobs==0.0.1")
     assert drifted != written
-    unpinned = written.replace(f" \\\n    --hash=sha256:{script.recorded_hash(written)}", "", 1)
+    unpinned = written.replace(f" \\\n    --hash=sha256:{requirements.recorded_hash(written)}", "", 1)
     with pytest.raises(SystemExit, match="no `gcp-training-jobs==VERSION --hash=sha256:...` line"):
-        script.recorded_hash(unpinned)
+        requirements.recorded_hash(unpinned)
 
 
 def test_the_release_refuses_a_wheel_that_is_not_the_template_s_pin(tmp_path: Path) -> None:
     """scripts/template_requirements.py --check, the release workflow's step: 0 for the pinned bytes, 1 for others."""
-    script = _script()
+    requirements = script("template_requirements")
     wheel = tmp_path / f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
     wheel.write_bytes(b"not the release's wheel")
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        assert script.main(["--check", str(wheel)]) == 1
+        assert requirements.main(["--check", str(wheel)]) == 1
     assert "the template pins" in err.getvalue() and "--write" in err.getvalue()
-    assert script.main(["--bogus"]) == 2
+    assert requirements.main(["--bogus"]) == 2
 
 
 @pytest.mark.slow
 def test_the_wheel_build_is_reproducible_so_a_tag_gives_the_pinned_bytes(tmp_path: Path) -> None:
-    script = _script()
+    requirements = script("template_requirements")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    first, second = script.build_wheel(tmp_path / "a"), script.build_wheel(tmp_path / "b")
-    assert script.sha256(first) == script.sha256(second)
+    first, second = requirements.build_wheel(tmp_path / "a"), requirements.build_wheel(tmp_path / "b")
+    assert requirements.sha256(first) == requirements.sha256(second)
 
 
 def test_the_example_stack_is_valid() -> None:
@@ -180,9 +170,9 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
 
     pulumi = require_pulumi()
     target = tmp_path / "team"
-    script = _script()
+    requirements = script("template_requirements")
     (tmp_path / "build").mkdir()
-    built = script.build_wheel(tmp_path / "build")
+    built = requirements.build_wheel(tmp_path / "build")
     (target / "wheels").mkdir(parents=True)
     wheel = Path(shutil.copy2(built, target / "wheels" / built.name))
     assert wheel.name == f"gcp_training_jobs-{gcp_training_jobs.__version__}-py3-none-any.whl"
@@ -191,7 +181,7 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
     shutil.copytree(TEMPLATE, template)
     requirements = template / "requirements.txt"
     written = requirements.read_text()
-    requirements.write_text(written.replace(script.recorded_hash(written), script.sha256(wheel)))
+    requirements.write_text(written.replace(requirements.recorded_hash(written), requirements.sha256(wheel)))
     # The project's venv, made beforehand where the engine's Python host installs: venv/ (Pulumi.yaml's virtualenv),
     # or the project's root under a legacy host that ignores the option (scripts/install-pulumi-engine.sh says when).
     venvs = {where: venv_beside_ours(where, with_pip=True) for where in (target / "venv", target)}

@@ -436,9 +436,14 @@ def test_delete_record_on_delete_is_judged_at_check(provider) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_delete_of_a_job_already_gone_is_fine(provider, emulator, backend) -> None:
+    """A job deleted outside Pulumi: delete asks Google, finds nothing to cancel, raises nothing, makes nothing."""
     id_, outs = created(provider, backend)
     emulator.state.reset()
     provider.delete(id_, outs)
+    asked = [r["method"] for r in emulator.state.requests()]
+    assert asked, "delete asked Google nothing"
+    assert CREATE[backend] not in asked and not any(m.endswith(".cancel") for m in asked), asked
+    assert emulator.state.jobs() == []
 
 
 def test_endpoint_comes_from_stack_config_in_configure(emulator, monkeypatch) -> None:

@@ -11,8 +11,7 @@ import pytest
 from gcp_training_jobs.emulator.discovery import validate_body
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.io.documents import parse_yaml
-from gcp_training_jobs.jobspec.load import load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_job, render_body
 from gcp_training_jobs.jobspec.render.tuning import EARLY_STOPPING, study_spec, tuning_job_body
 from gcp_training_jobs.jobspec.vocab.training_input import HyperparameterSpec
 from tests.helpers import assert_ml_body_valid, gpu_job
@@ -118,8 +117,12 @@ trainingInput:
 
 
 def test_goal_type_unspecified_and_scale_none_are_the_api_s_own_values() -> None:
-    load_job(tuning_job(with_hp(goal="GOAL_TYPE_UNSPECIFIED", algorithm="ALGORITHM_UNSPECIFIED")))
-    load_job(tuning_job(with_param(2, scaleType="NONE")))
+    """The enums' own unset values load (no SpecError) and are kept as written."""
+    unspecified = load_job(tuning_job(with_hp(goal="GOAL_TYPE_UNSPECIFIED", algorithm="ALGORITHM_UNSPECIFIED")))
+    hp = unspecified.training_input.hyperparameters
+    assert hp is not None and (hp.goal, hp.algorithm) == ("GOAL_TYPE_UNSPECIFIED", "ALGORITHM_UNSPECIFIED")
+    unscaled = load_job(tuning_job(with_param(2, scaleType="NONE"))).training_input.hyperparameters
+    assert unscaled is not None and unscaled.params is not None and unscaled.params[2].scale_type == "NONE"
 
 
 # --- every rule, with a failing example ------------------------------------------------------------------

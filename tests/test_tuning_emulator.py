@@ -18,8 +18,7 @@ from gcp_training_jobs.backends.vertex_tuning import VertexTuningBackend
 from gcp_training_jobs.emulator import API_METHODS, Emulator
 from gcp_training_jobs.emulator.discovery import validate_body
 from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL, SPEC_LABEL
-from gcp_training_jobs.jobspec.load import load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_job, render_body
 from tests.conftest_emulator import HeldDelays
 from tests.helpers import FakeClock, tuning_training_input
 

@@ -12,8 +12,7 @@ import pytest
 from googleapiclient.errors import HttpError
 
 from gcp_training_jobs.emulator import Emulator
-from gcp_training_jobs.jobspec.load import load_custom_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_custom_job, render_body
 from tests.conftest_emulator import FROZEN_PHASE_SECONDS, build_client
 from tests.helpers import FULL, container_pool, custom_job_spec
 

@@ -20,9 +20,16 @@ from gcp_training_jobs.cli.main import main
 from gcp_training_jobs.emulator.discovery import get_schema, output_only_fields, validate_body
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.io.vocabulary import is_custom_job_spec, is_tuning_config
-from gcp_training_jobs.jobspec.load import judge_job, judge_tuning_job, load_job, load_tuning_job
-from gcp_training_jobs.jobspec.render.bodies import TRAINING, TUNING, job_kind, render_body, tuning_body
-from gcp_training_jobs.jobspec.render.custom_job import custom_job_body, translation
+from gcp_training_jobs.jobspec.load import (
+    judge_job,
+    judge_tuning_job,
+    load_job,
+    load_tuning_job,
+    render_body,
+    translation,
+)
+from gcp_training_jobs.jobspec.render.bodies import TRAINING, TUNING, job_kind, tuning_body
+from gcp_training_jobs.jobspec.render.custom_job import custom_job_body
 from gcp_training_jobs.jobspec.vocab import tuning as tuning_models
 from gcp_training_jobs.jobspec.vocab.tuning import TuningConfig
 from tests.helpers import tuning_training_input

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
 from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
+from gcp_training_jobs.jobspec.core.names import STATE_UNSPECIFIED
 
 #: A job's page in the Google Cloud console, as gcloud links it after `gcloud ai-platform jobs describe` (Google
 #: Cloud CLI 528.0.0, https://cloud.google.com/sdk/docs/install, lib/googlecloudsdk/command_lib/ml_engine/
@@ -65,7 +66,7 @@ class MlV1Backend(Backend):
         return re.fullmatch(r"projects/[^/]+/jobs/[^/]+", name) is not None
 
     def state(self, resource: dict[str, Any]) -> str:
-        return str(resource.get("state") or "STATE_UNSPECIFIED")
+        return str(resource.get("state") or STATE_UNSPECIFIED)
 
     def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
         job_id = resource.get("jobId", "")

@@ -9,16 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gcp_training_jobs.backends import transport
+from gcp_training_jobs.backends.vertex import regional_endpoint
 from gcp_training_jobs.jobspec.rules.persistent import fit_problems
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts, api_facts
 
 #: The state a job can run on (PersistentResource.State: PROVISIONING, RUNNING, STOPPING, ERROR, REBOOTING, UPDATING).
 RUNNING = "RUNNING"
-
-
-def _endpoint(region: str, endpoint: str | None) -> str:
-    return endpoint or f"https://{region}-aiplatform.googleapis.com/"
 
 
 def _collection(endpoint: str) -> Any:
@@ -32,7 +29,7 @@ def resource_name(project: str, region: str, resource_id: str) -> str:
 
 def get(project: str, region: str, resource_id: str, endpoint: str | None = None) -> dict[str, Any] | None:
     """persistentResources.get: the resource, or None when there is none (404)."""
-    at = _endpoint(region, endpoint)
+    at = regional_endpoint(region, endpoint)
     name = resource_name(project, region, resource_id)
     try:
         answer = transport.call(lambda: _collection(at).get(name=name), at, "persistentResources.get")
@@ -45,7 +42,7 @@ def get(project: str, region: str, resource_id: str, endpoint: str | None = None
 
 def list_resources(project: str, region: str, endpoint: str | None = None) -> list[dict[str, Any]]:
     """persistentResources.list: every resource of the project in `region`, all pages."""
-    at = _endpoint(region, endpoint)
+    at = regional_endpoint(region, endpoint)
     parent = f"projects/{project}/locations/{region}"
     answers = transport.pages(lambda page: _collection(at).list(parent=parent, pageToken=page), at,
                               "persistentResources.list")

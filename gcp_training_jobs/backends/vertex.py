@@ -11,28 +11,47 @@ from typing import Any, ClassVar, Final
 
 from gcp_training_jobs.backends import transport
 from gcp_training_jobs.backends.base import Backend, Target, common_times, label_filter
-from gcp_training_jobs.jobspec.core.names import JOB_LABEL, label_value
+from gcp_training_jobs.jobspec.core.names import (
+    CANCELLED,
+    CANCELLING,
+    FAILED,
+    JOB_LABEL,
+    PAUSED,
+    PREPARING,
+    QUEUED,
+    RUNNING,
+    STATE_UNSPECIFIED,
+    SUCCEEDED,
+    VERTEX_SERVICE,
+    label_value,
+)
 
 #: A custom job's page in the Google Cloud console, by the number that ends its resource name: as Google's Vertex AI
 #: SDK links it (google-cloud-aiplatform 2.7.0, https://pypi.org/project/google-cloud-aiplatform/2.7.0/,
 #: google/cloud/aiplatform/jobs.py `_Job._dashboard_uri`, `_job_type = "training"` on CustomJob; read 2026-11-26).
 CONSOLE_URL: Final = "https://console.cloud.google.com/agent-platform/locations/{region}/{page}/{job}?project={project}"
 
+#: Vertex AI's JobState onto the common vocabulary (core.names).
 STATES = {
-    "JOB_STATE_QUEUED": "QUEUED",
-    "JOB_STATE_PENDING": "PREPARING",
-    "JOB_STATE_RUNNING": "RUNNING",
-    "JOB_STATE_UPDATING": "RUNNING",
-    "JOB_STATE_PAUSED": "PAUSED",
-    "JOB_STATE_SUCCEEDED": "SUCCEEDED",
-    "JOB_STATE_PARTIALLY_SUCCEEDED": "SUCCEEDED",
-    "JOB_STATE_FAILED": "FAILED",
-    "JOB_STATE_EXPIRED": "FAILED",
-    "JOB_STATE_CANCELLING": "CANCELLING",
-    "JOB_STATE_CANCELLED": "CANCELLED",
+    "JOB_STATE_QUEUED": QUEUED,
+    "JOB_STATE_PENDING": PREPARING,
+    "JOB_STATE_RUNNING": RUNNING,
+    "JOB_STATE_UPDATING": RUNNING,
+    "JOB_STATE_PAUSED": PAUSED,
+    "JOB_STATE_SUCCEEDED": SUCCEEDED,
+    "JOB_STATE_PARTIALLY_SUCCEEDED": SUCCEEDED,
+    "JOB_STATE_FAILED": FAILED,
+    "JOB_STATE_EXPIRED": FAILED,
+    "JOB_STATE_CANCELLING": CANCELLING,
+    "JOB_STATE_CANCELLED": CANCELLED,
 }
 
 
+
+
+def regional_endpoint(region: str, endpoint: str | None = None) -> str:
+    """Vertex AI's endpoint in `region` (its jobs and persistent resources), else the override."""
+    return endpoint or f"https://{region}-{VERTEX_SERVICE}/"
 
 
 class VertexBackend(Backend):
@@ -53,7 +72,7 @@ class VertexBackend(Backend):
         return transport.collection(svc, "projects", "locations", self.collection)
 
     def endpoint(self, target: Target) -> str:
-        return target.endpoint or f"https://{target.region}-aiplatform.googleapis.com/"
+        return regional_endpoint(target.region, target.endpoint)
 
     def _parent(self, target: Target) -> str:
         return f"projects/{target.project}/locations/{target.region}"
@@ -95,7 +114,7 @@ class VertexBackend(Backend):
         return re.fullmatch(rf"projects/[^/]+/locations/[^/]+/{self.collection}/[^/]+", name) is not None
 
     def state(self, resource: dict[str, Any]) -> str:
-        return STATES.get(str(resource.get("state")), "STATE_UNSPECIFIED")
+        return STATES.get(str(resource.get("state")), STATE_UNSPECIFIED)
 
     def outputs(self, resource: dict[str, Any], target: Target) -> dict[str, Any]:
         job_number = str(resource.get("name", "")).rsplit("/", 1)[-1]

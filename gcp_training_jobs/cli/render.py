@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,15 +14,18 @@ from gcp_training_jobs.cli.gcloud_flags import input_paths
 from gcp_training_jobs.cli.validate import load_file_job
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, VERTEX, command
+from gcp_training_jobs.jobspec.core.names import (
+    AI_PLATFORM,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    ML_JOB_ID_MAX,
+    VERTEX,
+    command,
+    job_id_of,
+)
 from gcp_training_jobs.jobspec.io.documents import Document, load
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
-
-
-def job_id_from(path: Path) -> str:
-    """A valid jobId from a file name: config.yaml -> config, 2-gpu.yaml -> job_2_gpu."""
-    stem = re.sub(r"[^A-Za-z0-9_]", "_", path.stem)[:128]
-    return stem if stem[:1].isalpha() else f"job_{stem}"[:128]
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -45,7 +47,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     data: Any = doc.data
     custom = vocabulary_of(data) != "trainingInput"  # Vertex's vocabulary: no jobId in the file
     file_id = data.get("jobId") if isinstance(data, dict) and not custom else None
-    job_id = args.job_id or (file_id if isinstance(file_id, str) else None) or job_id_from(path)
+    job_id = args.job_id or (file_id if isinstance(file_id, str) else None) or job_id_of(path.stem, ML_JOB_ID_MAX)
     if isinstance(data, dict) and not custom:
         data = {**data, "jobId": job_id}
     backend = args.backend or (VERTEX if custom else AI_PLATFORM)

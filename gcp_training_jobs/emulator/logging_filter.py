@@ -38,7 +38,6 @@ _SEGMENT = rf'(?:[A-Za-z_@$][\w@$-]*|{_QUOTED})'
 _TOKEN = re.compile(rf'\s*(?:(?P<open>\()|(?P<close>\))|(?P<op>>=|<=|!=|=~|!~|=|>|<|:)'
                     rf'|(?P<path>{_SEGMENT}(?:\.{_SEGMENT})+)|(?P<string>{_QUOTED})'
                     r'|(?P<word>[^\s()"=<>!:~-][^\s()"=<>!:~]*)|(?P<minus>-))')
-_KEYWORDS = frozenset({"AND", "OR", "NOT"})
 
 Entry = dict[str, Any]
 Test = Callable[[Entry], bool]

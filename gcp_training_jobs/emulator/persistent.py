@@ -34,7 +34,6 @@ from gcp_training_jobs.emulator.validation import int_value, label_problem, vert
 
 SCHEMA = "GoogleCloudAiplatformV1PersistentResource"
 _LIST_SCHEMA = "GoogleCloudAiplatformV1ListPersistentResourcesResponse"
-_OPERATION = "GoogleLongrunningOperation"
 _TYPE = "type.googleapis.com/google.cloud.aiplatform.v1."
 _PAGE_SIZES = (100, 1000)
 #: Cancelled before it ran: the error of a create whose resource was deleted while PROVISIONING.

@@ -24,7 +24,14 @@ from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_SPEC
 from gcp_training_jobs.jobspec.core.problems import Problem, collapse_repeated, notices, vertex_only
 from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
 from gcp_training_jobs.jobspec.render.bodies import Renderable, job_kind, job_labels, render_judged
-from gcp_training_jobs.jobspec.rules import Options, check_custom_job, check_job, check_tuning_job, credential_warnings
+from gcp_training_jobs.jobspec.rules import (
+    Options,
+    check_custom_job,
+    check_job,
+    check_tuning_job,
+    credential_warnings,
+    judge_translation,
+)
 from gcp_training_jobs.jobspec.translate.facts import MAX_RUNNING_TIME, JobFacts, facts_of
 from gcp_training_jobs.jobspec.translate.pools import Pool, ml_pools, spec_pools
 from gcp_training_jobs.jobspec.translate.training_input import training_input_pools
@@ -354,3 +361,20 @@ def _model(judged: Judged, kind: type[Any]) -> Any:
     model = judged.checked().job
     assert isinstance(model, kind)
     return model
+
+
+def translation(job: Job) -> tuple[list[Pool], list[Problem]]:
+    """A trainingInput model's Vertex AI translation and what of it Vertex cannot run (the translation rules'
+    problems; their warnings left out), for a model rendered without the pools it was judged with (`render_body`)."""
+    problems: list[Problem] = []
+    pools = training_input_pools(job.training_input, problems)
+    return pools, notices(judge_translation(job, pools, problems, Options(backend=VERTEX)))[0]
+
+
+def render_body(job: Renderable, backend: str, job_id: str | None = None) -> dict[str, Any]:
+    """The exact request body `backend` would send for a validated model rendered without the pools it was judged
+    with (a model built in code, or loaded for another backend): a trainingInput on Vertex AI is translated and its
+    translation judged here (`translation`), then rendered as the one pass renders (render.bodies.render_judged,
+    which judges nothing)."""
+    pools, untranslated = translation(job) if backend == VERTEX and isinstance(job, Job) else ([], [])
+    return render_judged(job, backend, job_id, pools=pools, untranslated=untranslated)

@@ -18,13 +18,14 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
+from gcp_training_jobs.jobspec.core.names import VERTEX_SERVICE
 from gcp_training_jobs.resources.args import resolve_args
 
 TYPE = "gcp-training:index:ProjectServices"
 
 STORAGE = "storage.googleapis.com"
 ML = "ml.googleapis.com"
-AIPLATFORM = "aiplatform.googleapis.com"
+AIPLATFORM = VERTEX_SERVICE
 RESOURCE_MANAGER = "cloudresourcemanager.googleapis.com"
 CLOUD_QUOTAS = "cloudquotas.googleapis.com"
 BACKEND_APIS = {"ai-platform": ML, "vertex": AIPLATFORM}

@@ -15,9 +15,9 @@ from typing import Any
 from gcp_training_jobs.cli.plan.mocks import Registration
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import TUNING_JOB
+from gcp_training_jobs.jobspec.io.vocabulary import is_spec, runs_spec, written_region
 from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
 from gcp_training_jobs.jobspec.translate.pools import VERTEX_SPEC_KEYS
-from gcp_training_jobs.resources.job_model.inputs import region_of
 
 
 def _yes(value: Any) -> str:
@@ -116,8 +116,8 @@ def _describe_job(inputs: dict[str, Any], judged: Any) -> list[tuple[str, str]]:
     body: Mapping[str, Any] | None = judged.body if judged is not None else None
     tuning = job.get(TUNING_JOB)
     as_body: Mapping[str, Any] = tuning if isinstance(tuning, Mapping) else job  # a tuning job's: its config
-    facts: JobFacts = judged.facts if judged is not None else facts_of_body(as_body, region=region_of(job) or None)
-    if "jobSpec" in job or TUNING_JOB in job:
+    facts: JobFacts = judged.facts if judged is not None else facts_of_body(as_body, region=written_region(job) or None)
+    if is_spec(job):
         return _describe_custom_job(inputs, facts)
     ti = job.get("trainingInput") or {}
     master = ti.get("masterConfig") or {}
@@ -172,7 +172,7 @@ def _describe_custom_job(inputs: dict[str, Any], facts: JobFacts) -> list[tuple[
     """A job written as a Vertex AI CustomJobSpec: its pools (as judged, load.Judged.facts), code, output
     directory and scheduling."""
     job = inputs.get("job") or {}
-    spec = job.get("jobSpec") or (job.get(TUNING_JOB) or {}).get("trialJobSpec") or {}
+    spec = runs_spec(job)
     lines = [("backend", str(inputs.get("backend"))), ("project", str(inputs.get("project"))),
              ("region", str(facts.region))]
     if TUNING_JOB in job:  # a tuning job's pools are each trial's

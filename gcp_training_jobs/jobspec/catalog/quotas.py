@@ -31,6 +31,8 @@ from types import MappingProxyType
 from typing import Final
 
 from gcp_training_jobs.jobspec.catalog.source import Source
+from gcp_training_jobs.jobspec.catalog.vertex_jobspec import PREEMPTIBLE_STRATEGIES
+from gcp_training_jobs.jobspec.core.names import VERTEX_SERVICE
 
 _READ: Final = date(2026, 11, 24)
 
@@ -91,7 +93,7 @@ SOURCE_TPU_V2_429: Final = Source(
 SOURCES: Final = (SOURCE_COMMON_UTIL, SOURCE_A3_MEGA_RECIPE, SOURCE_DWS_QUOTA, SOURCE_NAS_SETUP, SOURCE_QUOTA_429,
                   SOURCE_TPU_V2_429)
 
-SERVICE: Final = "aiplatform.googleapis.com"
+SERVICE: Final = VERTEX_SERVICE
 
 #: acceleratorType -> on-demand metric (SOURCE_COMMON_UTIL, SOURCE_A3_MEGA_RECIPE, SOURCE_TPU_V2_429).
 ACCELERATOR_METRICS: Final = MappingProxyType({
@@ -116,9 +118,8 @@ CPU_METRIC_FAMILIES: Final = frozenset({"n1", "e2"})
 #: Shared-core types (e2-micro, e2-small, e2-medium) and custom types do not match: their vCPUs are unknown here.
 CPU_MACHINE: Final = re.compile(r"(?P<family>n1|e2)-(?:standard|highmem|highcpu)-(?P<vcpus>\d+)")
 
-#: Spot and FLEX_START count against the preemptible twin of each metric (SOURCE_DWS_QUOTA; the rule in the module
-#: docstring).
-PREEMPTIBLE_STRATEGIES: Final = frozenset({"SPOT", "FLEX_START"})
+#: Spot and FLEX_START (vertex_jobspec.PREEMPTIBLE_STRATEGIES) count against the preemptible twin of each metric
+#: (SOURCE_DWS_QUOTA; the rule in the module docstring).
 
 #: A pool that consumes a named reservation runs on machines the reservation already holds, and only there: Vertex's
 #: ReservationAffinity types (aiplatform v1 discovery document): SPECIFIC_RESERVATION "Consume from a specific

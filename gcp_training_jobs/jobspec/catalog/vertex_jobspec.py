@@ -90,6 +90,9 @@ SCHEDULING_STRATEGIES: Final = ("STRATEGY_UNSPECIFIED", "ON_DEMAND", "LOW_COST",
 DEPRECATED_STRATEGIES: Final = MappingProxyType({"ON_DEMAND": "STANDARD", "LOW_COST": "SPOT"})
 #: The values a job should name today.
 CURRENT_STRATEGIES: Final = ("STANDARD", "SPOT", "FLEX_START")
+#: The strategies that run on Spot (preemptible) or Flex-start (DWS) capacity: they count against the preemptible
+#: twin of each quota metric (catalog.quotas, SOURCE_DWS_QUOTA), and the `spotOnly` guardrail allows only them.
+PREEMPTIBLE_STRATEGIES: Final = ("SPOT", "FLEX_START")
 
 #: Scheduling.timeout: "Optional. The maximum job running time. The default is 7 days." Source:
 #: SOURCE_DISCOVERY_JOBSPEC (GoogleCloudAiplatformV1Scheduling.timeout); the same words in Google's client

@@ -204,9 +204,7 @@ N1_GPU_COLUMN_NOTE: Final = (
     "caps 4 P100 at 64 vCPUs and 208 GB, which these types exceed, while n1-highcpu-64 (64 vCPUs) keeps four "
     "values; the AI Platform Training GPU guide's table (machines.GPU_COUNTS) gives the same cells."
 )
-N1_ROWS_WITH_INFERRED_COLUMNS: Final = (
-    "n1-standard-64", "n1-standard-96", "n1-highmem-64", "n1-highmem-96", "n1-highcpu-96",
-)
+# The rows read so (three values): n1-standard-64, n1-standard-96, n1-highmem-64, n1-highmem-96, n1-highcpu-96.
 
 _N1_SMALL: Final = MappingProxyType({
     "NVIDIA_TESLA_P4": (1, 2, 4), "NVIDIA_TESLA_P100": (1, 2, 4),
@@ -333,13 +331,10 @@ ACCELERATOR_MACHINE_TYPES_LISTED: Final = (
 # topologies: the v5e example is machineType ct5lp-hightpu-4t, tpuTopology 4x4, replicaCount 1, which the
 # table gives as 16 chips on 4 VMs. So replicaCount does NOT count hosts; the topology does.
 TPU_REPLICA_COUNT: Final = 1
-TPU_TOPOLOGY_RULE_NOTE: Final = (
-    "When you use a TPU VM in Agent Platform, you must only use a single worker pool for custom training, "
-    "and you must configure this worker pool to use only one replica. For v5e/v6e/TPU7x: set "
-    "machineSpec.machineType, set machineSpec.tpuTopology to a supported topology for the machine type, "
-    "set replicaCount to 1. Chips in the slice = product of the topology dimensions; VMs = chips / "
-    "chips_per_host (e.g. ct5lp-hightpu-4t + 4x4 = 16 chips on 4 VMs, replicaCount 1)."
-)
+# Page: "When you use a TPU VM in Agent Platform, you must only use a single worker pool for custom training,
+# and you must configure this worker pool to use only one replica." For v5e/v6e/TPU7x: machineSpec.machineType,
+# machineSpec.tpuTopology a supported topology for the machine type, replicaCount 1. Chips in the slice = product
+# of the topology dimensions; VMs = chips / chips_per_host (ct5lp-hightpu-4t + 4x4 = 16 chips on 4 VMs).
 
 # Page, "TPU v2 and v3": "Set machineSpec.machineType to cloud-tpu. Set machineSpec.acceleratorType to
 # TPU_V2. Set machineSpec.acceleratorCount to 8 for single TPU or 32 or multiple of 32 for TPU Pods. Set
@@ -421,12 +416,8 @@ TPU_SLICES: Final = MappingProxyType({
 # or PyTorch 2.1+"; "TPU v6e requires Python 3.10+, JAX 0.4.37+, PyTorch 2.1+ using PJRT as the default
 # runtime, or TensorFlow using only the tf-nightly runtime version 2.18+"; "TPU7x requires Python 3.12+").
 # The "Training with TPU accelerators" page instead says "Starting with TPU v6e, TensorFlow is no longer
-# supported." and "Prebuilt containers for TPU v5e are not available." (SOURCE_TRAINING_WITH_TPU).
-TPU_FRAMEWORK_REQUIREMENTS: Final = MappingProxyType({
-    "ct5lp": "JAX 0.4.6+, TensorFlow 2.15+, or PyTorch 2.1+",
-    "ct6e": "Python 3.10+, JAX 0.4.37+, PyTorch 2.1+ (PJRT), or TensorFlow tf-nightly 2.18+ only",
-    "tpu7x": "Python 3.12+",
-})
+# supported." and "Prebuilt containers for TPU v5e are not available." (SOURCE_TRAINING_WITH_TPU). No rule
+# judges a trainer's framework: these are not a table.
 
 # ---------------------------------------------------------------------------------------------------
 # Accelerator names not offered for custom training

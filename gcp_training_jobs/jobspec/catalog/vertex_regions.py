@@ -270,10 +270,8 @@ ACCELERATOR_TABLE_ONLY_REGIONS: Final[Mapping[str, frozenset[str]]] = MappingPro
 #: -4t, -8t) and "TPU 7x" (tpu7x-standard-4t), and this page's labels "TPU v6e" and "TPU7x".
 UNMAPPED_MACHINE_LABELS: Final[Mapping[str, str]] = MappingProxyType({"ct6e-": "TPU v6e", "tpu7x-": "TPU7x"})
 
-#: The page also warns: "If your job uses multiple types of GPUs, they must all be available in a single
-#: zone in your region. For example, you can't run a job in australia-southeast1 using NVIDIA Tesla P4
-#: GPUs, NVIDIA Tesla T4 GPUs, and NVIDIA Tesla P100 GPUs." (It lists no P100 for australia-southeast1 in
-#: its own table.) Zones are not given on this page; it points to Compute Engine "GPU locations".
-MIXED_GPU_RULE: Final = (
-    "If your job uses multiple types of GPUs, they must all be available in a single zone in your region."
-)
+# The page also warns: "If your job uses multiple types of GPUs, they must all be available in a single
+# zone in your region. For example, you can't run a job in australia-southeast1 using NVIDIA Tesla P4
+# GPUs, NVIDIA Tesla T4 GPUs, and NVIDIA Tesla P100 GPUs." (It lists no P100 for australia-southeast1 in
+# its own table.) Zones are not given on this page (it points to Compute Engine "GPU locations"), so no rule
+# holds a job to it.

@@ -57,19 +57,48 @@ def _hosts(value: str | None) -> str | None:
     return value
 
 
+_WAIT = "a number of seconds {} " + str(MAX_SECONDS) + ", or unset for {:g}"
+
+
+def _variable(default: Any, allowed: str, meaning: str) -> Any:
+    """A variable's field: its default, what it may be set to (the words its error says; the reference page's
+    "allowed" and "default", split at ", or unset for ") and what it is for (the page's "meaning")."""
+    return Field(default, description=meaning, json_schema_extra={"allowed": allowed})
+
+
 class EnvSettings(BaseModel):
-    """The variables' values: a variable is its field's name, upper case, after GCP_TRAINING_JOBS_."""
+    """The variables' values: a variable is its field's name, upper case, after GCP_TRAINING_JOBS_. Each field
+    is the one description of its variable (docs/reference/environment.md is written from them)."""
 
     model_config = ConfigDict(frozen=True)
 
-    http_timeout_seconds: _Timeout = HTTP_TIMEOUT_SECONDS  # per request of the API clients
-    retry_base_seconds: _Wait = RETRY_BASE_SECONDS  # the first wait of the retries' backoff
-    reconcile_seconds: _Wait = RECONCILE_SECONDS  # how long a create whose outcome is unknown is looked for
-    today: Annotated[date | None, BeforeValidator(_iso_date)] = None
-    allowed_endpoint_hosts: Annotated[str | None, AfterValidator(_hosts)] = None
-    api_endpoint: str | None = None
-    build_dir: Path | None = None
-    prices_file: Path | None = None
+    http_timeout_seconds: _Timeout = _variable(
+        HTTP_TIMEOUT_SECONDS, _WAIT.format("more than 0 and at most", HTTP_TIMEOUT_SECONDS),
+        "the Google API client's HTTP timeout per request")
+    retry_base_seconds: _Wait = _variable(
+        RETRY_BASE_SECONDS, _WAIT.format("from 0 to", RETRY_BASE_SECONDS),
+        "the first wait of the retries' exponential backoff (full jitter, capped at 30 s)")
+    reconcile_seconds: _Wait = _variable(
+        RECONCILE_SECONDS, _WAIT.format("from 0 to", RECONCILE_SECONDS),
+        "how long a Vertex AI create whose outcome is unknown is looked for before it fails (see "
+        "[Recovering after a crash](../recovery-and-security.md#recovering-after-a-crash))")
+    today: Annotated[date | None, BeforeValidator(_iso_date)] = _variable(
+        None, "YYYY-MM-DD (e.g. 2026-11-22), or unset for the system's date",
+        "the day date rules (end of support, end of availability) judge against")
+    allowed_endpoint_hosts: Annotated[str | None, AfterValidator(_hosts)] = _variable(
+        None, "host names, comma-separated (e.g. proxy.example.internal,10.0.0.5), or unset for none",
+        "the hosts besides Google's API hosts and loopback an endpoint (`apiEndpoint`, "
+        "`GCP_TRAINING_JOBS_API_ENDPOINT`, `--endpoint`) may name, over https only; an environment variable, never a "
+        "stack key, as the stack file is what a pull request changes")
+    api_endpoint: str | None = _variable(
+        None, f"{endpoints.ALLOWED}, or unset for Google's endpoints",
+        "the endpoint of the providers and `prices refresh`; a stack's `apiEndpoint` wins")
+    build_dir: Path | None = _variable(
+        None, "a folder path, or unset for .build/trainers in the project", "where trainer archives are built")
+    prices_file: Path | None = _variable(
+        None, "a file path, or unset for the user cache folder",
+        "the refreshed price table estimates read first (`prices refresh` writes it); the user cache folder is "
+        "`gcp-training-jobs/prices.json` in `$XDG_CACHE_HOME` (else `~/.cache`)")
 
     @field_validator("api_endpoint")
     @classmethod
@@ -86,19 +115,11 @@ class EnvSettings(BaseModel):
         return endpoints.allowed_hosts(self.allowed_endpoint_hosts)
 
 
-_WAIT = "a number of seconds {} " + str(MAX_SECONDS) + ", or unset for {:g}"
-#: What each field's variable may be set to, in words.
-ALLOWED: Final[Mapping[str, str]] = MappingProxyType({
-    "http_timeout_seconds": _WAIT.format("more than 0 and at most", HTTP_TIMEOUT_SECONDS),
-    "retry_base_seconds": _WAIT.format("from 0 to", RETRY_BASE_SECONDS),
-    "reconcile_seconds": _WAIT.format("from 0 to", RECONCILE_SECONDS),
-    "today": "YYYY-MM-DD (e.g. 2026-11-22), or unset for the system's date",
-    "api_endpoint": f"{endpoints.ALLOWED}, or unset for Google's endpoints",
-    "allowed_endpoint_hosts": "host names, comma-separated (e.g. proxy.example.internal,10.0.0.5), or unset for "
-                              "none",
-    "build_dir": "a folder path, or unset for .build/trainers in the project",
-    "prices_file": "a file path, or unset for the user cache folder",
-})
+#: What each field's variable may be set to, in words, and what it is for (read from the fields).
+ALLOWED: Final[Mapping[str, str]] = MappingProxyType(
+    {name: str((info.json_schema_extra or {})["allowed"]) for name, info in EnvSettings.model_fields.items()})  # type: ignore[index]
+MEANINGS: Final[Mapping[str, str]] = MappingProxyType(
+    {name: str(info.description) for name, info in EnvSettings.model_fields.items()})
 
 
 class EnvError(SpecError):

@@ -27,6 +27,9 @@ def command(args: str) -> str:
 AI_PLATFORM: Final = "ai-platform"
 VERTEX: Final = "vertex"
 BACKENDS: Final = (AI_PLATFORM, VERTEX)
+#: Vertex AI's service: the API a stack enables, the namespace of its quota metrics, the host of its regional
+#: endpoints (`https://REGION-aiplatform.googleapis.com/`).
+VERTEX_SERVICE: Final = "aiplatform.googleapis.com"
 Backend = Literal["ai-platform", "vertex"]
 #: Legacy AI Platform Training was shut down on 2025-01-31: Vertex AI is what runs today.
 DEFAULT_BACKEND: Final[Literal["vertex"]] = "vertex"
@@ -53,13 +56,23 @@ JOB_KINDS: Final = (TRAINING, TUNING)
 
 #: Job states of the common vocabulary (ml v1's; Vertex AI's JOB_STATE_* map onto them), used in outputs
 #: whatever the backend: a job still holding (or about to hold) machines, and a job that is over.
-ACTIVE_STATES: Final = frozenset({"QUEUED", "PREPARING", "RUNNING"})
-FINISHED_STATES: Final = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+QUEUED: Final = "QUEUED"
+PREPARING: Final = "PREPARING"
+RUNNING: Final = "RUNNING"
+SUCCEEDED: Final = "SUCCEEDED"
+FAILED: Final = "FAILED"
+CANCELLING: Final = "CANCELLING"
+CANCELLED: Final = "CANCELLED"
+PAUSED: Final = "PAUSED"
+#: A state the API did not give (or one this vocabulary does not know).
+STATE_UNSPECIFIED: Final = "STATE_UNSPECIFIED"
+ACTIVE_STATES: Final = frozenset({QUEUED, PREPARING, RUNNING})
+FINISHED_STATES: Final = frozenset({SUCCEEDED, FAILED, CANCELLED})
 #: A job stopped before its end that can be resumed (Vertex AI's JOB_STATE_PAUSED; the Vertex SDK counts it among
 #: the states a wait ends on, google/cloud/aiplatform/jobs.py _JOB_COMPLETE_STATES): neither running nor over. A
 #: waiting `up` stops and reports it; `status` shows it and it fails nothing; it is still the resource's job
 #: (adopted, never made a second time; cancelled on destroy).
-PAUSED_STATES: Final = frozenset({"PAUSED"})
+PAUSED_STATES: Final = frozenset({PAUSED})
 #: The states of a job that is not over: it is the resource's job.
 LIVE_STATES: Final = ACTIVE_STATES | PAUSED_STATES
 
@@ -89,6 +102,17 @@ JOB_ID_SUFFIX_HEX: Final = 8
 JOB_NAME_MAX: Final = 63 - 1 - JOB_ID_SUFFIX_HEX
 
 
+def job_id_of(name: str, limit: int = JOB_NAME_MAX) -> str:
+    """The one reading of a name as a job id (`JOB_ID`): what is not a letter, digit or `_` becomes `_` (none at
+    either end; `job` for nothing left), `job_` before a first character that is not a letter, at most `limit`
+    characters. A job's id is its name's (lowercase) plus a suffix (`job_model.inputs.new_job_id`); `render` names
+    a file's job by its file name, the settings judge a stack's job under its name's."""
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "job"
+    if not stem[0].isalpha():
+        stem = f"job_{stem}"
+    return stem[:limit]
+
+
 def label_value(text: str) -> str:
     """A job id (or any text) as a label value (lowercase, at most 63 characters)."""
     return text.lower()[:63]
@@ -96,6 +120,8 @@ def label_value(text: str) -> str:
 
 # --- Patterns ---------------------------------------------------------------------------------------
 
+#: The longest ml v1 job id `jobs.create` takes (its refusal: "at most 128 characters").
+ML_JOB_ID_MAX: Final = 128
 #: ml v1 Job.jobId: "letters, numbers and underscores; must start with a letter" (ml.v1.json).
 JOB_ID: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 #: A job's name in a stack: its Pulumi resource name, the stem of its job id and the folder of its job dir.

@@ -16,6 +16,7 @@ tests/test_vocabulary.py holds the two together.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, TRAINING_INPUT, TUNING_JOB
@@ -81,3 +82,29 @@ def vocabulary_of(data: Any) -> Vocabulary:
     if is_tuning_config(data):
         return "tuning"
     return "customJobSpec" if is_custom_job_spec(data) else "trainingInput"
+
+
+# --- An enclosed job (a stack's job, a TrainingJob's `job` input): its form under one key -------------------------
+
+def is_spec(job: Any) -> bool:
+    """Whether an enclosed job is written in Vertex AI's vocabulary (`jobSpec`, or a `tuningJob` whose trials run a
+    CustomJobSpec), else it is a trainingInput."""
+    return isinstance(job, Mapping) and (JOB_SPEC in job or TUNING_JOB in job)
+
+
+def runs_spec(job: Any) -> Mapping[str, Any]:
+    """The CustomJobSpec an enclosed job runs: its `jobSpec`, or its tuning config's trialJobSpec (each trial's);
+    empty for a trainingInput."""
+    if not isinstance(job, Mapping):
+        return {}
+    spec = job.get(JOB_SPEC) or (job.get(TUNING_JOB) or {}).get(TRIAL)
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def written_region(job: Any) -> str:
+    """Where an enclosed job asks to run, as written: its trainingInput.region, or the region beside its jobSpec or
+    tuningJob ("" if not known)."""
+    if not isinstance(job, Mapping):
+        return ""
+    where = (job.get(TRAINING_INPUT) or {}).get("region") if TRAINING_INPUT in job else job.get("region")
+    return str(where) if isinstance(where, str) else ""

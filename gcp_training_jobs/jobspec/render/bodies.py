@@ -17,7 +17,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import AI_PLATFORM, BACKENDS, JOB_LABEL, TRAINING, TUNING, VERTEX, label_value
 from gcp_training_jobs.jobspec.core.problems import Problem, collapse_repeated, vertex_only
 from gcp_training_jobs.jobspec.io.vocabulary import is_tuning_config
-from gcp_training_jobs.jobspec.render.custom_job import custom_job_body, translation, trial_job_spec
+from gcp_training_jobs.jobspec.render.custom_job import custom_job_body, trial_job_spec
 from gcp_training_jobs.jobspec.render.tuning import tuning_job_body
 from gcp_training_jobs.jobspec.translate.pools import Pool
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
@@ -106,14 +106,6 @@ def tuning_body(job: Job | TuningJob | VertexJob, display_name: str, labels: dic
 def job_labels(job: Renderable, job_id: str) -> dict[str, str]:
     """The labels a job is created with: the user's, plus the one that finds it again after a lost answer."""
     return {**(job.labels or {}), JOB_LABEL: label_value(job_id)}
-
-
-def render_body(job: Renderable, backend: str, job_id: str | None = None) -> dict[str, Any]:
-    """The exact request body `backend` would send for a validated model rendered without the pools it was judged
-    with (a model built in code, or loaded for another backend): a trainingInput on Vertex AI is translated here
-    first (custom_job.translation), then rendered as the one pass renders (render_judged)."""
-    pools, untranslated = translation(job) if backend == VERTEX and isinstance(job, Job) else ([], [])
-    return render_judged(job, backend, job_id, pools=pools, untranslated=untranslated)
 
 
 def render_judged(job: Renderable, backend: str, job_id: str | None = None, *, pools: Sequence[Pool],

@@ -17,11 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gcp_training_jobs.jobspec.core.errors import SpecError
-from gcp_training_jobs.jobspec.core.names import VERTEX
-from gcp_training_jobs.jobspec.core.problems import Problem, notices
-from gcp_training_jobs.jobspec.rules import Options, judge_translation
+from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.translate.pools import CONTAINER, RUNTIME, TI, Pool
-from gcp_training_jobs.jobspec.translate.training_input import training_input_pools
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import Job, TrainingInput
 
@@ -57,14 +54,6 @@ def _pool_body(pool: Pool, ti: TrainingInput) -> dict[str, Any]:
         body["diskSpec"] = {k: v for k, v in (("bootDiskType", pool.disk_type),
                                               ("bootDiskSizeGb", pool.disk_size_gb)) if v}
     return body
-
-
-def translation(job: Job) -> tuple[list[Pool], list[Problem]]:
-    """A trainingInput's Vertex AI translation and its problems, for a model rendered without the pools it was judged
-    with (render.bodies.render_body: a model built or loaded for another backend): translated and judged here."""
-    problems: list[Problem] = []
-    pools = training_input_pools(job.training_input, problems)
-    return pools, notices(judge_translation(job, pools, problems, Options(backend=VERTEX)))[0]
 
 
 def trial_job_spec(job: Job, pools: Sequence[Pool], untranslated: Sequence[Problem] = ()) -> dict[str, Any]:

@@ -20,11 +20,13 @@ from gcp_training_jobs.jobspec.core.names import (
     PERSISTENT_RESOURCE_ID,
     SERVICE_ACCOUNT,
     TENSORBOARD,
+    VERTEX,
     gcs_uri_problem,
     is_duration,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, allowed, suggestion
 from gcp_training_jobs.jobspec.io.vocabulary import pool_path
+from gcp_training_jobs.jobspec.rules.regions import region_problem
 from gcp_training_jobs.jobspec.rules.tasks import Options
 from gcp_training_jobs.jobspec.vocab.jobs import VertexJob
 
@@ -113,10 +115,8 @@ def rule_spec_names(job: VertexJob, opts: Options) -> Iterator[Problem]:
     if spec.experiment_run is not None and spec.experiment is None:
         yield Problem("experimentRun", "is set without experiment; allowed: experiment too")
     location = spec.protected_artifact_location_id
-    if location is not None and location not in catalog.VERTEX_TRAINING_REGIONS:
-        yield Problem("protectedArtifactLocationId", f"{location!r} is not a Vertex AI region"
-                      f"{suggestion(location, catalog.VERTEX_TRAINING_REGIONS)}; allowed: a region such as "
-                      "us-central1")
+    if location is not None and (refused := region_problem(location, "protectedArtifactLocationId", VERTEX)):
+        yield refused
 
 
 def rule_pool_code(job: VertexJob, opts: Options) -> Iterator[Problem]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,14 +39,13 @@ from gcp_training_jobs.jobspec.core.names import (
     BACKENDS,
     DEFAULT_RETRIES,
     JOB_ID_SUFFIX_HEX,
-    JOB_NAME_MAX,
     JOB_SPEC,
     MAX_RETRIES,
-    TRAINING_INPUT,
     TUNING_JOB,
+    job_id_of,
 )
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
-from gcp_training_jobs.jobspec.io.vocabulary import vocabulary_of
+from gcp_training_jobs.jobspec.io.vocabulary import written_region
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review import reservations
@@ -82,22 +80,13 @@ from gcp_training_jobs.resources.job_model.declared import (
 from gcp_training_jobs.resources.job_model.protection import guardrails_of, protect_of
 
 
-def is_custom(job: Any) -> bool:
-    """Whether a `job` input is written as a Vertex AI CustomJobSpec (else: AI Platform Training's trainingInput), as
-    the one detector (io.vocabulary.vocabulary_of) tells."""
-    return vocabulary_of(job) == "customJobSpec"
-
-
 def region_of(job: Any) -> str:
     """Where a `job` input (or a fallback's job data) asks to run, as written: its trainingInput.region, or the
     region beside its jobSpec or tuningJob ("" if not known). This is a different fact from a judged job's region
     (JobFacts.region): it is read before any judging, where nothing is judged (a placement's target for the
     lookup before a create, a preview's job whose region is still unknown); the settings write the job's judged
     region into this field (stack.py), so the two agree for every job a stack makes."""
-    if not isinstance(job, Mapping):
-        return ""
-    where = (job.get(TRAINING_INPUT) or {}).get("region") if TRAINING_INPUT in job else job.get("region")
-    return str(where) if isinstance(where, str) else ""
+    return written_region(job)
 
 
 def parse_wire(job: Any) -> Renderable:
@@ -159,10 +148,7 @@ def known_only(value: Any, is_unknown: Callable[[Any], bool]) -> Any:
 
 def new_job_id(name: str, suffix: str | None = None) -> str:
     """name + random suffix: ids can never be reused in a project, even after the job ends."""
-    stem = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "job"
-    if not stem[0].isalpha():
-        stem = f"job_{stem}"
-    return f"{stem[:JOB_NAME_MAX]}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
+    return f"{job_id_of(name.lower())}_{suffix or secrets.token_hex(JOB_ID_SUFFIX_HEX // 2)}"
 
 
 def preview_job_id(name: str) -> str:
@@ -210,11 +196,6 @@ def retries_of(value: Any) -> int:
     if not _number(value) or not math.isfinite(value):
         return DEFAULT_RETRIES
     return int(value) if value == int(value) and 0 <= value <= MAX_RETRIES else DEFAULT_RETRIES
-
-
-def retries_problem(value: Any) -> str | None:
-    """Why a `retries` input is not allowed (None: it is, or it is unset / unknown)."""
-    return _problem(RETRIES, value)
 
 
 def rerun_of(value: Any) -> str | None:

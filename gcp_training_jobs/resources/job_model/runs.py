@@ -27,7 +27,7 @@ from typing import Any
 from gcp_training_jobs.backends import get_backend
 from gcp_training_jobs.backends.failures import Failure, failure_of_job
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import BACKENDS, PLACEMENT_LABEL, RETRY_LABEL
+from gcp_training_jobs.jobspec.core.names import BACKENDS, CANCELLED, FAILED, PLACEMENT_LABEL, RETRY_LABEL
 from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.job_model.declared import IN_PLACE, REPLACING, RERUN
 from gcp_training_jobs.resources.job_model.inputs import Inputs, canonical, region_of, spec_of
@@ -123,9 +123,9 @@ class Decision:
 
 def decide_finished_job(name: str, resource: Mapping[str, Any] | None, state: str, retries: int) -> Decision:
     """The run semantics applied to the job as the API just answered it (`state` in the common vocabulary)."""
-    if resource is None or state not in ("FAILED", "CANCELLED"):
+    if resource is None or state not in (FAILED, CANCELLED):
         return Decision(False)
-    if state == "CANCELLED":
+    if state == CANCELLED:
         return Decision(False, f"job {name} was CANCELLED outside Pulumi: kept as it is; change "
                               f"jobs.{name}.{RERUN.wire} to run it again", "warn")
     failure = failure_of_job(dict(resource))

@@ -1,5 +1,5 @@
 """Each job's placement candidates within the stack's bounds (`gcp-training-jobs:placement`, settings/placement.py):
-the job's own data with the candidate's region and `scheduling.strategy` put in (resources.fallbacks.alternative_job),
+the job's own data with the candidate's region and `scheduling.strategy` put in (jobspec.io.placement.placed),
 judged by the one pass as a fallback is (settings/jobs.py), held to the guardrails and the fixed job rules, and to
 the stack's caps with the job there, priced (jobspec.review.placement.candidate). The settings' judge is the caller."""
 
@@ -8,14 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from gcp_training_jobs.jobspec.catalog.prices import PriceTable
-from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
+from gcp_training_jobs.jobspec.core.names import NAMESPACE
+from gcp_training_jobs.jobspec.io.placement import placed
+from gcp_training_jobs.jobspec.io.vocabulary import is_spec
 from gcp_training_jobs.jobspec.review.guardrails import (
     end_of_life_problems,
     guardrail_problems,
     stack_guardrail_problems,
 )
 from gcp_training_jobs.jobspec.review.placement import Candidate, candidate, kept, offering
-from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.settings.jobs import judge_job_spec
 from gcp_training_jobs.resources.settings.placement import PlacementSettings
 
@@ -39,16 +40,13 @@ def judge_candidates(settings: Any, table: PriceTable | None = None) -> dict[str
             continue
         raw = _data(job)
         labels: dict[str, Any] = dict(job.facts.labels)  # as judged (an encrypted value kept opaque)
-        spec = JOB_SPEC in raw or TUNING_JOB in raw
+        spec = is_spec(raw)
         listed: list[Candidate] = []
         for region in offering(job.facts, bounds.regions):
             for strategy in bounds.strategies:
                 if not spec and strategy != "STANDARD":
                     continue  # a trainingInput has no scheduling strategy
-                alternative: dict[str, Any] = {"region": region}
-                if spec:
-                    alternative["scheduling"] = {"strategy": strategy}
-                data, bad = alternative_job(raw, alternative)
+                data, bad = placed(raw, region=region, strategy=strategy if spec else None)
                 if bad:
                     listed.append(candidate(region, strategy, None, name, table, [p.message for p in bad]))
                     continue

@@ -20,9 +20,8 @@ from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.resources.settings.secrets import bounds_problem, opaque, secure_paths
 
-#: The stack setting that decides, and what it allows (the first is the default).
+#: The stack setting that decides (`refuse`, the default, or `allow`).
 SETTING: Final = "plaintextCredentials"
-CHOICES: Final = ("refuse", "allow")
 
 
 def plaintext_credential_problems(config: Mapping[str, Any], secret_paths: frozenset[str] = frozenset(),

@@ -20,6 +20,7 @@ from gcp_training_jobs.jobspec.core.names import (
     NAMESPACE,
     TRAINING_INPUT,
     TUNING_JOB,
+    job_id_of,
 )
 from gcp_training_jobs.jobspec.core.problems import CredentialWarning, Problem, from_validation_error
 from gcp_training_jobs.jobspec.load import FORMS, Judged, enclosed_problem, stand_ins
@@ -163,7 +164,7 @@ def judge_job_spec(
         data["labels"] = labels
     try:  # one pass: parsed, translated, judged and rendered (what the Vertex AI translation cannot express)
         judged = load.judge(data, enclosed=True, backend=backend, backend_at=f"{NAMESPACE}:backend", region=region,
-                            region_at=region_key, job_id=name.replace("-", "_"), package_supplied="trainer" in raw,
+                            region_at=region_key, job_id=job_id_of(name), package_supplied="trainer" in raw,
                             opaque=OPAQUE)
         problems = list(judged.problems)
     except SpecError as error:  # it does not parse

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.names import NAMESPACE
-from gcp_training_jobs.jobspec.core.problems import Problem, allowed
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
+from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.placement import STRATEGIES, Bounds, Candidate, kept
+from gcp_training_jobs.jobspec.rules.regions import region_problem
 from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 
 #: The value of `jobs.NAME.placement` that makes the deploy take the cheapest candidate first.
@@ -54,9 +54,8 @@ class PlacementSettings(WireModel):
     @classmethod
     def _regions(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for region in value:
-            if region not in catalog.VERTEX_TRAINING_REGIONS:
-                raise ValueError(f"{region!r} is not a Vertex AI training region; allowed: "
-                                 f"{allowed(sorted(catalog.VERTEX_TRAINING_REGIONS))}")
+            if (refused := region_problem(region, "regions", VERTEX)) is not None:
+                raise ValueError(refused.message)
         return tuple(dict.fromkeys(value))
 
     @field_validator("strategies")
