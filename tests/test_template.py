@@ -179,9 +179,9 @@ def test_pulumi_new_starts_a_project_before_the_release_is_on_pypi_from_a_wheel_
     # The template as it stands at a release: its pin is the wheel this tree builds (here, the tree under test).
     template = tmp_path / "template"
     shutil.copytree(TEMPLATE, template)
-    requirements = template / "requirements.txt"
-    written = requirements.read_text()
-    requirements.write_text(written.replace(requirements.recorded_hash(written), requirements.sha256(wheel)))
+    pinned = template / "requirements.txt"
+    written = pinned.read_text()
+    pinned.write_text(written.replace(requirements.recorded_hash(written), requirements.sha256(wheel)))
     # The project's venv, made beforehand where the engine's Python host installs: venv/ (Pulumi.yaml's virtualenv),
     # or the project's root under a legacy host that ignores the option (scripts/install-pulumi-engine.sh says when).
     venvs = {where: venv_beside_ours(where, with_pip=True) for where in (target / "venv", target)}
