@@ -4,7 +4,9 @@ A job carrying a resource's identity labels is that resource's only if its body 
 for it, on the fields that make the job (every field of the body but the ones naming it: its labels, its id or
 display name): a job made outside Pulumi with a stack job's labels and another image, machine, region or scheduling
 is not the stack's. The comparison is one rule for every backend and kind of job (a trainingInput, a CustomJob's
-jobSpec, a tuning job's studySpec and trialJobSpec): each value the body sets must be the job's; what the API adds
+jobSpec, a tuning job's studySpec and trialJobSpec): each value the body sets must be the job's, and the fields that
+decide what runs and where (BOTH_WAYS: an image, a command, args, env, machines and accelerators, Spot scheduling, a
+reservation, a service account) must not be set on the job where the body leaves them out; what else the API adds
 (defaults, times, states, its own fields) is not compared, and a value the API leaves out because it is proto3's
 default (0, false, "", an empty list or mapping) agrees with that default. The API's spellings of a value are one
 value: an int64 answered as text ("2"), a number as 2 or 2.0.
@@ -24,6 +26,19 @@ NAMING: Final = frozenset({"labels", "jobId", "displayName", "name"})
 SHOWN: Final = 4
 #: Where a value is not shown, whatever it looks like: an environment variable's value (often a credential).
 HIDDEN_UNDER: Final = ("env",)
+#: The fields that decide what runs and where, compared where the job holds them and the stack leaves them out too
+#: (a job that adds a GPU, a command, an env, Spot scheduling, a reservation or another service account is another
+#: job); every other field the API holds and the body does not set is the API's (defaults, times, states).
+BOTH_WAYS: Final = frozenset({
+    "strategy", "machineType", "acceleratorType", "acceleratorCount", "replicaCount", "imageUri", "executorImageUri",
+    "packageUris", "pythonModule", "command", "args", "env", "serviceAccount", "network", "reservationAffinity",
+    "persistentResourceId", "masterType", "workerType", "workerCount", "parameterServerType", "parameterServerCount",
+    "evaluatorType", "evaluatorCount", "type", "count", "runtimeVersion", "pythonVersion", "region", "tpuTfVersion",
+    "useChiefInTfConfig", "enableWebAccess", "maxTrialCount", "parallelTrialCount"})
+#: How the API spells a default the stack leaves out (Vertex AI's enums: scheduling's and an accelerator's).
+DEFAULTS: Final = {"strategy": frozenset({"STANDARD", "STRATEGY_UNSPECIFIED", "ON_DEMAND"}),
+                   "acceleratorType": frozenset({"ACCELERATOR_TYPE_UNSPECIFIED"}),
+                   "type": frozenset({"ACCELERATOR_TYPE_UNSPECIFIED"})}
 #: An integer as text: how the API answers an int64 field (replicaCount "2").
 INTEGER: Final = re.compile(r"-?[0-9]+")
 
@@ -53,8 +68,13 @@ def _compare(mine: Any, theirs: Any, path: str, found: list[str]) -> None:
         if not isinstance(theirs, dict):
             found.append(_said(path, mine, theirs))
             return
-        for key in sorted(mine):
-            _compare(mine[key], theirs.get(key), f"{path}.{key}", found)
+        for key in sorted(set(mine) | {k for k, v in theirs.items() if k in BOTH_WAYS or isinstance(v, dict)}):
+            if key in mine:
+                _compare(mine[key], theirs.get(key), f"{path}.{key}", found)
+            elif isinstance(theirs[key], dict):  # what the stack leaves out: only what runs is compared
+                _compare({}, theirs[key], f"{path}.{key}", found)
+            elif not _default(key, theirs[key]):
+                found.append(_said(f"{path}.{key}", None, theirs[key]))
     elif isinstance(mine, list):
         if theirs is None and not mine:
             return
@@ -65,6 +85,11 @@ def _compare(mine: Any, theirs: Any, path: str, found: list[str]) -> None:
             _compare(one, other, f"{path}[{index}]", found)
     elif not _same(mine, theirs):
         found.append(_said(path, mine, theirs))
+
+
+def _default(key: str, value: Any) -> bool:
+    """Whether a value the stack leaves out is the one it means: proto3's default, or the API's default spelled."""
+    return _empty(value) or str(value) in DEFAULTS.get(key, ())
 
 
 def _empty(value: Any) -> bool:
