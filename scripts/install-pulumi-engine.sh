@@ -143,16 +143,12 @@ write_langhost_wrapper() {
 # (pulumi-language-python-host), ended with the engine that started it. The engine's pipe on standard input
 # reads end-of-file once the engine is gone (a SIGKILL too): then this process group goes, the host and the
 # program it runs, at once rather than at the host's next health check of the engine (every 5 minutes).
+# The watch is a subshell of its own (a `read` loop: no process more) that holds the pipe; the host replaces this
+# script (the engine's process, signals and exit status are the host's own, as before).
 exec 3<&0
-"$(dirname "$0")/pulumi-language-python-host" "$@" </dev/null &
-host=$!
 { while read -r _ <&3; do :; done; kill -KILL 0; } </dev/null >/dev/null 2>&1 &
-watch=$!
 exec 3<&-
-wait "$host"
-status=$?
-kill -KILL "$watch" 2>/dev/null
-exit "$status"
+exec "$(dirname "$0")/pulumi-language-python-host" "$@"
 WRAPPER
   chmod 0755 "$dir/pulumi-language-python.tmp"
   mv "$dir/pulumi-language-python.tmp" "$dir/pulumi-language-python"
