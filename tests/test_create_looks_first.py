@@ -261,3 +261,12 @@ def test_a_job_made_at_a_fallback_is_compared_with_that_fallback_and_adopted(pro
     Jobs(chosen, target).stop(first["resourceName"])
     with pytest.raises(NotDeclared, match="scheduling"):
         run(provider, "vertex", fallbacks=fallbacks)
+
+
+@pytest.mark.parametrize("name", ["h100", "sweep", "legacy"])
+def test_a_dead_runs_job_in_every_vocabulary_is_the_job_declared_and_adopted(provider, emulator, name) -> None:
+    from tests.job_regions_support import THREE
+
+    first = run(provider, "vertex", THREE[name], name=name)
+    again = run(provider, "vertex", THREE[name], name=name)
+    assert again["jobId"] == first["jobId"] and len(live(emulator)) == 1

@@ -246,7 +246,7 @@ class TrainingJobProvider(EndpointProvider):
         resource = jobs.get(id_)
         if resource is None:
             return ReadResult("", {})
-        if inputs.job and (why := declared_of(inputs)(resource)) is not None:  # never "unchanged" for an impostor
+        if (why := _not_declared(inputs, resource)) is not None:  # never "unchanged" for an impostor
             raise NotDeclared(f"job {inputs.job_id or id_} ({id_}) in the state of {inputs.name or 'this resource'} is "
                               f"not the job the stack declares ({why}): it was not changed or cancelled; if it is not "
                               "wanted, cancel it, and drop it from the state (`pulumi state delete`)")
@@ -277,6 +277,18 @@ class TrainingJobProvider(EndpointProvider):
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
         self._reach(inputs).of_name(id_).stop(id_, delete_record=inputs.delete_record)
+
+
+def _not_declared(inputs: Inputs, resource: dict[str, Any]) -> str | None:
+    """Why the job read is not the one the state's inputs declare (tries.declared_of), or None; a job input this
+    release cannot render (a state of an older release) is not compared."""
+    if not inputs.job:
+        return None
+    try:
+        return declared_of(inputs)(resource)
+    except (SpecError, ValueError) as error:
+        log.debug(f"job {inputs.name}: not compared with the job the stack declares ({error})")
+        return None
 
 
 def pickled_elsewhere(pickled: Any) -> bool:
