@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -180,3 +181,37 @@ def test_a_sigkill_of_the_cli_mid_create_leaves_no_process_of_its_run_and_sends_
     project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
     project.up()
     assert live_per_resource(emulator) == Counter({f"j{i}": 1 for i in range(JOBS)})
+
+
+def post(emulator: Emulator, path: str, body: dict[str, Any]) -> Any:
+    """A Vertex AI request to the emulator, as someone outside Pulumi sends it."""
+    request = urllib.request.Request(emulator.url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read() or b"null")
+
+
+def test_a_job_with_a_stack_jobs_labels_and_another_image_is_never_adopted(tmp_path: Path, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    one = {"j0": stack_config("vertex")["gcp-training-jobs:jobs"]["j0"]}
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="crash",
+                           config=offline_config("crash", one, tpuAccess={"grant": False}))
+    project.up()
+    (made,) = emulator.live().values()
+    post(emulator, f"v1/{made['name']}:cancel", {})
+    impostor = {"displayName": "impostor", "labels": {**made["labels"], "pulumi-job": "impostor_1"},
+                "jobSpec": json.loads(json.dumps(made["jobSpec"]))}
+    impostor["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "docker.io/someone/miner:latest"
+    post(emulator, "v1/projects/crash-project/locations/us-central1/customJobs", impostor)
+    (resource,) = project.resources()
+    project.pulumi("state", "delete", resource["urn"], "--yes")  # the stack's job is to be made again
+    creates = len(emulator.calls("customJobs.create"))
+
+    done = project.pulumi("up", "--yes", "--skip-preview", ok=False)
+    text = done.stdout + done.stderr
+    assert done.returncode != 0, text
+    assert "impostor_1" in text and "not the job the stack declares" in text, text
+    assert "docker.io/someone/miner:latest" in text and "imageUri" in text, text
+    assert len(emulator.calls("customJobs.create")) == creates  # nothing created beside it
+    assert list(emulator.live()) == ["impostor_1"]  # and not cancelled: it is not the stack's
+    assert project.resources() == []
