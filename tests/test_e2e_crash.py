@@ -135,7 +135,9 @@ def test_a_plaintext_remote_endpoint_is_refused_before_anything_runs(tmp_path: P
 
 #: How long the emulator holds each create of the run whose CLI is killed before refusing it (503): a provider left
 #: running would then look for its job and send again.
-HELD_SECONDS = 3
+HELD_SECONDS = 5
+#: How many creates the dynamic provider serves at once (its gRPC server's workers, pulumi/dynamic/__main__.py).
+IN_FLIGHT = 4
 #: How soon after the CLI's SIGKILL no process of its run may be left (the provider ends within engine_watch's poll).
 GONE_WITHIN_SECONDS = 8
 
@@ -167,7 +169,9 @@ def test_a_sigkill_of_the_cli_mid_create_leaves_no_process_of_its_run_and_sends_
     emulator.control("faults", {"status": 503, "count": JOBS, "method": "customJobs.create"})
     cli = subprocess.Popen(project.command("up", "--yes", "--skip-preview"), cwd=project.path, env=project.env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    wait_until(lambda: len(emulator.calls("customJobs.create")) >= 1, 120, "a create held by the emulator")
+    # killed once the provider holds as many creates as it serves at once (the engine waits on them: its own writes
+    # done; a kill amid the file backend's write of its checkpoint is another matter, see docs/recovery-and-security.md)
+    wait_until(lambda: len(emulator.calls("customJobs.create")) >= IN_FLIGHT, 120, "creates held by the emulator")
     running = session_members(cli.pid)
     assert any("pulumi-language" in m for m in running) and sum("python" in m for m in running) >= 2, running
     cli.kill()  # SIGKILL, the CLI alone
@@ -177,6 +181,7 @@ def test_a_sigkill_of_the_cli_mid_create_leaves_no_process_of_its_run_and_sends_
     assert len(emulator.control("requests")) == sent  # nothing reached the emulator after the kill
     assert emulator.live() == {}  # each create held was refused: no job left behind
 
+    emulator.control("reset", {})  # the faults the dead run did not reach
     project.pulumi("cancel", "--yes")  # the documented recovery: the lock of the killed run, then its pending creates
     project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
     project.up()
