@@ -118,7 +118,41 @@ fi
 CACHE_ROOT=${PULUMI_ENGINE_CACHE:-$HOME/.cache/gcp-training-jobs/pulumi-engine}
 DEST=$CACHE_ROOT/v$VERSION
 BIN=$DEST/bin
-BINARIES=(pulumi pulumi-language-python pulumi-language-python-exec pulumi-resource-pulumi-python)
+BINARIES=(pulumi pulumi-language-python pulumi-language-python-host pulumi-language-python-exec
+          pulumi-resource-pulumi-python)
+
+# write_langhost_wrapper BINDIR: `pulumi-language-python` as a script that runs the language host built here
+# (pulumi-language-python-host) and ends it, with the program it runs, when the engine that started it is gone.
+# The engine starts each plugin in a process group of its own (cmdutil.RegisterProcessGroup), so a SIGKILL of
+# the CLI reaches none of them, with a pipe on its standard input that it holds the only writing end of and
+# never writes to (plugin.go, cmd.StdinPipe()); the language host asks after its engine only every 5 minutes
+# (rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel) in its main.go). The wrapper reads that
+# pipe (`read`, a builtin: no process more) and, at its end, kills its process group: the host and the
+# program it started (a process of the same group). The dynamic provider ends itself the same way
+# (gcp_training_jobs/resources/engine_watch.py). A shutdown by the engine (SIGINT to the group) ends the host
+# as before. A bin directory built before the wrapper gets it in place, without a rebuild.
+write_langhost_wrapper() {
+  local dir=$1
+  if [ -x "$dir/pulumi-language-python" ] && [ ! -e "$dir/pulumi-language-python-host" ]; then
+    mv "$dir/pulumi-language-python" "$dir/pulumi-language-python-host"
+  fi
+  [ -x "$dir/pulumi-language-python-host" ] || return 0
+  cat >"$dir/pulumi-language-python.tmp" <<'WRAPPER'
+#!/bin/sh
+# pulumi-language-python, written by scripts/install-pulumi-engine.sh: the language host built beside it
+# (pulumi-language-python-host), ended with the engine that started it. The engine's pipe on standard input
+# reads end-of-file once the engine is gone (a SIGKILL too): then this process group goes, the host and the
+# program it runs, at once rather than at the host's next health check of the engine (every 5 minutes).
+# The watch is a subshell of its own (a `read` loop: no process more) that holds the pipe; the host replaces this
+# script (the engine's process, signals and exit status are the host's own, as before).
+exec 3<&0
+{ while read -r _ <&3; do :; done; kill -KILL 0; } </dev/null >/dev/null 2>&1 &
+exec 3<&-
+exec "$(dirname "$0")/pulumi-language-python-host" "$@"
+WRAPPER
+  chmod 0755 "$dir/pulumi-language-python.tmp"
+  mv "$dir/pulumi-language-python.tmp" "$dir/pulumi-language-python"
+}
 
 # cache_ok DIR: the install in DIR is complete and its CLI runs and reports the
 # version recorded at build time.
@@ -180,6 +214,7 @@ ensure_yaml_host() {
   fi
 }
 
+[ -d "$BIN" ] && write_langhost_wrapper "$BIN"  # (a bin directory built before the wrapper)
 if [ "${PULUMI_ENGINE_REBUILD:-}" != 1 ] && cache_ok "$DEST"; then
   log "reusing $BIN ($(PULUMI_SKIP_UPDATE_CHECK=1 "$BIN/pulumi" version))"
   ensure_yaml_host "$BIN"
@@ -355,6 +390,7 @@ for rel in python/cmd/pulumi-language-python-exec python/dist/pulumi-resource-pu
   cp "$SDK_DIR/$rel" "$STAGE/bin/"
 done
 chmod 0755 "$STAGE/bin/"*
+write_langhost_wrapper "$STAGE/bin"
 
 ELAPSED=$(( $(date +%s) - START ))
 

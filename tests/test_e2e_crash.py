@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,92 @@ def test_a_plaintext_remote_endpoint_is_refused_before_anything_runs(tmp_path: P
     assert done.returncode != 0
     assert "gcp-training-jobs:apiEndpoint: 'http://192.0.2.2:18099/': would carry Google credentials in clear " \
            "text" in text, text
+
+
+#: How long the emulator holds each create of the run whose CLI is killed before refusing it (503): a provider left
+#: running would then look for its job and send again.
+HELD_SECONDS = 5
+#: How many creates the dynamic provider serves at once (its gRPC server's workers, pulumi/dynamic/__main__.py).
+IN_FLIGHT = 4
+#: How soon after the CLI's SIGKILL no process of its run may be left (the provider ends within engine_watch's poll).
+GONE_WITHIN_SECONDS = 8
+
+
+def session_members(session: int) -> list[str]:
+    """The processes of a session still running, as `pid command` (a zombie is gone: it runs nothing)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        command, rest = stat.split(" (", 1)[1].rsplit(")", 1)
+        fields = rest.split()
+        if int(fields[3]) == session and fields[0] != "Z":  # state, ppid, pgrp, session
+            members.append(f"{entry.name} {command}")
+    return members
+
+
+def test_a_sigkill_of_the_cli_mid_create_leaves_no_process_of_its_run_and_sends_nothing_more(
+        tmp_path: Path, emulator: Emulator) -> None:
+    """Only the CLI is killed (its plugins run in process groups of their own, which the signal does not reach): the
+    language host, the program and the dynamic provider go with it, and nothing reaches the emulator after it."""
+    emulator.control("reset", {})
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="crash", config=stack_config("vertex"))
+    emulator.control("faults", {"delay": HELD_SECONDS, "count": JOBS, "method": "customJobs.create"})
+    emulator.control("faults", {"status": 503, "count": JOBS, "method": "customJobs.create"})
+    cli = subprocess.Popen(project.command("up", "--yes", "--skip-preview"), cwd=project.path, env=project.env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    # killed once the provider holds as many creates as it serves at once (the engine waits on them: its own writes
+    # done; a kill amid the file backend's write of its checkpoint is another matter, see docs/recovery-and-security.md)
+    wait_until(lambda: len(emulator.calls("customJobs.create")) >= IN_FLIGHT, 120, "creates held by the emulator")
+    running = session_members(cli.pid)
+    assert any("pulumi-language" in m for m in running) and sum("python" in m for m in running) >= 2, running
+    cli.kill()  # SIGKILL, the CLI alone
+    cli.wait(timeout=30)
+    sent = len(emulator.control("requests"))
+    wait_until(lambda: session_members(cli.pid) == [], GONE_WITHIN_SECONDS, "every process of the killed run gone")
+    assert len(emulator.control("requests")) == sent  # nothing reached the emulator after the kill
+    assert emulator.live() == {}  # each create held was refused: no job left behind
+
+    emulator.control("reset", {})  # the faults the dead run did not reach
+    project.pulumi("cancel", "--yes")  # the documented recovery: the lock of the killed run, then its pending creates
+    project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
+    project.up()
+    assert live_per_resource(emulator) == Counter({f"j{i}": 1 for i in range(JOBS)})
+
+
+def post(emulator: Emulator, path: str, body: dict[str, Any]) -> Any:
+    """A Vertex AI request to the emulator, as someone outside Pulumi sends it."""
+    request = urllib.request.Request(emulator.url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read() or b"null")
+
+
+def test_a_job_with_a_stack_jobs_labels_and_another_image_is_never_adopted(tmp_path: Path, emulator: Emulator) -> None:
+    emulator.control("reset", {})
+    one = {"j0": stack_config("vertex")["gcp-training-jobs:jobs"]["j0"]}
+    project = Project.copy(tmp_path, PULUMI, emulator, stack="crash",
+                           config=offline_config("crash", one, tpuAccess={"grant": False}))
+    project.up()
+    (made,) = emulator.live().values()
+    post(emulator, f"v1/{made['name']}:cancel", {})
+    impostor = {"displayName": "impostor", "labels": {**made["labels"], "pulumi-job": "impostor_1"},
+                "jobSpec": json.loads(json.dumps(made["jobSpec"]))}
+    impostor["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] = "docker.io/someone/miner:latest"
+    post(emulator, "v1/projects/crash-project/locations/us-central1/customJobs", impostor)
+    (resource,) = project.resources()
+    project.pulumi("state", "delete", resource["urn"], "--yes")  # the stack's job is to be made again
+    creates = len(emulator.calls("customJobs.create"))
+
+    done = project.pulumi("up", "--yes", "--skip-preview", ok=False)
+    text = done.stdout + done.stderr
+    assert done.returncode != 0, text
+    assert "impostor_1" in text and "not the job the stack declares" in text, text
+    assert "docker.io/someone/miner:latest" in text and "imageUri" in text, text
+    assert len(emulator.calls("customJobs.create")) == creates  # nothing created beside it
+    assert list(emulator.live()) == ["impostor_1"]  # and not cancelled: it is not the stack's
+    assert project.resources() == []

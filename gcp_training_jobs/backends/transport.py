@@ -299,6 +299,11 @@ def execute_once(request: Any, endpoint: str, method: str) -> Any:
         raise
 
 
+def is_create(method: str) -> bool:
+    """Whether `method` (`api.create`, `customJobs.create`, `reservations.insert`) makes something on each send."""
+    return method.rsplit(".", 1)[-1] in ("create", "insert")
+
+
 def call(
     make_request: Callable[[], Any],
     endpoint: str,
@@ -308,7 +313,10 @@ def call(
     sleep: Callable[[float], None] = time.sleep,
 ) -> Any:
     """An idempotent call (get, list, cancel, patch): retried on 429 (a rate limit; a quota refusal never), 5xx and
-    lost connections."""
+    lost connections. A create is not idempotent (Vertex AI assigns ids: a create sent again is a second job) and is
+    refused here: lifecycle.Jobs.create sends it once per attempt, looking for the job before each retry."""
+    if is_create(method):
+        raise ValueError(f"{method}: a create is never retried by the transport (lifecycle.Jobs.create sends it)")
     policy = policy or RetryPolicy.from_env()
     for attempt in range(policy.attempts):
         try:

@@ -16,6 +16,7 @@ from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, NAMESPACE
+from gcp_training_jobs.resources import engine_watch
 from gcp_training_jobs.resources.job_model.declared import JOB, JOB_KEYS
 
 #: The stack config key of the endpoint override, in the library's own namespace.
@@ -44,6 +45,9 @@ class EndpointProvider(ResourceProvider):
                              f"{NAMESPACE}:, whatever the program's project is named: set {ENDPOINT_KEY} instead "
                              f"(pulumi config set {ENDPOINT_KEY} URL)")
         self.endpoint = str(configured) if configured else None
+        # In the engine's provider process: ended with its engine, before anything is sent (engine_watch; the watch
+        # is the process's, never on `self`, which is pickled into state)
+        engine_watch.start()
         # Named in the provider's process, after the program made the pickle: the state never holds them.
         if names := _stack_job_names(req.config.get(f"{NAMESPACE}:jobs")):
             self.stack_jobs = names

@@ -28,7 +28,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pulumi.dynamic.dynamic import PROVIDER_KEY
 
 from gcp_training_jobs.backends.cloud_logging import Reader
-from gcp_training_jobs.backends.lifecycle import Jobs
+from gcp_training_jobs.backends.lifecycle import Jobs, NotDeclared
 from gcp_training_jobs.backends.transport import ApiError, TransportError
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError
@@ -65,7 +65,13 @@ from gcp_training_jobs.resources.training_job.review import (
     job_rule_problems,
     replacing_active_job,
 )
-from gcp_training_jobs.resources.training_job.tries import JobsAt, check_runs, create_runs, run_again_if_failed
+from gcp_training_jobs.resources.training_job.tries import (
+    JobsAt,
+    check_runs,
+    create_runs,
+    declared_of,
+    run_again_if_failed,
+)
 
 
 def _unknown_paths(value: Any, path: str = "") -> Iterator[str]:
@@ -240,6 +246,10 @@ class TrainingJobProvider(EndpointProvider):
         resource = jobs.get(id_)
         if resource is None:
             return ReadResult("", {})
+        if (why := _not_declared(inputs, resource)) is not None:  # never "unchanged" for an impostor
+            raise NotDeclared(f"job {inputs.job_id or id_} ({id_}) in the state of {inputs.name or 'this resource'} is "
+                              f"not the job the stack declares ({why}): it was not changed or cancelled; if it is not "
+                              "wanted, cancel it, and drop it from the state (`pulumi state delete`)")
         return ReadResult(id_, {**props, **self._outputs(jobs, resource, inputs.job_id)})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
@@ -267,6 +277,18 @@ class TrainingJobProvider(EndpointProvider):
         if Protection.of(props, None).any:
             self._guard_active(id_, inputs, Protection.of(props, None), replacing=False)
         self._reach(inputs).of_name(id_).stop(id_, delete_record=inputs.delete_record)
+
+
+def _not_declared(inputs: Inputs, resource: dict[str, Any]) -> str | None:
+    """Why the job read is not the one the state's inputs declare (tries.declared_of), or None; a job input this
+    release cannot render (a state of an older release) is not compared."""
+    if not inputs.job:
+        return None
+    try:
+        return declared_of(inputs)(resource)
+    except (SpecError, ValueError) as error:
+        log.debug(f"job {inputs.name}: not compared with the job the stack declares ({error})")
+        return None
 
 
 def pickled_elsewhere(pickled: Any) -> bool:

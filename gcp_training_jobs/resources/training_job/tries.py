@@ -21,16 +21,18 @@ from pulumi.dynamic import CheckFailure
 
 from gcp_training_jobs import backends
 from gcp_training_jobs.backends.base import Target
+from gcp_training_jobs.backends.body_match import differences, verdict
 from gcp_training_jobs.backends.failures import failure_of_job
-from gcp_training_jobs.backends.lifecycle import Jobs, LookupFailed
+from gcp_training_jobs.backends.lifecycle import Declared, Jobs, LookupFailed
 from gcp_training_jobs.backends.transport import ApiError, QuotaExceeded, TransportError
 from gcp_training_jobs.jobspec.catalog import quotas as catalog_quotas
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, RESOURCE_LABEL, SPEC_LABEL, VERTEX
+from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, PLACEMENT_LABEL, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.rules import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources import engine_watch
 from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.job_model import runs
@@ -71,7 +73,7 @@ class JobsAt:
         """The lifecycle in `region`, in the collection of `job` (the parsed model; else the job as written)."""
         chosen = backends.backend_for(self.backend, job if job is not None else dict(self.job))
         return Jobs(chosen, Target(self.project, region, self.endpoint), log=log.info,
-                    clock=self.clock, sleep=self.sleep)
+                    clock=self.clock, sleep=self.sleep, guard=engine_watch.guard)
 
     def of_name(self, name: str | None) -> Jobs:
         """The lifecycle of the job named `name` (a Vertex AI job's name says its region: a fallback may run elsewhere
@@ -180,6 +182,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     sample = labels_of(inputs, preview_job_id(inputs.name), model)
     identity = {k: sample[k] for k in (RESOURCE_LABEL, SPEC_LABEL)}
     places = {place.index: reach.at(place.region, model) for place in placements}
+    declared = declared_of(inputs, placements, judged)
     history: list[dict[str, Any]] = []
     for jobs in _distinct(places):  # one lookup per place: a live job is adopted; the others are the history
         try:
@@ -187,7 +190,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
         except (ApiError, TransportError) as error:
             raise LookupFailed(f"cannot look for the jobs of {inputs.name or 'this resource'} before creating one "
                                f"({error}); nothing was created: run `pulumi up` again") from None
-        adopted = jobs.adopt_live(identity, found=found)
+        adopted = jobs.adopt_live(identity, found=found, declared=declared)
         if adopted is not None:
             return jobs, adopted, jobs.backend.job_id_of(adopted)
         history += found
@@ -217,7 +220,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
         labels = {**labels_of(inputs, job_id, model), **runs.run_labels(place.index, step.retry)}
         try:
             resource = jobs.create(job_id, judged[place.index].body_for(job_id, labels), identity,
-                                   looked_up=looked_up)
+                                   looked_up=looked_up, declared=declared)
         except QuotaExceeded as error:
             where = _placement_words(place, inputs.cheapest)
             refused.append(f"{where}: {error.message}")
@@ -237,6 +240,32 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
                 at_create.again()
             continue
         return jobs, resource, job_id
+
+
+def declared_of(inputs: Inputs, placements: list[runs.Placement] | None = None,
+                judged: dict[int, Judged] | None = None) -> Declared:
+    """Why a job found with this resource's identity labels is not the job the stack declares, or None when it is:
+    its body against what the stack renders for it at the placement its `pulumi-placement` label names (a fallback's
+    or a cheapest candidate's region, strategy and machine, not the job as written), and its region (from its name)
+    against that placement's (body_match.differences). `placements` and `judged` (placement index -> the placement
+    as judged): the caller's, when it has them."""
+    places = {p.index: p for p in (placements if placements is not None else
+                                   runs.placements(inputs.job, list(inputs.fallbacks), inputs.cheapest))}
+    rendered = judged if judged is not None else {}
+
+    def why_not(job: dict[str, Any]) -> str | None:
+        index = runs.placement_index(job)
+        place = places.get(index)
+        if place is None:
+            return f"its {PLACEMENT_LABEL} label names placement {index}, which the stack does not declare"
+        if place.index not in rendered:
+            rendered[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
+        found = differences(rendered[place.index].body_for(""), job)
+        runs_in = region_of_name(str(job.get("name") or ""))
+        if runs_in and place.region and runs_in != place.region:
+            found.insert(0, f"region: the stack's {place.region} (placement {index}), the job's {runs_in}")
+        return verdict(found)
+    return why_not
 
 
 def _quota_at_create(inputs: Inputs, reach: JobsAt, count: int) -> quota.AtCreate | None:
