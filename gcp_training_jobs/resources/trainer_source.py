@@ -16,8 +16,7 @@ from pathlib import Path, PurePath
 from pydantic import ValidationInfo, field_validator
 
 from gcp_training_jobs.jobspec.catalog.credentials import credential_in
-from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.problems import ConcealedValueError
+from gcp_training_jobs.jobspec.core.errors import ConcealedValueError, TrainingJobsError
 from gcp_training_jobs.jobspec.vocab.training_input import WireModel
 
 #: Files that make a folder a Python project (built as it says) rather than a bare package.

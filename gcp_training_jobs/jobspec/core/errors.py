@@ -28,3 +28,11 @@ class SpecError(TrainingJobsError, ValueError):
 
 class UnreadableError(TrainingJobsError):
     """A file that cannot be read or parsed at all (exit code 2 on the command line)."""
+
+
+class ConcealedValueError(TrainingJobsError, ValueError):
+    """A validator's refusal of a value that must not be printed (it holds a credential): the Problem names the
+    field and says what is wrong, without the value given (problems.from_validation_error, which asks
+    `conceals_value`: errors.py is imported by problems.py's readers, never by problems.py)."""
+
+    conceals_value = True

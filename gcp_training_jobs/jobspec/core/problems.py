@@ -16,8 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -311,11 +309,6 @@ def _explain(err: Any, model: type[BaseModel], loc: Sequence[str | int]) -> str:
     return f"not allowed; allowed: {text.removeprefix('Input should be ')}"
 
 
-class ConcealedValueError(TrainingJobsError, ValueError):
-    """A validator's refusal of a value that must not be printed (it holds a credential): the Problem names the
-    field and says what is wrong, without the value given (from_validation_error)."""
-
-
 def from_validation_error(error: ValidationError, model: type[BaseModel]) -> list[Problem]:
     """One Problem per pydantic error, with wire names, the value given and what is allowed (in this project's
     words: pydantic's own messages never reach the user); for unknown keys, the closest known name."""
@@ -336,7 +329,7 @@ def from_validation_error(error: ValidationError, model: type[BaseModel]) -> lis
                 message = f"unknown field {key!r}{suggestion(key, known)}; allowed: {allowed(known)}"
             problems.append(Problem(join_path(*where, key), message))
             continue
-        elif kind == "missing" or isinstance((err.get("ctx") or {}).get("error"), ConcealedValueError):
+        elif kind == "missing" or getattr((err.get("ctx") or {}).get("error"), "conceals_value", False):
             message = _explain(err, model, loc)
         else:
             message = f"{_describe(err.get('input'))}: {_explain(err, model, loc)}"
