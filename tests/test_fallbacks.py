@@ -245,7 +245,8 @@ def test_a_job_without_fallbacks_keeps_exactly_its_labels(provider, emulator) ->
     job = props()["job"]
     assert {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)} == identity_labels(IDENTITY, job, "vertex")
     assert identity_labels(IDENTITY, job, "vertex") == identity_labels(IDENTITY, job, "vertex", rerun=None)
-    assert outs["placement"] == {"index": 0, "region": "us-central1", "machine": "g2-standard-8 + 1 NVIDIA_L4"}
+    assert outs["placement"] == {"index": 0, "region": "us-central1", "strategy": "STANDARD", "reservation": None,
+                                "machine": "g2-standard-8 + 1 NVIDIA_L4"}
     assert outs["retryCount"] == 0
 
 
