@@ -365,11 +365,12 @@ def test_placement_cheapest_skips_a_candidate_without_spot_quota_at_create(provi
     outs = dict(provider.create(inputs).outs)
     assert (outs["placement"]["index"], outs["placement"]["region"]) == (1, "us-east4")
     assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east4"]
-    assert f"job trial: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} " \
+    assert f"job trial: candidate 1 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} " \
            "free 0, needs 1" in logged["info"], logged["info"]
 
 
-def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_them(provider, emulator, logged) -> None:
+def test_placement_cheapest_names_its_candidates_as_candidates_when_google_refuses_them(provider, emulator,
+                                                                                        logged) -> None:
     """Under `cheapestFirst` placement 0 is the cheapest candidate, not the job as written: the refusals say so."""
     inputs = checked(provider, props(fallbacks=SPOT_CANDIDATES, cheapestFirst=True))
     quota(emulator, "us-central1", 0, SPOT_L4)
@@ -377,9 +378,9 @@ def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_th
     unreadable_quotas(emulator)  # Google's answers decide
     with pytest.raises(QuotaRefused) as refused:
         provider.create(inputs)
-    assert "placement 0 (us-central1): " in str(refused.value) and "job as written" not in str(refused.value)
-    assert any(w.startswith("job trial: placement 0 (us-central1) refused for quota") and
-               w.endswith("trying placement 1 (us-east4)") for w in logged["warn"]), logged["warn"]
+    assert "candidate 1 (us-central1): " in str(refused.value) and "job as written" not in str(refused.value)
+    assert any(w.startswith("job trial: candidate 1 (us-central1) refused for quota") and
+               w.endswith("trying candidate 2 (us-east4)") for w in logged["warn"]), logged["warn"]
 
 
 def test_a_placement_on_a_reservation_asks_no_quota_at_create(emulator) -> None:

@@ -41,7 +41,7 @@ from gcp_training_jobs.resources.job_model.identity import stack_label
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back
-from gcp_training_jobs.resources.settings.placements import regions
+from gcp_training_jobs.resources.settings.placements import placed, regions
 
 TYPE = "gcp-training:index:StackBudget"
 #: What the stop function may do, and nothing else (Google's IAM permissions reference).
@@ -68,7 +68,7 @@ def budget_input(settings: StackSettings) -> dict[str, Any] | None:
         return None
     try:
         worst = stack_estimate({name: job.facts for name, job in settings.jobs.items()},
-                               falls_back=falling_back(settings)).worst_case
+                               falls_back=falling_back(settings), placed=placed(settings)).worst_case
     except PriceTableError:  # the plan and validate say so; the provider judges the job's own worst case
         return {"monthlyUsd": settings.budget.monthly_usd}
     return {"monthlyUsd": settings.budget.monthly_usd,

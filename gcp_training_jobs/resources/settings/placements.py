@@ -1,7 +1,7 @@
 """Where a stack's jobs run, from the settings as judged: each job's placements in the order `pulumi up` tries them
 (`placements`), and the regions the stack's jobs may run in (`regions`). The one answer every reader takes: the
 quota and reservation reviews (settings.quota), the stack's `fallbacks` input of a `placement: cheapest` job
-(stack.py), the price of such a job (`priced`), `status`, `logs` and `spend` (cli.live.jobs) and the budget's stop
+(stack.py), the price of such a job (`placed`), `status`, `logs` and `spend` (cli.live.jobs) and the budget's stop
 function (budget.py).
 
 A job's placements: the job as written, then each of its fallbacks; with `placement: cheapest`, its ranked
@@ -13,13 +13,17 @@ made there by an earlier deploy, is found.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
+from gcp_training_jobs.jobspec.review.cost import Placed
 from gcp_training_jobs.jobspec.review.placement import Candidate, rank
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.settings.model import StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.secrets import OPAQUE
+
+#: Each function takes a judged StackSettings (`Any`: model.py imports settings.guardrails, which prices with
+#: `placed`, so the model is not named here).
+StackSettings = Any
 
 
 def ranked(settings: StackSettings, name: str) -> tuple[Candidate, ...]:
@@ -39,28 +43,16 @@ def placements(settings: StackSettings, name: str) -> tuple[JobFacts, ...]:
     return (job.facts, *(alt.facts for alt in job.alternatives))
 
 
-@dataclass(frozen=True)
-class Priced:
-    """Where a job is priced: `rate`, the placement it would take first (its $/h); `worst`, the placement whose worst
-    case is the dearest (None: the same as `rate`, or not a `placement: cheapest` job); `written`, the job as
-    written when `rate` is a candidate (to say what moved: region, strategy)."""
-
-    rate: JobFacts
-    worst: JobFacts | None = None
-    written: JobFacts | None = None
-
-
-def priced(settings: StackSettings, name: str) -> Priced:
-    """Where a job is priced: a `placement: cheapest` job at the candidate it would take (its rate) and at its
-    dearest candidate (its worst case); any other job as written (a fallback's price is its own line)."""
-    job = settings.jobs[name]
-    found = ranked(settings, name)
-    if not found:
-        return Priced(job.facts)
-    dearest = max(found, key=lambda c: (c.worst or 0.0, c.hourly or 0.0))
-    first = found[0].facts
-    assert first is not None and dearest.facts is not None  # ranked: judged and priced
-    return Priced(first, None if dearest is found[0] else dearest.facts, job.facts)
+def placed(settings: StackSettings) -> dict[str, Placed]:
+    """The stack's `placement: cheapest` jobs with a ranked candidate, each priced where it may run
+    (review.cost.estimate_placed: at the candidate it would take, and at its dearest): what `plan`, its JSON, the
+    diff, the guardrails, the budget and the stack's `budget` input take; any other job is priced as written."""
+    found = {}
+    for name, job in settings.jobs.items():
+        where = placements(settings, name) if job.placement == CHEAPEST else ()
+        if where:
+            found[name] = Placed(where, job.facts)
+    return found
 
 
 def regions(settings: StackSettings) -> list[str]:
