@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    require_pulumi,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -104,8 +111,13 @@ def test_a_cheapest_job_made_outside_its_written_region_is_found_by_status_logs_
         fresh.control("quotas", {"metric": SPOT_L4, "region": region, "limit": limit})
     config = offline_config("cap", {"train": {"jobSpec": l4_spec(), "placement": "cheapest"}}, placement=BOUNDS)
     project = Project.copy(tmp_path, PULUMI, fresh, config=config)
-    project.up()
-    assert made(fresh) == [("europe-west4", "SPOT", "JOB_STATE_QUEUED")], made(fresh)
+    fresh.control("phase", {"seconds": 0.05})  # it runs, and ends: `spend` counts the time it ran
+    try:
+        project.up()
+        wait_until(lambda: not fresh.live(), 60, "the job finished")
+    finally:
+        fresh.control("phase", {"seconds": 1000000})
+    assert made(fresh) == [("europe-west4", "SPOT", "JOB_STATE_SUCCEEDED")], made(fresh)
     (resource,) = project.resources()
     placement = resource["outputs"]["placement"]
     assert (placement["region"], placement["strategy"], placement["reservation"]) == ("europe-west4", "SPOT", None)
@@ -124,3 +136,4 @@ def test_a_cheapest_job_made_outside_its_written_region_is_found_by_status_logs_
     assert spend.returncode == 0, spend.stderr
     (spent,) = json.loads(spend.stdout)["jobs"]
     assert (spent["name"], spent["region"], spent["rate"]) == ("train", "europe-west4", "spot"), spent
+    assert spent["hours"] > 0
