@@ -596,3 +596,20 @@ def test_a_preempted_spot_job_is_made_again_at_the_same_place(provider, emulator
     assert provider.diff(outs["resourceName"], {**outs, "state": "RUNNING"}, news).replaces == ["state"]
     again = dict(provider.create(checked(provider, news, olds=outs)).outs)
     assert (again["placement"]["index"], again["retryCount"]) == (0, 1)
+
+
+def test_placement_cheapest_is_priced_and_guardrailed_at_its_candidates_at_check(provider, logged) -> None:
+    """Written on demand in us-central1 ($1.96 in its 2 h, over maxJobCostUsd 1.5), its candidates Spot: the check
+    holds the candidates to the cap, not the job as written, and its one cost line prices it at the first candidate
+    ($/h) and at the dearest (worst case), naming them as candidates."""
+    candidates = [SPOT_CANDIDATES[1], SPOT_CANDIDATES[0]]  # us-east4 SPOT (the cheapest), then us-central1 SPOT
+    rails = {"maxJobCostUsd": 1.5}
+    assert failures(provider, props(guardrails=rails))  # as written, over the cap
+    said = len(logged["info"])
+    checked(provider, props(fallbacks=candidates, cheapestFirst=True, guardrails=rails))
+    (line,) = [m for m in logged["info"][said:] if m.startswith("job trial: ")]
+    assert line.startswith("job trial: $0.50/h (SPOT, at Spot rates)"), line
+    assert "worst case $1.22 at its dearest candidate, us-central1 SPOT (2 h)" in line, line
+    assert "us-east4 SPOT (the candidate it would take first, placement: cheapest; as written it runs on demand, " \
+           "this candidate on Spot)" in line, line
+    assert not [m for m in logged["info"][said:] if "fallbacks[" in m], logged["info"]
