@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from google.auth.credentials import AnonymousCredentials
+from googleapiclient.discovery import build
 
+from gcp_training_jobs.backends import reservations
 from gcp_training_jobs.cli.job_args import DEFAULT_ORGANIZATION
 from gcp_training_jobs.cli.live.jobs import current_jobs, find_jobs, open_stack
-from gcp_training_jobs.cli.live.spend import spend_document
+from gcp_training_jobs.cli.live.spend import spend_document, spend_lines
 from gcp_training_jobs.cli.live.status import stack_status, status_lines
 from gcp_training_jobs.jobspec.core.names import JOB_LABEL, PLACEMENT_LABEL
 from gcp_training_jobs.resources.job_model.identity import identity_of, resource_label, stack_label
@@ -96,3 +99,35 @@ def test_status_and_spend_find_a_cheapest_job_at_its_candidate_and_its_earlier_r
     spent = spend_document(stack, found, when - timedelta(days=30), when, None)
     assert sorted((j["region"], round(j["hours"], 2)) for j in spent["jobs"]) == \
         [("europe-west4", 0.5), ("us-central1", 0.5)], spent
+
+
+def test_spend_says_a_job_on_a_reservation_runs_on_it(tmp_path: Path, emulator: Any, vertex_client: Any) -> None:
+    """A job whose pools take a SPECIFIC_RESERVATION adds Vertex AI's management fee only: `spend` says it runs on
+    its reservation, never "(on-demand)"."""
+    reservation = "projects/my-proj/zones/us-central1-a/reservations/h100s"
+    machine = {"machineType": "a3-highgpu-8g", "acceleratorType": "NVIDIA_H100_80GB", "acceleratorCount": 8,
+               "reservationAffinity": {"reservationAffinityType": "SPECIFIC_RESERVATION",
+                                       "key": "compute.googleapis.com/reservation-name", "values": [reservation]}}
+    spec = {"workerPoolSpecs": [{"machineSpec": machine, "replicaCount": 1,
+                                 "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/llm:1"}}]}
+    compute = build("compute", "v1", static_discovery=True, credentials=AnonymousCredentials(), cache_discovery=False,
+                    client_options={"api_endpoint": reservations.endpoint_of(emulator.url)})
+    compute.reservations().insert(project="my-proj", zone="us-central1-a", body={
+        "name": "h100s", "specificReservationRequired": True,
+        "reservationSharingPolicy": {"serviceShareType": "ALLOW_ALL"},
+        "specificReservation": {"count": "1", "instanceProperties": {"machineType": "a3-highgpu-8g"}}}).execute()
+    emulator.state.set_phase_seconds(PHASE)
+    stack = open_stack("team", project_with(tmp_path, emulator.url, {"train": {"jobSpec": spec}}))
+    labels = {**stack_label(PROJECT, "team"), JOB_LABEL: "train_cccc3333",
+              **resource_label(identity_of(DEFAULT_ORGANIZATION, PROJECT, "team", "train"))}
+    vertex_client.projects().locations().customJobs().create(
+        parent="projects/my-proj/locations/us-central1",
+        body={"displayName": "train_cccc3333", "labels": labels, "jobSpec": spec}).execute()
+    emulator.state.advance(3 * PHASE + 60)
+    when = datetime.fromtimestamp(emulator.state.now(), UTC)
+    document = spend_document(stack, find_jobs(stack, sleep=emulator.state.advance), when - timedelta(days=1), when,
+                              None)
+    (row,) = document["jobs"]
+    assert (row["rate"], row["reservation"]) == ("reservation", reservation), row
+    (line,) = [text for text in spend_lines(document) if "train_cccc3333" in text]
+    assert f"on reservation {reservation}: Vertex AI's management fee" in line and "on-demand" not in line, line
