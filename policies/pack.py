@@ -18,7 +18,7 @@ This module builds no server: policies/__main__.py serves it; tests call the `va
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.documents import read_yaml
+from gcp_training_jobs.jobspec.review.cost import Placed
 from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,
     resource_text,
@@ -63,6 +64,7 @@ from gcp_training_jobs.jobspec.review.quota_fit import asked, unwire
 from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE, ResourceFacts, registered_facts
+from gcp_training_jobs.resources.fallbacks import alternative_job
 from gcp_training_jobs.resources.job_model.declared import STACK_QUOTA
 from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
@@ -123,6 +125,29 @@ def judged_job(name: str, props: Mapping[str, Any]) -> tuple[str, JobFacts] | No
     return str(name), judged.facts
 
 
+def placed_job(props: Mapping[str, Any], written: JobFacts) -> Placed | None:
+    """A `placement: cheapest` TrainingJob (`cheapestFirst`, its `fallbacks` its ranked candidates) priced where it
+    may run: each candidate's job data (resources.fallbacks.alternative_job) judged as the provider's check judges
+    it; None for another job, or when a candidate does not judge (the provider's check names what is wrong)."""
+    given, job, backend = props.get("fallbacks"), props.get("job"), props.get("backend")
+    if props.get("cheapestFirst") is not True or not isinstance(given, list) or not given \
+            or not isinstance(job, dict) or not isinstance(backend, str):
+        return None
+    found = []
+    for alternative in given:
+        if not isinstance(alternative, Mapping) or is_unknown(alternative):
+            return None
+        data, bad = alternative_job(known_only(job, is_unknown), alternative)
+        try:
+            judged = None if bad else judge_wire(data, backend=backend, job_id=preview_job_id("job"))
+        except SpecError:
+            return None
+        if judged is None or judged.body is None:
+            return None
+        found.append(judged.facts)
+    return Placed(tuple(found), written)
+
+
 def has_fallbacks(props: Mapping[str, Any]) -> bool:
     """Whether a TrainingJob's inputs give it fallbacks (a list with any entry, as the provider reads them:
     job_model.inputs.Inputs.fallbacks): a reservation it names does not hold it, so it is priced at its worst
@@ -171,7 +196,9 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
     props = plain(args.props)
     job = judged_job(args.name, props)
     if job is not None:
-        problems += tuple(guardrail_problems(job[1], job[0], rails, falls_back=has_fallbacks(props)))
+        placed = placed_job(props, job[1])  # placement: cheapest: held to them at the candidate it would take
+        problems += tuple(guardrail_problems(placed.placements[0] if placed else job[1], job[0], rails,
+                                             falls_back=has_fallbacks(props)))
     _report(problems, report)
 
 
@@ -203,6 +230,8 @@ class Registered:
     resources: dict[str, ResourceFacts]
     falls_back: frozenset[str] = frozenset()
     """The jobs with fallbacks (priced at their worst placement, off any reservation: review.cost.estimate)."""
+    placed: Mapping[str, Placed] = field(default_factory=dict)
+    """The `placement: cheapest` jobs, priced where they may run (review.cost.estimate_placed)."""
     budget_usd: float | None = None
     """The monthly amount of the stack's Budget in USD (None: no Budget, or one not in USD, or unknown)."""
 
@@ -211,6 +240,7 @@ def registered(args: StackValidationArgs) -> Registered:
     jobs: list[tuple[str, JobFacts]] = []
     resources: dict[str, ResourceFacts] = {}
     falls_back: set[str] = set()
+    placed: dict[str, Placed] = {}
     stack, budgets = None, []
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
@@ -221,6 +251,8 @@ def registered(args: StackValidationArgs) -> Registered:
                 jobs.append(job)
                 if has_fallbacks(props):
                     falls_back.add(job[0])
+                if (where := placed_job(props, job[1])) is not None:
+                    placed[job[0]] = where
         elif resource.resource_type == RESOURCE_TYPE:
             held = registered_facts(resource.name, known_only(plain(resource.props), is_unknown))
             if held is not None:
@@ -229,7 +261,8 @@ def registered(args: StackValidationArgs) -> Registered:
             budgets.append(budget_amount(plain(resource.props)))
     known = [amount for amount in budgets if amount is not None]  # one per stack; several: the smallest holds
     return Registered(stack, dict(sorted(jobs, key=lambda job: job[0])), dict(sorted(resources.items())),
-                      falls_back=frozenset(falls_back), budget_usd=min(known) if known else None)
+                      falls_back=frozenset(falls_back), placed=placed,
+                      budget_usd=min(known) if known else None)
 
 
 def budget_amount(props: Mapping[str, Any]) -> float | None:
@@ -250,8 +283,10 @@ def validate_stack_guardrails(args: StackValidationArgs, report: Report) -> None
     if found.stack is None:
         return
     rails, _ = stack_guardrails(found.stack)  # reading problems are reported once, per job
-    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources, falls_back=found.falls_back)
-            + stack_budget_problems(found.jobs, found.budget_usd, falls_back=found.falls_back), report)
+    _report(stack_guardrail_problems(found.jobs, rails, resources=found.resources, falls_back=found.falls_back,
+                                     placed=found.placed)
+            + stack_budget_problems(found.jobs, found.budget_usd, falls_back=found.falls_back, placed=found.placed),
+            report)
 
 
 def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
@@ -261,7 +296,8 @@ def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
     if not found.jobs and not found.resources:
         return
     try:
-        cost = stack_estimate(found.jobs, resources=found.resources, falls_back=found.falls_back)
+        cost = stack_estimate(found.jobs, resources=found.resources, falls_back=found.falls_back,
+                              placed=found.placed)
     except PriceTableError as error:
         report(f"no cost estimate: {error}")
         return

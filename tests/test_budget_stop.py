@@ -284,3 +284,33 @@ def test_the_source_stands_alone() -> None:
     assert imported <= {"__future__", "base64", "binascii", "json", "math", "os", "collections", "dataclasses",
                         "typing", "googleapiclient", "google"}
     assert "google-api-python-client" in (folder / "requirements.txt").read_text()
+
+
+def test_a_placement_cheapest_job_made_at_a_candidate_outside_its_written_region_is_cancelled(
+        emulator: Emulator, vertex_client: Any, tmp_path: Path) -> None:
+    """The function looks in every region the stack's jobs may run in (settings.placements.regions, what budget.py
+    gives it): a `placement: cheapest` job written in us-central1 and made at its candidate in europe-west4 is
+    cancelled."""
+    from gcp_training_jobs.resources.settings.judge import judge
+    from gcp_training_jobs.resources.settings.placements import regions
+
+    l4 = {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+        "replicaCount": 1, "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/t:1"}}],
+        "scheduling": {"timeout": "7200s"}}
+    settings = judge({"gcp:project": PROJECT, "gcp:region": REGION, "gcp-training-jobs:backend": "vertex",
+                      "gcp-training-jobs:enableApis": False,
+                      "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+                      "gcp-training-jobs:placement": {"regions": [REGION, "europe-west4"],
+                                                      "strategies": ["STANDARD", "SPOT"]},
+                      "gcp-training-jobs:jobs": {"train": {"jobSpec": l4, "placement": "cheapest"}}}, tmp_path)
+    assert settings.jobs["train"].facts.region == "us-central1"
+    assert regions(settings) == ["europe-west4", "us-central1"]
+    emulator.state.set_phase_seconds(1e9)
+    body = {"displayName": "train", "labels": {STACK_LABEL: MINE},
+            "jobSpec": custom_job_spec(container_pool({"machineType": "n1-standard-4"}))}
+    jobs = vertex_client.projects().locations().customJobs()
+    made = str(jobs.create(parent=f"projects/{PROJECT}/locations/europe-west4", body=body).execute()["name"])
+    stack = main.Stack(STACK_LABEL, MINE, PROJECT, tuple(regions(settings)), BUDGET)
+    assert main.stop(stack, main.notice_of(message(2000.0)), main.clients(emulator.url)) == [made]
+    assert state(vertex_client, made) in {"JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"}

@@ -83,7 +83,8 @@ def test_a_stocked_out_job_with_a_fallback_region_ends_succeeded_there(tmp_path:
     project.up()
     outputs = job_of(project, "trial")
     assert outputs["state"] == "SUCCEEDED" and outputs["retryCount"] == 1
-    assert outputs["placement"] == {"index": 1, "region": "us-east1", "machine": "g2-standard-8 + 1 NVIDIA_L4"}
+    assert outputs["placement"] == {"index": 1, "region": "us-east1", "strategy": "STANDARD", "reservation": None,
+                                    "machine": "g2-standard-8 + 1 NVIDIA_L4"}
     assert outputs["resourceName"].startswith("projects/cap-project/locations/us-east1/customJobs/")
     assert len(project.resources()) == 1  # one job for the resource
     made = sorted((e["name"].split("/")[3], e["job"]["state"]) for e in jobs_of(fresh, "trial"))

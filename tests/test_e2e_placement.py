@@ -5,12 +5,20 @@ Needs the `pulumi` CLI, as tests/test_e2e.py does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    Emulator,
+    Project,
+    offline_config,
+    process_emulator,
+    require_pulumi,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -92,3 +100,39 @@ def test_a_placement_without_quota_at_create_is_skipped_and_never_sent(tmp_path:
     said = up.stdout + up.stderr
     assert (f"job train: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} free "
             "0, needs 1") in said, said
+
+
+def test_a_cheapest_job_made_outside_its_written_region_is_found_by_status_logs_and_spend(
+        tmp_path: Path, fresh: Emulator) -> None:
+    """Written in us-central1 (the stack's region), made at its candidate europe-west4 SPOT (no Spot quota in the two
+    cheaper regions): `status`, `logs` and `spend` look in every region its placements allow (settings.placements),
+    so they find it there, and the job's `placement` output says where the deploy made it."""
+    for region, limit in (("us-central1", 0), ("us-east4", 0), ("europe-west4", 8)):
+        fresh.control("quotas", {"metric": SPOT_L4, "region": region, "limit": limit})
+    config = offline_config("cap", {"train": {"jobSpec": l4_spec(), "placement": "cheapest"}}, placement=BOUNDS)
+    project = Project.copy(tmp_path, PULUMI, fresh, config=config)
+    fresh.control("phase", {"seconds": 0.05})  # it runs, and ends: `spend` counts the time it ran
+    try:
+        project.up()
+        wait_until(lambda: not fresh.live(), 60, "the job finished")
+    finally:
+        fresh.control("phase", {"seconds": 1000000})
+    assert made(fresh) == [("europe-west4", "SPOT", "JOB_STATE_SUCCEEDED")], made(fresh)
+    (resource,) = project.resources()
+    placement = resource["outputs"]["placement"]
+    assert (placement["region"], placement["strategy"], placement["reservation"]) == ("europe-west4", "SPOT", None)
+
+    status = project.components("status", "--stack", "local", "--json")
+    assert status.returncode == 0, status.stdout + status.stderr
+    document = json.loads(status.stdout)
+    (job,) = document["jobs"]
+    assert job["name"] == "train" and job["region"] == "europe-west4", document
+    assert "train" not in document.get("notFound", []), document
+
+    logs = project.components("logs", "--stack", "local", "train")
+    assert logs.returncode == 0, logs.stdout + logs.stderr
+
+    spend = project.components("spend", "--stack", "local", "--json")
+    assert spend.returncode == 0, spend.stderr
+    (spent,) = json.loads(spend.stdout)["jobs"]  # (spend lists a job that ran within the window only)
+    assert (spent["name"], spent["region"], spent["rate"]) == ("train", "europe-west4", "spot"), spent

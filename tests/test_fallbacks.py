@@ -229,7 +229,8 @@ def test_a_job_without_fallbacks_keeps_exactly_its_labels(provider, emulator) ->
     job = props()["job"]
     assert {k: labels[k] for k in (RESOURCE_LABEL, SPEC_LABEL)} == identity_labels(IDENTITY, job, "vertex")
     assert identity_labels(IDENTITY, job, "vertex") == identity_labels(IDENTITY, job, "vertex", rerun=None)
-    assert outs["placement"] == {"index": 0, "region": "us-central1", "machine": "g2-standard-8 + 1 NVIDIA_L4"}
+    assert outs["placement"] == {"index": 0, "region": "us-central1", "strategy": "STANDARD", "reservation": None,
+                                "machine": "g2-standard-8 + 1 NVIDIA_L4"}
     assert outs["retryCount"] == 0
 
 
@@ -348,11 +349,12 @@ def test_placement_cheapest_skips_a_candidate_without_spot_quota_at_create(provi
     outs = dict(provider.create(inputs).outs)
     assert (outs["placement"]["index"], outs["placement"]["region"]) == (1, "us-east4")
     assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east4"]
-    assert f"job trial: placement 0 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} " \
+    assert f"job trial: candidate 1 (us-central1 SPOT) skipped at create: aiplatform.googleapis.com/{SPOT_L4} " \
            "free 0, needs 1" in logged["info"], logged["info"]
 
 
-def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_them(provider, emulator, logged) -> None:
+def test_placement_cheapest_names_its_candidates_as_candidates_when_google_refuses_them(provider, emulator,
+                                                                                        logged) -> None:
     """Under `cheapestFirst` placement 0 is the cheapest candidate, not the job as written: the refusals say so."""
     inputs = checked(provider, props(fallbacks=SPOT_CANDIDATES, cheapestFirst=True))
     quota(emulator, "us-central1", 0, SPOT_L4)
@@ -360,9 +362,9 @@ def test_placement_cheapest_names_its_candidates_by_index_when_google_refuses_th
     unreadable_quotas(emulator)  # Google's answers decide
     with pytest.raises(QuotaRefused) as refused:
         provider.create(inputs)
-    assert "placement 0 (us-central1): " in str(refused.value) and "job as written" not in str(refused.value)
-    assert any(w.startswith("job trial: placement 0 (us-central1) refused for quota") and
-               w.endswith("trying placement 1 (us-east4)") for w in logged["warn"]), logged["warn"]
+    assert "candidate 1 (us-central1): " in str(refused.value) and "job as written" not in str(refused.value)
+    assert any(w.startswith("job trial: candidate 1 (us-central1) refused for quota") and
+               w.endswith("trying candidate 2 (us-east4)") for w in logged["warn"]), logged["warn"]
 
 
 def test_a_placement_on_a_reservation_asks_no_quota_at_create(emulator) -> None:
@@ -578,3 +580,20 @@ def test_a_preempted_spot_job_is_made_again_at_the_same_place(provider, emulator
     assert provider.diff(outs["resourceName"], {**outs, "state": "RUNNING"}, news).replaces == ["state"]
     again = dict(provider.create(checked(provider, news, olds=outs)).outs)
     assert (again["placement"]["index"], again["retryCount"]) == (0, 1)
+
+
+def test_placement_cheapest_is_priced_and_guardrailed_at_its_candidates_at_check(provider, logged) -> None:
+    """Written on demand in us-central1 ($1.96 in its 2 h, over maxJobCostUsd 1.5), its candidates Spot: the check
+    holds the candidates to the cap, not the job as written, and its one cost line prices it at the first candidate
+    ($/h) and at the dearest (worst case), naming them as candidates."""
+    candidates = [SPOT_CANDIDATES[1], SPOT_CANDIDATES[0]]  # us-east4 SPOT (the cheapest), then us-central1 SPOT
+    rails = {"maxJobCostUsd": 1.5}
+    assert failures(provider, props(guardrails=rails))  # as written, over the cap
+    said = len(logged["info"])
+    checked(provider, props(fallbacks=candidates, cheapestFirst=True, guardrails=rails))
+    (line,) = [m for m in logged["info"][said:] if m.startswith("job trial: ")]
+    assert line.startswith("job trial: $0.50/h (SPOT, at Spot rates)"), line
+    assert "worst case $1.22 at its dearest candidate, us-central1 SPOT (2 h)" in line, line
+    assert "us-east4 SPOT (the candidate it would take first, placement: cheapest; as written it runs on demand, " \
+           "this candidate on Spot)" in line, line
+    assert not [m for m in logged["info"][said:] if "fallbacks[" in m], logged["info"]

@@ -166,3 +166,41 @@ def test_an_empty_placement_is_no_placement_as_pulumi_hands_the_default(tmp_path
         assert settings.placement is None and settings.candidates == {}
     text = judge(config({"train": {"jobSpec": l4_spec()}}, json.dumps(BOUNDS)), tmp_path)  # type: ignore[arg-type]
     assert text.placement is not None and text.placement.regions == tuple(BOUNDS["regions"])
+
+
+def test_a_cheapest_job_is_priced_where_it_may_run_by_the_plan_the_guardrails_the_budget_and_the_provider(
+        tmp_path: Path) -> None:
+    """Written on demand in us-central1 ($0.98/h, $2.94 in its 3 h: over maxJobCostUsd 2), a `placement: cheapest` job
+    runs at its cheapest Spot candidate: its rate is that candidate's, its worst case its dearest candidate's (the
+    on-demand ones are over the cap, so not candidates), in the plan, the guardrails, the budget and the provider's
+    cost line alike; the written figure is nowhere."""
+    from gcp_training_jobs.resources.settings.placements import placed
+    from gcp_training_jobs.resources.training_job.review import cost_line
+
+    spec = {**l4_spec(), "scheduling": {"timeout": "10800s"}}
+    cfg = config({"train": {"jobSpec": spec, "placement": "cheapest"}},
+                 **{"gcp-training-jobs:guardrails": {"maxJobCostUsd": 2},
+                    "gcp-training-jobs:budget": {"monthlyUsd": 100, "billingAccount": "012345-6789AB-CDEF01"}})
+    settings = judge(cfg, tmp_path)
+    ranked = rank(settings.candidates["train"])
+    assert ranked and {c.strategy for c in ranked} == {"SPOT"}
+    dearest = max(c.worst or 0.0 for c in ranked)
+    written = estimate(settings.jobs["train"].facts, "train", prices.active_table())
+    assert written.worst_case.known > 2 and dearest < 2 and dearest > ranked[0].worst  # type: ignore[operator]
+
+    done = plan(tmp_path, cfg, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr  # the guardrails hold where it runs
+    document = json.loads(done.stdout)
+    cost = document["cost"]["jobs"]["train"]
+    assert cost["atItsRate"]["knownUsdPerHour"] == pytest.approx(ranked[0].hourly, abs=1e-6)
+    assert cost["worstCaseUsd"] == pytest.approx(dearest, abs=0.01)
+    assert document["budget"]["worstCaseUsd"] == cost["worstCaseUsd"]
+    assert (cost["candidate"]["strategy"], cost["candidate"]["written"]["strategy"]) == ("SPOT", "STANDARD")
+    assert "as written it runs on demand, this candidate on Spot" in cost["candidate"]["text"]
+    assert document["placementBounds"]["savingUsdPerHour"] == 0  # it takes the cheapest already
+
+    text = plan(tmp_path, cfg).stdout
+    assert f"worst case ${dearest:,.2f} at its dearest candidate" in text, text
+    assert "fallbacks[" not in text and "as written (" not in text
+    line = cost_line(settings.jobs["train"].facts, "train", placed=placed(settings)["train"])
+    assert f"worst case ${dearest:,.2f} at its dearest candidate" in line and "(SPOT, at Spot rates)" in line, line

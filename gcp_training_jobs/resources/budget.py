@@ -53,6 +53,7 @@ from gcp_training_jobs.resources.job_model.identity import stack_label
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back
+from gcp_training_jobs.resources.settings.placements import placed, regions
 
 TYPE = "gcp-training:index:StackBudget"
 #: What the stop function may do, and nothing else (Google's IAM permissions reference).
@@ -83,7 +84,7 @@ def budget_input(settings: StackSettings) -> dict[str, Any] | None:
         return None
     try:
         worst = stack_estimate({name: job.facts for name, job in settings.jobs.items()},
-                               falls_back=falling_back(settings)).worst_case
+                               falls_back=falling_back(settings), placed=placed(settings)).worst_case
     except PriceTableError:  # the plan and validate say so; the provider judges the job's own worst case
         return {"monthlyUsd": settings.budget.monthly_usd}
     return {"monthlyUsd": settings.budget.monthly_usd,
@@ -93,14 +94,6 @@ def budget_input(settings: StackSettings) -> dict[str, Any] | None:
 def display_name(stack: str) -> str:
     """The budget's display name (at most 60 characters, the Budget API's bound): `training jobs STACK`."""
     return f"training jobs {stack}"[:60]
-
-
-def stack_regions(settings: StackSettings) -> list[str]:
-    """Every region the stack's jobs may run in (each job's, and each of its fallbacks'), where the stop function
-    looks for them."""
-    regions = {job.facts.region for job in settings.jobs.values()}
-    regions |= {alt.facts.region for job in settings.jobs.values() for alt in job.alternatives}
-    return sorted(r for r in regions if r) or [settings.region]
 
 
 class StackBudget(pulumi.ComponentResource):
@@ -171,7 +164,7 @@ class StackBudget(pulumi.ComponentResource):
             f"{name}-stop-source", bucket=staging_bucket, name=f"budget-stop/{name}.zip",
             source=pulumi.AssetArchive({f: pulumi.FileAsset(str(STOP_SOURCE / f)) for f in STOP_FILES}), opts=opts)
         env: dict[str, pulumi.Input[str]] = {
-            "STACK_LABEL": label, "PROJECT": project, "REGIONS": ",".join(stack_regions(settings)),
+            "STACK_LABEL": label, "PROJECT": project, "REGIONS": ",".join(regions(settings)),
             "BUDGET_DISPLAY_NAME": title, "BUDGET_ID": self.budget.name.apply(lambda n: budget_name_part(n, -1))}
         if not secret:  # a secret billing account stays out of the function's configuration
             env["BILLING_ACCOUNT"] = self.budget.name.apply(lambda n: budget_name_part(n, 1))

@@ -107,13 +107,17 @@ def _roles(ti: dict[str, Any], machine: Mapping[str, Any]) -> None:
 
 
 def placement_of(index: int, facts: JobFacts) -> dict[str, Any]:
-    """The `placement` output: which alternative runs (0: the job as written), where and on what machine (its
-    first pool holding accelerators, else its first pool), from the job's facts as the API holds it
-    (translate.facts.facts_of_body, read by the caller)."""
+    """The `placement` output, where the deploy made the job: which placement runs (its index: 0 the job as written,
+    i `fallbacks[i-1]`; under `placement: cheapest`, i the candidate `fallbacks[i]`), its region, its scheduling
+    strategy (STANDARD when none is set; None for an ml v1 job, which has none), the reservation it takes its
+    machines from (None: its own machines, or any reservation) and its machine (its first pool holding accelerators,
+    else its first pool), from the job's facts as the API holds it (translate.facts.facts_of_body, read by the
+    caller)."""
     found = facts.running
     chosen = next((p for p in found if p.accelerators), found[0] if found else None)
     machine = None
     if chosen is not None and chosen.machine_type:
         kind, count, _ = chosen.held
         machine = machine_text(chosen.machine_type, kind if count else None, count)  # as it holds them
-    return {"index": index, "region": facts.region, "machine": machine}
+    return {"index": index, "region": facts.region, "strategy": None if facts.ml_v1 else facts.strategy or "STANDARD",
+            "reservation": facts.runs_on.reservation_name, "machine": machine}

@@ -24,7 +24,6 @@ import pulumi
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
 from gcp_training_jobs.jobspec.review import reservations
-from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import wire
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.inputs import wire_of
@@ -33,6 +32,7 @@ from gcp_training_jobs.resources.services import ProjectServices, ProjectService
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.placement import wire as placement_wire
+from gcp_training_jobs.resources.settings.placements import ranked
 from gcp_training_jobs.resources.settings.quota import askers, reservation_takers
 from gcp_training_jobs.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
@@ -197,11 +197,9 @@ def _on(job: JobSettings, resources: Mapping[str, pulumi.Resource]) -> list[pulu
 
 
 def _placements(settings: StackSettings, name: str) -> list[dict[str, Any]] | None:
-    """A `placement: cheapest` job's ranked candidates as its placements (settings.placement.wire), cheapest first."""
-    job = settings.jobs[name]
-    if job.placement != CHEAPEST:
-        return None
-    return placement_wire(job, rank(settings.candidates.get(name, ()))) or None
+    """A `placement: cheapest` job's ranked candidates as its placements (settings.placement.wire, in the order
+    settings.placements gives them), cheapest first."""
+    return placement_wire(settings.jobs[name], ranked(settings, name)) or None
 
 
 def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:

@@ -98,7 +98,7 @@ def test_a_replaced_job_is_history_and_a_job_gone_from_the_file_still_shows(proj
     jobs = {job["jobId"]: job for job in json.loads(out)["jobs"]}
     assert code == EXIT_OK  # the FAILED job is the history of cpu, whose job now is queued
     assert jobs[second["jobId"]]["attempt"] == 2
-    assert jobs[second["jobId"]]["earlier"] == [{"jobId": first["jobId"], "state": "FAILED"}]
+    assert jobs[second["jobId"]]["earlier"] == [{"jobId": first["jobId"], "state": "FAILED", "region": "us-central1"}]
     (gone,) = [job for job in jobs.values() if not job["inStackFile"]]  # named by its id's stem, the resource's
     assert gone["name"] == "l4" and gone["namedBy"] == "job id" and gone["state"] == "QUEUED"
 

@@ -3,8 +3,8 @@ days old.
 
 The stack is found with the one stack-file finder (settings.stack_file: Pulumi.yaml's stackConfigDir) and judged
 with `load_stack_file` (its project, backend, regions, endpoint and jobs). Its jobs are looked up with the APIs'
-label filter, in every region its jobs may run in (their own and their fallbacks'; on Vertex AI, in each
-collection its jobs are made in):
+label filter, in every region its jobs may run in (settings.placements.regions: their own, their fallbacks' and
+their placement candidates'; on Vertex AI, in each collection its jobs are made in):
 - by the stack label every job has carried since it was added (`pulumi-stack`, a hash of the Pulumi project and
   stack: job_model.identity), which also finds the jobs of resources that have left the stack file;
 - by each job's `pulumi-resource` label (a hash of organization/project/stack/name: job_model.identity),
@@ -39,6 +39,7 @@ from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
 from gcp_training_jobs.resources.job_model.identity import identity_of, region_of_name, resource_label, stack_label
 from gcp_training_jobs.resources.job_model.inputs import preview_job_id
 from gcp_training_jobs.resources.settings import OPAQUE, StackSettings, find_project_root, load_stack_file
+from gcp_training_jobs.resources.settings.placements import regions
 from gcp_training_jobs.resources.settings.stack_file import project_file, stack_file, stack_names, stacks_folder
 
 #: Where a found job's name comes from: the stack file, the stack's state (a job a program declared), its id.
@@ -66,11 +67,9 @@ class Stack:
     endpoint: str | None
 
     def regions(self) -> list[str]:
-        """Where the stack's jobs may run: the stack's region, each job's own and its fallbacks'."""
-        found: list[str | None] = [self.settings.region]
-        for job in self.settings.jobs.values():
-            found += [job.facts.region, *(alternative.facts.region for alternative in job.alternatives)]
-        return sorted(dict.fromkeys(r for r in found if r and r != OPAQUE))
+        """Where the stack's jobs may run (settings.placements.regions: the stack's region, each job's own, its
+        fallbacks' and its placement candidates')."""
+        return regions(self.settings)
 
 
 def folder_of(stacks_dir: Path | None) -> Path:
@@ -191,8 +190,7 @@ def find_jobs(stack: Stack, organization: str = DEFAULT_ORGANIZATION,
     by_identity = {value: name for name, value in identities.items()}
     found: dict[str, FoundJob] = {}
     for backend in _collections(stack):
-        regions = stack.regions() if backend.name == VERTEX else [settings.region]
-        for region in regions:
+        for region in stack.regions() if backend.name == VERTEX else [settings.region]:
             jobs = Jobs(backend, Target(settings.project, region, stack.endpoint), sleep=sleep)
             for labels in lookups:
                 for resource in _listed(jobs, labels):

@@ -54,6 +54,8 @@ from gcp_training_jobs.jobspec.translate.persistent import api_facts
 from gcp_training_jobs.resources.settings.budget import month_start
 
 NO_VALUE = "(none)"
+#: A job's rate on a SPECIFIC_RESERVATION: the reservation pays its machines, the job adds Vertex AI's fee.
+RESERVATION_RATE = "reservation"
 CENT = Decimal("0.01")
 
 
@@ -117,8 +119,11 @@ def job_spend(job: FoundJob, start: datetime, now: datetime, table: PriceTable) 
     cost = run_cost(_with_trials(job), job.facts, job.title, now, since=start, table=table)
     named = {"name": job.name, "jobId": job.job_id, "state": job.state, "region": job.target.region,
              "createTime": job.resource.get("createTime")}
-    return Spent(named, job.labels, cost.amount, cost.hours, cost.rate.known, cost.estimate.rate, cost.how,
-                 WHAT_IT_IS)
+    held = cost.estimate.reservation  # its machines paid by the reservation: the job adds the management fee
+    if held is not None:
+        named["reservation"] = held
+    return Spent(named, job.labels, cost.amount, cost.hours, cost.rate.known,
+                 RESERVATION_RATE if held is not None else cost.estimate.rate, cost.how, WHAT_IT_IS)
 
 
 #: How a persistent resource's hours are counted, and what its rate is.
@@ -224,6 +229,14 @@ def _money(cost: float, complete: bool) -> str:
     return usd_total(cost) if complete else f"unknown (at least {usd_total(cost)})"
 
 
+def _rate_words(job: dict[str, Any]) -> str:
+    """`on-demand`, `Spot`, or `on reservation R: the management fee` (its machines paid by the reservation)."""
+    if job["rate"] == RESERVATION_RATE:
+        return f"on reservation {job.get('reservation')}: Vertex AI's management fee, its machines paid by the " \
+               "reservation"
+    return RATE_WORDS.get(job["rate"], job["rate"])
+
+
 def spend_lines(document: dict[str, Any]) -> list[str]:
     """The spend document as text."""
     jobs = document["jobs"]
@@ -236,7 +249,7 @@ def spend_lines(document: dict[str, Any]) -> list[str]:
     for job in jobs:
         title = job["name"] or f"({job['jobId']}: not in the stack file)"
         lines.append(f"  {title} {job['jobId']} {job['state']} {job['region']}: {job['hours']:.2f} h x "
-                     f"{usd(job['usdPerHour'])} ({RATE_WORDS.get(job['rate'], job['rate'])}) = "
+                     f"{usd(job['usdPerHour'])} ({_rate_words(job)}) = "
                      f"{_money(job['costUsd'], job['complete'])}")
         if not job["complete"]:
             lines.append(f"      no price for {'; '.join(job['unknown'])}")

@@ -43,8 +43,10 @@ from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNR
 from gcp_training_jobs.jobspec.review.cost_text import runs_as
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 from gcp_training_jobs.jobspec.review.run_cost import RunCost, run_cost
+from gcp_training_jobs.resources.fallbacks import placement_of
 from gcp_training_jobs.resources.job_model.runs import placement_index, retry_number
 from gcp_training_jobs.resources.settings import find_project_root
+from gcp_training_jobs.resources.settings.placement import CHEAPEST
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -82,7 +84,8 @@ def run_status(args: argparse.Namespace, *, now: Callable[[], datetime],
     return code
 
 
-def job_status(job: FoundJob, when: datetime, state: StackState | None = None) -> dict[str, Any]:
+def job_status(job: FoundJob, when: datetime, state: StackState | None = None,
+               cheapest: bool = False) -> dict[str, Any]:
     """One job as `status --json` shows it (`state`: the stack's state, as read)."""
     outputs = job.outputs
     found: RunCost | None = None
@@ -108,7 +111,9 @@ def job_status(job: FoundJob, when: datetime, state: StackState | None = None) -
         "createTime": outputs.get("createTime"), "startTime": outputs.get("startTime"),
         "endTime": outputs.get("endTime"), "runSeconds": round(found.seconds) if found else None,
         "attempt": job.attempt, "placement": placement_index(job.resource), "retry": retry_number(job.resource),
-        "earlier": [{"jobId": j.job_id, "state": j.state} for j in job.history],
+        "placedAt": placement_of(placement_index(job.resource), facts),  # as the job's `placement` output says it
+        "placementCheapest": cheapest,
+        "earlier": [{"jobId": j.job_id, "state": j.state, "region": j.target.region} for j in job.history],
         "cost": cost, "errorMessage": masked(outputs.get("errorMessage")).value,  # a credential it echoes: masked
         "consoleUrl": outputs.get("consoleUrl"),
         "inStackFile": job.in_stack_file, "namedBy": job.named_by or None,
@@ -121,7 +126,8 @@ def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime, state: Stac
     """A stack's status document: its jobs now, the ones its file or its state declares that the API does not hold,
     the sum, and whether the state was read (`stateUnread`: why not)."""
     state = state if state is not None else StackState(unread="not asked")
-    shown = [job_status(job, when, state) for job in jobs]
+    cheapest = {name for name, spec in stack.settings.jobs.items() if spec.placement == CHEAPEST}
+    shown = [job_status(job, when, state, job.name in cheapest) for job in jobs]
     missing = sorted((set(stack.settings.jobs) | set(state.jobs)) - {job.name for job in jobs if job.name})
     total = sum(j["cost"]["usd"] or 0.0 for j in shown)
     return {
@@ -230,12 +236,17 @@ def _job_lines(job: dict[str, Any]) -> list[str]:
     else:
         lines.append(f"created {job['createTime']}, not started; {money}")
     history = [f"attempt {job['attempt']} of this spec"] if job["attempt"] > 1 else []
-    if job["placement"]:
+    placed = job["placedAt"]
+    if job["placementCheapest"]:
+        history.append(f"candidate {job['placement'] + 1} of placement: cheapest ({placed['region']} "
+                       f"{placed['strategy']})")
+    elif job["placement"]:
         history.append(f"placement {job['placement']} (fallbacks[{job['placement'] - 1}], not the job as written)")
     if job["retry"]:
         history.append(f"retry {job['retry']} (made again after a failure of Google's)")
     if job["earlier"]:
-        history.append("earlier jobs: " + ", ".join(f"{e['jobId']} {e['state']}" for e in job["earlier"]))
+        history.append("earlier jobs: " + ", ".join(f"{e['jobId']} {e['state']} ({e['region']})"
+                                                    for e in job["earlier"]))
     if history:
         lines.append("; ".join(history))
     if job["errorMessage"] and job["state"] in ("FAILED", "CANCELLED"):

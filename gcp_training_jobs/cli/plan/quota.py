@@ -25,6 +25,7 @@ from gcp_training_jobs.jobspec.review.placement import Candidate, held_to_quota
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Limit, Usage, asked, fit, verdict_lines
 from gcp_training_jobs.resources.job_model.identity import is_live
 from gcp_training_jobs.resources.settings import StackSettings
+from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.quota import askers
 
 
@@ -128,7 +129,9 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
             found.lines += [f"    {asker.name}: {what} not quota-checked" for what in place.needs.unchecked]
     over = 0
     for verdict in fitted.verdicts:
-        problems, warnings = verdict_lines(verdict, settings.project)
+        job = settings.jobs.get(verdict.name)
+        problems, warnings = verdict_lines(verdict, settings.project,
+                                           candidates=job is not None and job.placement == CHEAPEST)
         found.add("over quota", problems)
         found.lines += [f"warning: {line}" for line in warnings]
         over += bool(problems)

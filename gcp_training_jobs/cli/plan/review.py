@@ -20,6 +20,7 @@ from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.review.cost import Estimate, ResourceEstimate, StackEstimate
 from gcp_training_jobs.jobspec.review.cost_text import (
+    candidate_text,
     estimate_text,
     part_text,
     reservation_text,
@@ -38,6 +39,7 @@ from gcp_training_jobs.resources.plugins import gcp_plugin, gcp_resources_of
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.guardrails import falling_back, guardrail_problems_of, stack_facts
+from gcp_training_jobs.resources.settings.placements import placed
 from gcp_training_jobs.resources.settings.quota import reservation_takers
 
 FIXED_RULES = (RULE_END_OF_LIFE, RULE_PRIVATE_BUCKETS, RULE_ADDITIVE_IAM)
@@ -77,7 +79,7 @@ def review(settings: StackSettings, resources: Iterable[Any], today: date | None
     for reg in resources:
         if getattr(reg, "custom", True):
             problems += resource_problems(reg.type, reg.name, reg.inputs)
-    cost = stack_estimate(jobs, table, settings.resources, falling_back(settings))
+    cost = stack_estimate(jobs, table, settings.resources, falling_back(settings), placed(settings))
     declared = settings.guardrails.model_dump(by_alias=True, exclude_defaults=True, mode="json")
     warning = stale_warning(table, today)
     return Review(cost, declared, list(dict.fromkeys(problems)), [warning] if warning else [], quota_asked(settings),
@@ -172,6 +174,13 @@ def _job(e: Estimate) -> dict[str, Any]:
                                 "text": reservation_text(e), "why": prices.RESERVATION_FEE.why}
     elif e.may_leave:
         where["reservation"] = {"name": None, "pricedOnDemand": e.may_leave}
+    if e.written is not None:  # placement: cheapest: priced where it may run (review.cost.estimate_placed)
+        dearest = e.worst_at or e
+        where["candidate"] = {"region": e.region, "strategy": e.strategy or "STANDARD",
+                              "written": {"region": e.written.region, "strategy": e.written.strategy or "STANDARD"},
+                              "dearest": {"region": dearest.region, "strategy": dearest.strategy or "STANDARD",
+                                          "usdPerHour": _usd(dearest.hourly)},
+                              "text": candidate_text(e)}
     return {**where, "region": e.region, "strategy": e.strategy, "runsAt": e.rate, "rateBound": e.billing.get("bound"),
             "runsAs": runs_as(e), "onDemand": _amount(e.on_demand), "spot": _amount(e.spot),
             "atItsRate": _amount(e.hourly), "worstCaseUsd": _usd(e.worst_case),

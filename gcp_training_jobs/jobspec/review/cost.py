@@ -37,7 +37,7 @@ elsewhere when the reservation has no room; each fallback is priced so too, at i
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from gcp_training_jobs.jobspec import catalog
@@ -180,6 +180,11 @@ class Estimate:
     may_leave: str = ""
     """Why a job that asks for reserved capacity is priced at its machines' rate all the same (ANY_RESERVATION:
     it may run on demand), else ""."""
+    written: JobFacts | None = None
+    """A `placement: cheapest` job's: the job as written, when this is the estimate of the candidate it would take
+    first (estimate_placed), else None."""
+    worst_at: Estimate | None = None
+    """A `placement: cheapest` job's dearest candidate, when it is not the first: its worst case is the job's."""
 
     @property
     def machines_on_demand(self) -> Amount:
@@ -218,7 +223,10 @@ class Estimate:
 
     @property
     def worst_case(self) -> Amount:
-        """In all, at most: the hourly rate for as long as it may run (a tuning job: every trial to its timeout)."""
+        """In all, at most: the hourly rate for as long as it may run (a tuning job: every trial to its timeout); a
+        job that may run at a dearer candidate, that candidate's (`worst_at`)."""
+        if self.worst_at is not None:
+            return self.worst_at.worst_case
         if self.timeout.per_trial:
             return self.hourly.times(self.timeout.hours * self.trials / self.runs)
         return self.hourly.times(self.timeout.hours)
@@ -245,6 +253,25 @@ def estimate(facts: JobFacts, name: str, table: PriceTable | None = None, *, fal
     return Estimate(name, facts.region, facts.strategy, _merged(machines + held), table, facts.timeout,
                     facts.parallel_runs, facts.trials, ml_v1=facts.ml_v1, on_resource=facts.on_persistent_resource,
                     reservation=reservation, may_leave=may_leave)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A `placement: cheapest` job: its candidates in the order `pulumi up` tries them (`placements`, each as judged),
+    and the job as written (`written`, not a try of its own)."""
+
+    placements: tuple[JobFacts, ...]
+    written: JobFacts
+
+
+def estimate_placed(placed: Placed, name: str, table: PriceTable | None = None) -> Estimate:
+    """A `placement: cheapest` job priced where it may run: at the candidate it would take first (its rate), and at
+    its dearest candidate (its worst case; a candidate with a part of unknown price counts as the dearest)."""
+    table = table or prices.active_table()
+    found = [estimate(facts, name, table) for facts in placed.placements]
+    first = found[0]
+    dearest = max(found, key=lambda e: (not e.worst_case.complete, e.worst_case.known))
+    return replace(first, written=placed.written, worst_at=None if dearest is first else dearest)
 
 
 def _reservation(facts: JobFacts, falls_back: bool) -> tuple[str | None, str]:

@@ -22,6 +22,8 @@ MAX_PRICE_AGE_DAYS: Final = 180
 REFRESH_COMMAND: Final = command("prices refresh")
 #: The rates of the table (PriceTable.strategy_rate), as the text says them.
 RATE_WORDS: Final = MappingProxyType({"on_demand": "on-demand", "spot": "Spot"})
+#: How a job runs at each rate, in a sentence.
+RUNS_ON: Final = MappingProxyType({"on_demand": "on demand", "spot": "on Spot"})
 
 
 def _unit_price(price: Price, rate: str) -> str:
@@ -55,18 +57,46 @@ def runs_as(cost: Estimate) -> str:
 
 def worst_case_text(cost: Estimate) -> str:
     """`$32,847.36 ($195.52/h x 168 h; no timeout set: Vertex AI's default, 7 days)` (unknown parts: see
-    estimate_text)."""
+    estimate_text); a `placement: cheapest` job's at its dearest candidate: `$2.95 at its dearest candidate,
+    us-central1 STANDARD ($0.98/h x 3 h; ...)`."""
+    if cost.worst_at is not None:
+        dearest = cost.worst_at
+        return f"{dearest.worst_case.short(per_hour=False)} at its dearest candidate, {where_text(dearest)} " \
+               f"({_worst_how(dearest)})"
+    return f"{cost.worst_case.short(per_hour=False)} ({_worst_how(cost)})"
+
+
+def _worst_how(cost: Estimate) -> str:
+    """`$195.52/h x 168 h; no timeout set: Vertex AI's default, 7 days`."""
     how = f"{cost.hourly.short()} x {hours_text(cost.timeout.hours)}"
     if cost.timeout.per_trial and (cost.trials > 1 or cost.runs > 1):
         per_trial = cost.hourly.times(1 / cost.runs).short()
         how = f"{cost.trials} trials x {per_trial} x {hours_text(cost.timeout.hours)}"
-    return f"{cost.worst_case.short(per_hour=False)} ({how}; {cost.timeout.text()})"
+    return f"{how}; {cost.timeout.text()}"
+
+
+def where_text(cost: Estimate) -> str:
+    """`us-east4 SPOT`: a candidate's region and strategy."""
+    return f"{cost.region or 'region unknown'} {cost.strategy or 'STANDARD'}"
+
+
+def candidate_text(cost: Estimate) -> str:
+    """Where a `placement: cheapest` job is priced (review.cost.estimate_placed): `us-east4 SPOT (the candidate it
+    would take first, placement: cheapest; as written it runs on demand, this candidate on Spot)` (the change of
+    rate said when there is one); "" for any other job."""
+    written = cost.written
+    if written is None:
+        return ""
+    was = str(cost.table.strategy_rate(written.strategy)["rate"])
+    change = f"; as written it runs {RUNS_ON[was]}, this candidate {RUNS_ON[cost.rate]}" if was != cost.rate else ""
+    return f"{where_text(cost)} (the candidate it would take first, placement: cheapest{change})"
 
 
 def estimate_text(cost: Estimate) -> str:
     """One line: `us-central1, runs on demand: $1.23/h (on demand $1.23/h; Spot $0.45/h); worst case ...`, then the
-    parts without a price, each with its reason, once."""
-    where = cost.region or "region unknown"
+    parts without a price, each with its reason, once; a `placement: cheapest` job's begins with the candidate it
+    would take (candidate_text)."""
+    where = candidate_text(cost) or cost.region or "region unknown"
     if cost.on_resource is not None:
         return (f"{where}, runs on persistent resource {cost.on_resource}: $0.00/h of machines of its own (the "
                 "resource's machines are billed while it exists)")

@@ -36,8 +36,10 @@ from gcp_training_jobs.jobspec.core.problems import Problem, allowed
 from gcp_training_jobs.jobspec.review.cost import (
     SPOT_STRATEGIES,
     Estimate,
+    Placed,
     StackEstimate,
     estimate,
+    estimate_placed,
     estimate_resource,
     estimate_stack,
 )
@@ -237,10 +239,12 @@ def end_of_life_problems(facts: JobFacts, name: str, today: date | None = None) 
 def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                              table: PriceTable | None = None,
                              resources: Mapping[str, ResourceFacts] | None = None,
-                             falls_back: Collection[str] = ()) -> list[Problem]:
+                             falls_back: Collection[str] = (),
+                             placed: Mapping[str, Placed] | None = None) -> list[Problem]:
     """What the stack's jobs (name -> facts) and persistent resources (name -> facts) together break:
     maxAcceleratorsPerStack and maxHourlyUsd (a resource counted at the most, a job on one not at all, a job named
-    in `falls_back`, which has fallbacks, off any reservation), and allowedAccelerators on each resource's pools."""
+    in `falls_back`, which has fallbacks, off any reservation, a `placement: cheapest` job in `placed` at the
+    candidate it would take), and allowedAccelerators on each resource's pools."""
     rails = Guardrails.of(guardrails)
     resources = resources or {}
     problems: list[Problem] = []
@@ -263,7 +267,7 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
         hourly = Cap(key("maxHourlyUsd"), rails.max_hourly_usd, usd(rails.max_hourly_usd),
                      "the stack's estimated on-demand cost", priced="the stack's cost", per_hour=True)
         try:
-            problems += hourly.problems(stack_estimate(jobs, table, resources, falls_back).on_demand)
+            problems += hourly.problems(stack_estimate(jobs, table, resources, falls_back, placed).on_demand)
         except PriceTableError as error:
             problems += hourly.unpriced(error)
     return problems
@@ -271,11 +275,14 @@ def stack_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrail
 
 def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None,
                    resources: Mapping[str, ResourceFacts] | None = None,
-                   falls_back: Collection[str] = ()) -> StackEstimate:
+                   falls_back: Collection[str] = (), placed: Mapping[str, Placed] | None = None) -> StackEstimate:
     """The cost of the stack's jobs (name -> facts), each in its region, and of its persistent resources (name ->
     facts) (PriceTableError for a broken table file); the jobs named in `falls_back` have fallbacks (priced off
-    any reservation: cost.estimate)."""
-    estimates: list[Estimate] = [estimate(facts, name, table, falls_back=name in falls_back)
+    any reservation: cost.estimate); a `placement: cheapest` job in `placed` is priced where it may run
+    (cost.estimate_placed: its rate at the candidate it would take, its worst case at its dearest)."""
+    placed = placed or {}
+    estimates: list[Estimate] = [estimate_placed(placed[name], name, table) if name in placed
+                                 else estimate(facts, name, table, falls_back=name in falls_back)
                                  for name, facts in jobs.items()]
     held = [estimate_resource(resource, table) for resource in (resources or {}).values()]
     return estimate_stack(estimates, table, held)
@@ -284,14 +291,18 @@ def stack_estimate(jobs: Mapping[str, JobFacts], table: PriceTable | None = None
 def all_guardrail_problems(jobs: Mapping[str, JobFacts], guardrails: Guardrails | Mapping[str, Any] | None,
                            today: date | None = None, table: PriceTable | None = None,
                            resources: Mapping[str, ResourceFacts] | None = None,
-                           falls_back: Collection[str] = ()) -> list[Problem]:
+                           falls_back: Collection[str] = (),
+                           placed: Mapping[str, Placed] | None = None) -> list[Problem]:
     """Every job's guardrails and fixed rules, then the stack's guardrails: what plan and the pack report (the jobs
-    named in `falls_back` have fallbacks: priced off any reservation, cost.estimate)."""
+    named in `falls_back` have fallbacks: priced off any reservation, cost.estimate; a `placement: cheapest` job in
+    `placed` is held to them at the candidate it would take, each candidate having been held to them on its own)."""
     problems: list[Problem] = []
+    placed = placed or {}
     for name, facts in jobs.items():
-        problems += guardrail_problems(facts, name, guardrails, table, falls_back=name in falls_back)
-        problems += end_of_life_problems(facts, name, today)
-    return problems + stack_guardrail_problems(jobs, guardrails, table, resources, falls_back)
+        at = placed[name].placements[0] if name in placed else facts
+        problems += guardrail_problems(at, name, guardrails, table, falls_back=name in falls_back)
+        problems += end_of_life_problems(at, name, today)
+    return problems + stack_guardrail_problems(jobs, guardrails, table, resources, falls_back, placed)
 
 
 # --- The monthly budget (guardrail `budget`) ------------------------------------------------------------
@@ -322,14 +333,17 @@ def budget_unpriced(error: PriceTableError, monthly_usd: float, whose: str = "th
 
 
 def stack_budget_problems(jobs: Mapping[str, JobFacts], monthly_usd: float | None,
-                          table: PriceTable | None = None, falls_back: Collection[str] = ()) -> list[Problem]:
+                          table: PriceTable | None = None, falls_back: Collection[str] = (),
+                          placed: Mapping[str, Placed] | None = None) -> list[Problem]:
     """Guardrail `budget` on a stack's jobs (name -> facts): their worst cases summed against the monthly budget (a
     persistent resource has no worst case: it bills while it exists, and carries no job's label); the jobs named in
-    `falls_back` at their worst placement (stack_estimate)."""
+    `falls_back` at their worst placement, a `placement: cheapest` job in `placed` at its dearest candidate
+    (stack_estimate)."""
     if monthly_usd is None:
         return []
     try:
-        return budget_problems(stack_estimate(jobs, table, falls_back=falls_back).worst_case, monthly_usd)
+        return budget_problems(stack_estimate(jobs, table, falls_back=falls_back, placed=placed).worst_case,
+                               monthly_usd)
     except PriceTableError as error:
         return budget_unpriced(error, monthly_usd)
 

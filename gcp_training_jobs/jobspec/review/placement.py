@@ -172,9 +172,10 @@ class Choice:
 
     @property
     def saving(self) -> float | None:
-        """What the cheapest saves per hour against the job as written, when both are priced and it is cheaper."""
+        """What the cheapest saves per hour against the job as written, when both are priced and it is cheaper (none
+        under `placement: cheapest`: the job takes it already)."""
         best, own = self.best, self.own.hourly
-        if best is None or best.hourly is None or not own.complete:
+        if self.cheapest_set or best is None or best.hourly is None or not own.complete:
             return None
         saving = round(own.known - best.hourly, 6)
         same = best.region == self.own.region and best.strategy == (self.own.strategy or "STANDARD")

@@ -42,9 +42,12 @@ class Placement:
         return placement_words(self.index, self.region)
 
 
-def placement_words(index: int, region: str) -> str:
+def placement_words(index: int, region: str, candidates: bool = False) -> str:
     """A job's placement as the reviews name it (the quotas' and the reservations'): "as written (us-central1)",
-    "fallbacks[0] (us-east4)"."""
+    "fallbacks[0] (us-east4)"; a `placement: cheapest` job's (`candidates`: its placements are its ranked
+    candidates), "candidate 1 (us-east4)"."""
+    if candidates:
+        return f"candidate {index + 1} ({region})"
     return f"as written ({region})" if index == 0 else f"fallbacks[{index - 1}] ({region})"
 
 
@@ -199,20 +202,23 @@ def asked(askers: Iterable[Asker]) -> dict[str, dict[str, dict[str, Any]]]:
             for region, metrics in sorted(by.items())}
 
 
-def verdict_lines(verdict: Verdict, project: str) -> tuple[list[str], list[str]]:
+def verdict_lines(verdict: Verdict, project: str, candidates: bool = False) -> tuple[list[str], list[str]]:
     """What every review says of one job's verdict: (problems, warnings). A job that fits as written says nothing; one
     that fits at a fallback is a warning naming where `up` will make it; one that fits nowhere is a problem per
-    metric it asks at each placement."""
+    metric it asks at each placement. `candidates`: a `placement: cheapest` job, whose placements are its ranked
+    candidates, each named as one."""
     if verdict.index == 0 or verdict.live:
         return [], []
     if verdict.index is not None:
         place = verdict.placements[verdict.index]
         first = "; ".join(o.short() for o in verdict.over[0])
-        return [], [f"job {verdict.name}: over quota as written ({first}); `pulumi up` will create it at "
-                    f"{place.words()}, which fits"]
+        at = "at its first candidate" if candidates else "as written"
+        return [], [f"job {verdict.name}: over quota {at} ({first}); `pulumi up` will create it at "
+                    f"{placement_words(place.index, place.region, candidates)}, which fits"]
     problems = []
     for place, overs in zip(verdict.placements, verdict.over, strict=True):
-        where = "" if place.index == 0 else f"fallbacks[{place.index - 1}]: "
+        where = f"{placement_words(place.index, place.region, True)}: " if candidates else \
+            "" if place.index == 0 else f"fallbacks[{place.index - 1}]: "
         problems += [f"job {verdict.name}: {where}{o.message(project)}" for o in overs]
     return problems, []
 

@@ -291,7 +291,8 @@ class TrainingJobOutputs:
     price table; gcp_training_jobs.jobspec.review.run_cost), as of its last read: `pulumi refresh` updates it. None
     when a part of it has no known price."""
     placement: Output_[dict]
-    """Which placement runs the job: {index (0: the job as written, i: fallbacks[i-1]), region, machine}."""
+    """Where the deploy made the job: {index (0: the job as written, i: fallbacks[i-1]; under `placement: cheapest`
+    the candidate fallbacks[i]), region, strategy, reservation, machine} (resources.fallbacks.placement_of)."""
     retryCount: Output_[int]
     """How many times the job was made again after failing for Google's reasons (0: the first run of its spec)."""
     waitFailure: Output_[str | None]

@@ -2,9 +2,11 @@
 
 The rules themselves are pure (gcp_training_jobs.jobspec.review.guardrails); this module validates what a stack file or
 `pulumi.Config` declares (known accelerator names, label keys) and hands the rules a judged stack's jobs as the
-facts they were judged with (`stack_facts`), and the names of those with fallbacks (`falling_back`: priced at their
-worst placement, off any reservation). `guardrail_problems_of(settings)` is what `plan` holds a stack to; the policy
-pack and the provider call the same rules, with the same fallbacks, so the three agree. `one_round(error, file)` holds
+facts they were judged with (`stack_facts`), the names of those with fallbacks (`falling_back`: priced at their
+worst placement, off any reservation), and its `placement: cheapest` jobs priced where they may run
+(settings.placements.placed: at the candidate each would take, and at its dearest). `guardrail_problems_of(settings)`
+is what `plan` holds a stack to; the policy pack and the provider call the same rules, with the same fallbacks, so
+the three agree. `one_round(error, file)` holds
 the jobs of a stack file that did judge to them while another job has a mistake, so `validate` and `plan` say both in
 one round.
 """
@@ -26,6 +28,7 @@ from gcp_training_jobs.jobspec.review.guardrails import Guardrails, all_guardrai
 from gcp_training_jobs.jobspec.rules.tasks import in_support
 from gcp_training_jobs.jobspec.rules.tasks import today as today_of_rules
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
+from gcp_training_jobs.resources.settings.placements import placed
 
 #: Every accelerator name the catalog knows: the acceleratorType values of its tables, and the TPU VM
 #: machine types whose chips have no acceleratorType value (TPU v6e, TPU7x), by machine type.
@@ -104,10 +107,10 @@ def guardrail_problems_of(settings: Any, today: date | None = None, table: Price
     """What a judged stack's jobs break of its guardrails, of the fixed job rules and of its monthly budget (guardrail
     `budget`); empty when none (the plan's review; the policy pack and the provider judge the same rules on the bodies
     they are given). `table`: the price table the cost guardrails read (default: the active one)."""
-    jobs, falls_back = stack_facts(settings), falling_back(settings)
+    jobs, falls_back, at = stack_facts(settings), falling_back(settings), placed(settings)
     monthly = settings.budget.monthly_usd if settings.budget is not None else None
-    return (all_guardrail_problems(jobs, settings.guardrails, today, table, settings.resources, falls_back)
-            + stack_budget_problems(jobs, monthly, table, falls_back))
+    return (all_guardrail_problems(jobs, settings.guardrails, today, table, settings.resources, falls_back, at)
+            + stack_budget_problems(jobs, monthly, table, falls_back, at))
 
 
 def one_round(error: SpecError, file: str, today: date | None = None,

@@ -13,13 +13,11 @@ wrote them in, so `plan` and `pulumi up` see one order. A job with no region of 
 from __future__ import annotations
 
 from gcp_training_jobs.jobspec.core.names import VERTEX
-from gcp_training_jobs.jobspec.review.placement import rank
 from gcp_training_jobs.jobspec.review.quota_fit import RESOURCE_PREFIX, Asker, Placement, asker_of
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.review.reservations import Taker, takers
-from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.settings.model import StackSettings
-from gcp_training_jobs.resources.settings.placement import CHEAPEST
+from gcp_training_jobs.resources.settings.placements import placements
 
 
 def askers(settings: StackSettings) -> tuple[Asker, ...]:
@@ -30,24 +28,15 @@ def askers(settings: StackSettings) -> tuple[Asker, ...]:
     resources = [Asker(f"{RESOURCE_PREFIX}{name}",
                        (Placement(held.region or settings.region, needs_of(held.as_job())),))
                  for name, held in sorted(settings.resources.items())]
-    jobs = [asker_of(name, tries(settings, name), settings.region) for name in sorted(settings.jobs)]
+    jobs = [asker_of(name, placements(settings, name), settings.region) for name in sorted(settings.jobs)]
     return (*resources, *jobs)
-
-
-def tries(settings: StackSettings, name: str) -> tuple[JobFacts, ...]:
-    """A job's placements in the order `up` tries them: as written then each fallback, or with `placement: cheapest`
-    its ranked candidates (settings.placement)."""
-    job = settings.jobs[name]
-    if job.placement == CHEAPEST:
-        return tuple(c.facts for c in rank(settings.candidates.get(name, ())) if c.facts is not None)
-    return (job.facts, *(alt.facts for alt in job.alternatives))
 
 
 def reservation_takers(settings: StackSettings) -> tuple[Taker, ...]:
     """What the stack's jobs take from the reservations they name (SPECIFIC_RESERVATION), each at its placements in
-    the order `up` tries them (`tries`), the jobs in the order `askers` takes them (by name); a job with no region of
-    its own in the stack's. None on ai-platform."""
+    the order `up` tries them (settings.placements), the jobs in the order `askers` takes them (by name); a job with
+    no region of its own in the stack's. None on ai-platform."""
     if settings.backend != VERTEX:
         return ()
-    return takers({name: dict(enumerate(tries(settings, name))) for name in sorted(settings.jobs)},
+    return takers({name: dict(enumerate(placements(settings, name))) for name in sorted(settings.jobs)},
                   settings.project, settings.region)

@@ -148,7 +148,8 @@ class TrainingJobProvider(EndpointProvider):
         except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown_paths))
         inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
-        if judged is not None and judged.body is not None and new.backend in BACKENDS:
+        if judged is not None and judged.body is not None and new.backend in BACKENDS \
+                and not (new.cheapest and new.fallbacks):  # a cheapest job is priced at its candidates: tries
             name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
             falls_back = bool(new.fallbacks)  # priced at its worst placement: off any reservation (review.cost)
             failures += [CheckFailure(p.path, p.message) for p in job_rule_problems(judged.facts, name, new.guardrails,

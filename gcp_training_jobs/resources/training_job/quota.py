@@ -53,10 +53,11 @@ class Outcome:
 
 
 def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
-          endpoint: str | None) -> Outcome:
+          endpoint: str | None, candidates: bool = False) -> Outcome:
     """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
     stack's other jobs); `placements`, its placements (index -> the job there, as judged, load.Judged.facts);
-    `stack_jobs`, the stack's quota input's askers (empty: the job alone)."""
+    `stack_jobs`, the stack's quota input's askers (empty: the job alone); `candidates`: a `placement: cheapest` job,
+    its placements its ranked candidates (named as such)."""
     out = Outcome()
     own = Asker(name, tuple(Placement(placements[i].region or "", needs_of(placements[i]), i)
                             for i in sorted(placements)))
@@ -87,7 +88,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
         return out
     verdict = found.of(name)
     if verdict is not None:
-        problems, warnings = verdict_lines(verdict, project)
+        problems, warnings = verdict_lines(verdict, project, candidates)
         out.failures += problems
         out.warnings += warnings
     return out

@@ -28,8 +28,8 @@ from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, LIVE_STATES, NAMESPACE, PAUSED_STATES
 from gcp_training_jobs.jobspec.core.problems import Problem
-from gcp_training_jobs.jobspec.review.cost import estimate
-from gcp_training_jobs.jobspec.review.cost_text import estimate_text, runs_as
+from gcp_training_jobs.jobspec.review.cost import Estimate, Placed, estimate, estimate_placed
+from gcp_training_jobs.jobspec.review.cost_text import candidate_text, estimate_text, runs_as, where_text
 from gcp_training_jobs.jobspec.review.guardrails import (
     Guardrails,
     budget_problems,
@@ -57,18 +57,20 @@ def job_rule_problems(facts: JobFacts, name: str, rails: Guardrails, today: date
     return guardrail_problems(facts, name, rails, falls_back=falls_back) + end_of_life_problems(facts, name, today)
 
 
-def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back: bool = False) -> list[Problem]:
+def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back: bool = False,
+                          placed: Placed | None = None) -> list[Problem]:
     """Guardrail `budget` at the check: the job's own worst case, then the stack's (the `budget` input,
     resources.budget.budget_input: {"monthlyUsd", "stackWorstCase": {"knownUsd", "unknown"}}), against the monthly
     budget; none without one. A region unknown at preview waits for `pulumi up`, as maxJobCostUsd does; `falls_back`:
-    the job has fallbacks (priced off any reservation, as cost_line)."""
+    the job has fallbacks (priced off any reservation, as cost_line); `placed`: a `placement: cheapest` job's
+    candidates (its worst case at its dearest, review.cost.estimate_placed)."""
     monthly = given.get("monthlyUsd") if isinstance(given, Mapping) else None
     if isinstance(monthly, bool) or not isinstance(monthly, int | float):
         return []
     problems: list[Problem] = []
     if facts.region is not None:
         try:
-            worst = estimate(facts, name, falls_back=falls_back).worst_case
+            worst = _estimate(facts, name, falls_back, placed).worst_case
             problems += budget_problems(worst, float(monthly), f"job {name}'s")
         except PriceTableError as error:
             return budget_unpriced(error, float(monthly), f"job {name}'s")
@@ -79,22 +81,36 @@ def budget_input_problems(facts: JobFacts, name: str, given: Any, *, falls_back:
     return problems
 
 
-def cost_line(facts: JobFacts, name: str, *, falls_back: bool = False) -> str:
+def _estimate(facts: JobFacts, name: str, falls_back: bool, placed: Placed | None) -> Estimate:
+    """The job as written, or a `placement: cheapest` job where it may run (PriceTableError for a broken table)."""
+    return estimate_placed(placed, name) if placed is not None else estimate(facts, name, falls_back=falls_back)
+
+
+def cost_line(facts: JobFacts, name: str, *, falls_back: bool = False, placed: Placed | None = None) -> str:
     """One line, in full: `job l4: $0.61/h (SPOT, at Spot rates), on demand $0.98/h, worst case $1.22 (2 h),
     us-central1; basis: Compute Engine list 2026-07-30 + ...` (the parts without a price instead of the basis,
-    each with its reason; `plan` shows each part on its own line)."""
+    each with its reason; `plan` shows each part on its own line). `placed`: a `placement: cheapest` job's
+    candidates, priced at the one it would take first and its worst case at its dearest, as `plan` prices it
+    (review.cost.estimate_placed): `job t: $0.50/h (SPOT, at Spot rates), ..., worst case $2.95 at its dearest
+    candidate, us-central1 STANDARD (3 h), us-east4 SPOT (the candidate it would take first, ...)`."""
     try:
-        found = estimate(facts, name, falls_back=falls_back)
+        found = _estimate(facts, name, falls_back, placed)
     except PriceTableError as error:
         return f"job {name}: no cost estimate: {error}"
     if found.on_resource is not None or found.reservation is not None:
         return f"job {name}: {estimate_text(found)}"
-    worst = f"{hours_text(found.timeout.hours)}{'' if found.timeout.set else ', no timeout set'}"
+    hours = found.worst_at.timeout if found.worst_at is not None else found.timeout
+    worst = f"{hours_text(hours.hours)}{'' if hours.set else ', no timeout set'}"
+    if found.worst_at is not None:
+        worst = f"at its dearest candidate, {where_text(found.worst_at)} ({worst})"
+    else:
+        worst = f"({worst})"
     how = runs_as(found)
     other = ("Spot", found.spot) if found.rate == "on_demand" else ("on demand", found.on_demand)
     head = (f"job {name}: {found.hourly.short()} {how if how == 'on demand' else f'({how})'}, "
-            f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} ({worst}), "
-            f"{found.region or 'region unknown'}{f'; {found.may_leave}' if found.may_leave else ''}")
+            f"{other[0]} {other[1].short()}, worst case {found.worst_case.short(per_hour=False)} {worst}, "
+            f"{candidate_text(found) or found.region or 'region unknown'}"
+            f"{f'; {found.may_leave}' if found.may_leave else ''}")
     return head + (missing_text(found.on_demand, found.spot) or f"; basis: {'; '.join(found.bases)}")
 
 

@@ -30,6 +30,7 @@ from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, PLACEMENT_LABEL, RESOURCE_LABEL, SPEC_LABEL, VERTEX
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
+from gcp_training_jobs.jobspec.review.cost import Placed
 from gcp_training_jobs.jobspec.rules import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources import engine_watch
@@ -48,7 +49,7 @@ from gcp_training_jobs.resources.job_model.inputs import (
 from gcp_training_jobs.resources.provider_log import say_once
 from gcp_training_jobs.resources.training_job import quota, reserved
 from gcp_training_jobs.resources.training_job.on_resource import resource_failures
-from gcp_training_jobs.resources.training_job.review import cost_line, job_rule_problems
+from gcp_training_jobs.resources.training_job.review import budget_input_problems, cost_line, job_rule_problems
 
 
 class QuotaRefused(TrainingJobsError):
@@ -104,6 +105,7 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         placements, shift = {}, 0
     for index, alternative in enumerate(new.fallbacks):
         where = f"fallbacks[{index}]"
+        said = f"candidate {index + 1}" if new.cheapest else where  # placement: cheapest: its ranked candidates
         if unknown(alternative):
             continue
         if not isinstance(alternative, Mapping):
@@ -122,16 +124,23 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
         failures += [CheckFailure(f"{where}.job.{p.path}", p.message) for p in other.problems]
         if other.body is None:
             continue
-        failures += [CheckFailure(p.path, f"{where}: {p.message}")
+        failures += [CheckFailure(p.path, f"{said} ({other.facts.region} {other.facts.strategy or 'STANDARD'}): "
+                                          f"{p.message}" if new.cheapest else f"{where}: {p.message}")
                      for p in job_rule_problems(other.facts, name, rails, today(), falls_back=True)]
-        say_once(cost_line(other.facts, f"{name} {where}", falls_back=True))  # run when the first had no room
+        if not new.cheapest:
+            say_once(cost_line(other.facts, f"{name} {where}", falls_back=True))  # run when the first had no room
         placements[index + shift] = other.facts
+    if new.cheapest and placements:  # priced where it may run: at the first candidate, its worst at the dearest
+        placed = Placed(tuple(placements[i] for i in sorted(placements)), judged.facts)
+        failures += [CheckFailure(p.path, p.message) for p in budget_input_problems(judged.facts, name, new.budget,
+                                                                                    placed=placed)]
+        say_once(cost_line(judged.facts, name, placed=placed))
     # only for a job about to be made (a create, or a replace) in a project known (none: the check's own failure)
     if failures or backend != VERTEX or not region or not isinstance(new.project, str) or not new.project \
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
-    for outcome in (quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint),
+    for outcome in (quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint, new.cheapest),
                     reserved.check(new.project, name, new.identity, placements, region, new.stack_reservations,
                                    endpoint)):
         for line in outcome.warnings:
@@ -209,7 +218,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
             judged[place.index] = judge_wire(place.job, backend=inputs.backend, rules=False).checked()
         why = _skipped(at_create, judged[place.index].facts, place.index, inputs, reach)
         if why is not None:  # its quota or its reservation cannot hold the job: the next placement, nothing sent
-            words = f"{_skip_words(place, judged[place.index].facts)} skipped at create: {why.words}"
+            words = f"{_skip_words(place, judged[place.index].facts, inputs.cheapest)} skipped at create: {why.words}"
             refused.append(words)
             skipped.append(why.kind)
             step = _next_placement(step, placements, refused, skipped, inputs, reach.project)
@@ -334,15 +343,19 @@ def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], b
 
 
 def _placement_words(place: runs.Placement, cheapest: bool) -> str:
-    """How a log line names where a try runs: placement 0 is the job as written, but under `placement: cheapest`,
-    whose placements are the candidates alone, the cheapest candidate."""
-    return f"placement {place.index} ({place.region or 'its region'})" if place.index or cheapest else \
+    """How a log line names where a try runs: placement 0 is the job as written; under `placement: cheapest`, whose
+    placements are the candidates alone, placement i is candidate i + 1 (the first the cheapest)."""
+    if cheapest:
+        return f"candidate {place.index + 1} ({place.region or 'its region'})"
+    return f"placement {place.index} ({place.region or 'its region'})" if place.index else \
         f"the job as written ({place.region or 'its region'})"
 
 
-def _skip_words(place: runs.Placement, facts: JobFacts) -> str:
-    """How a placement skipped at create is named: its index, region and strategy."""
-    return f"placement {place.index} ({facts.region or place.region or 'its region'} {facts.strategy or 'STANDARD'})"
+def _skip_words(place: runs.Placement, facts: JobFacts, cheapest: bool = False) -> str:
+    """How a placement skipped at create is named: its index (under `placement: cheapest`, its candidate's number),
+    region and strategy."""
+    which = f"candidate {place.index + 1}" if cheapest else f"placement {place.index}"
+    return f"{which} ({facts.region or place.region or 'its region'} {facts.strategy or 'STANDARD'})"
 
 
 def _distinct(places: Mapping[int, Jobs]) -> list[Jobs]:
