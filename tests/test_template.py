@@ -58,7 +58,8 @@ def test_the_program_is_the_librarys_public_calls() -> None:
 def test_the_requirements_pin_this_release_and_the_lock_its_tests_ran_on_with_every_hash() -> None:
     requirements = script("template_requirements")
     written = (TEMPLATE / "requirements.txt").read_text()
-    assert written == requirements.render(requirements.recorded_hash(written)), "run scripts/template_requirements.py --write"
+    assert written == requirements.render(requirements.recorded_hash(written)), \
+        "run scripts/template_requirements.py --write"
     assert "\n--find-links wheels\n" in written  # a wheel built from a checkout, before the release is on PyPI
     found = requirements.entries(written)
     assert found[0][0] == f"gcp-training-jobs=={gcp_training_jobs.__version__}" and len(found[0][1]) == 1
