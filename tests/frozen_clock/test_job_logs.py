@@ -111,7 +111,7 @@ def test_no_answer_is_an_error_naming_the_api(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(LoggingError, match=r"^Cloud Logging \(logging.googleapis.com\) entries.list: no answer from "
                                            r"http://127.0.0.1:9/"):
         Reader(PROJECT, "http://127.0.0.1:9/", sleep=lambda _: None).lines("gpu_1")
-    with pytest.raises(LoggingError, match="refusing to send credentials to http://logs.example.com/"):
+    with pytest.raises(LoggingError, match="refusing to send credentials: http://logs.example.com/ is not https://"):
         Reader(PROJECT, "http://logs.example.com/").lines("gpu_1")
 
 
