@@ -246,10 +246,6 @@ WAIT, WAIT_TIMEOUT, GUARDRAILS, PROTECT = (INPUT["waitForCompletion"], INPUT["wa
 FALLBACKS, RETRIES, RERUN = INPUT["fallbacks"], INPUT["retries"], INPUT["rerun"]
 DELETE_RECORD = INPUT["deleteRecordOnDelete"]
 BUDGET, CHEAPEST_FIRST = INPUT["budget"], INPUT["cheapestFirst"]
-#: An input of states written before the stack's plan moved to the provider's configuration (training_job/plan.py):
-#: every job carried the whole stack's quota and reservation asks. Read by no one; dropped with no diff (a state that
-#: has it is `same`, its outputs keep it until the job's next update).
-DROPPED_STACK_QUOTA = "stackQuota"
 RESOURCE_DECLARED, IDENTITY = INPUT["persistentResourceDeclared"], INPUT["identity"]
 
 

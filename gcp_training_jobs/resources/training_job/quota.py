@@ -38,7 +38,7 @@ from gcp_training_jobs.jobspec.catalog import quotas as table
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Fit, Over, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_live, is_made
 from gcp_training_jobs.resources.training_job.plan import StackAsks
 
 
@@ -75,7 +75,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
         (standing)."""
         if asker.name == name:
             return creating and _standing(siblings, asker, lambda region: held(region).live)
-        return _standing(siblings, asker, lambda region: held(region).resources)
+        return is_made(siblings, asker.name, (p.region for p in asker.placements if p.needs), held)
 
     try:
         limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
@@ -111,7 +111,8 @@ def made(project: str, endpoint: str | None, siblings: str, asker: Asker) -> boo
     """Whether the stack's job `asker` was made already: live (what it holds is among what live jobs hold), or ended
     (SUCCEEDED, FAILED, CANCELLED: a job `pulumi preview` leaves as it is asks nothing). Google's answer, read once
     per run: the regions' jobs as listed for what live jobs hold (backends.quotas.Held.resources)."""
-    return _standing(siblings, asker, lambda region: held_once(project, endpoint, region).resources)
+    return is_made(siblings, asker.name, (p.region for p in asker.placements if p.needs),
+                   partial(held_once, project, endpoint))
 
 
 def stack_fit(project: str, endpoint: str | None, siblings: str, stack: StackAsks) -> Fit:

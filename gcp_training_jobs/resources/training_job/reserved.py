@@ -26,7 +26,7 @@ rule; a placement they cannot give its machines is skipped unsent, as one whose 
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from gcp_training_jobs.backends import quotas
@@ -34,7 +34,7 @@ from gcp_training_jobs.backends.reservations import Looked, Reads, look_up, offl
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.review.reservations import Named, Taker, fit, taker_of, verdict_lines
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_live, is_made
 from gcp_training_jobs.resources.training_job.plan import StackAsks
 from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
 
@@ -84,10 +84,11 @@ def _standing(project: str, endpoint: str | None, siblings: str, taker: Taker, r
               fresh: bool = False) -> bool:
     """Whether a job of the stack was made already: live (in the reservations' inUseCount), or ended (a job `pulumi
     preview` leaves as it is takes nothing); `live`: live only. `fresh`: the region's jobs read anew (a job alone)."""
-    def labels(at: str) -> Container[str]:
-        found = (quotas.held(project, at, endpoint) if fresh else held_once(project, endpoint, at))
-        return found.live if live else found.resources
-    return is_live(siblings, taker.name, (p.region or region for p in taker.places if p.needs), labels)
+    def held(at: str) -> quotas.Held:
+        return quotas.held(project, at, endpoint) if fresh else held_once(project, endpoint, at)
+    regions = (p.region or region for p in taker.places if p.needs)
+    return is_live(siblings, taker.name, regions, lambda at: held(at).live) if live else \
+        is_made(siblings, taker.name, regions, held)
 
 
 def _look_once(named: Named, project: str, region: str | None, endpoint: str | None) -> Looked:
