@@ -261,6 +261,42 @@ def test_a_finished_job_of_the_stack_asks_nothing(provider, emulator) -> None:
     assert failures(provider, props()) == []  # the sweep holds nothing now, and asks nothing
 
 
+def test_a_create_takes_the_placement_the_stacks_plan_gave_it_whatever_order_the_engine_creates_in(
+        provider, emulator, logged) -> None:
+    """`one` (no fallback) then `trial` (a fallback to us-east1), 1 L4 free in each region: the plan gives `one`
+    us-central1 and `trial` its fallback. Created first, as the engine's parallel creates may, `trial` still goes to
+    us-east1, leaving us-central1 to `one`; both are made."""
+    configured(provider, {"one": l4_stack_job(), "trial": l4_stack_job(fallbacks=FALLBACK_EAST)})
+    quota(emulator, "us-central1", 1)
+    quota(emulator, "us-east1", 1)
+    one = provider_props(l4_stack_job(), name="one", identity="org/proj/dev/one")
+    inputs = {name: checked(provider, news) for name, news in (("one", one), ("trial", props(fallbacks=FALLBACK_EAST)))}
+    assert any("`pulumi up` will create it at fallbacks[0] (us-east1)" in w for w in logged["warn"]), logged["warn"]
+    trial = dict(provider.create(inputs["trial"]).outs)
+    assert trial["placement"]["region"] == "us-east1"
+    assert "job trial: the stack's plan gives it placement 1 (us-east1), where the stack's earlier jobs leave room" \
+        in logged["info"], logged["info"]
+    assert dict(provider.create(inputs["one"]).outs)["placement"]["region"] == "us-central1"
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east1",
+                                                                                              "us-central1"]
+
+
+def test_a_planned_placement_taken_since_by_a_job_outside_the_stack_moves_the_create_on(provider, emulator,
+                                                                                        logged) -> None:
+    """The plan gives `trial` its fallback (us-east1); a job outside the stack takes that room after the plan was
+    read: the fresh read at create moves `trial` on, saying why, rather than sending a create Google would refuse."""
+    configured(provider, {"one": l4_stack_job(), "trial": l4_stack_job(fallbacks=FALLBACK_EAST)})
+    quota(emulator, "us-central1", 1)
+    quota(emulator, "us-east1", 1)
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))  # plan: `one` in us-central1, `trial` in us-east1
+    quota(emulator, "us-east1", 0)  # taken since, outside the stack
+    outs = dict(provider.create(inputs).outs)
+    assert outs["placement"]["region"] == "us-central1"
+    assert f"job trial: placement 1 (us-east1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free 0, " \
+        "needs 1" in logged["info"], logged["info"]
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-central1"]
+
+
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:
     news = checked(provider, props())
     reads = len(emulator.state.requests("quotaInfos.list"))
