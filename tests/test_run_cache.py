@@ -223,3 +223,20 @@ def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, em
     (reason,) = reasons(provider, l4_news("b"))
     assert "b needs 1, the stack's earlier new jobs there take 0, live jobs hold 1, the limit is 1" in reason
     assert reads(emulator)["limits"] == 1  # the limits are still the run's
+
+
+def test_the_stacks_config_is_judged_in_the_provider_as_the_program_judges_it(provider) -> None:
+    """The config `configure` is given (secrets decrypted, unmarked): the stack's jobs in its order, each at its
+    placements (settings.quota.askers); an encrypted credential in it (decrypted here)
+    is not refused as plain text, and a config that does not judge asks nothing (each job alone)."""
+    job = {**l4_job("us-east1"), "fallbacks": [{"region": "us-central1"}]}
+    token = "ghp_" + "a1" * 18  # as `pulumi config set --secret --path` would have stored it, decrypted
+    job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}]
+    jobs = {"b": l4_job(), "a": job}
+    configured(provider, jobs)
+    found = plan.asks_of(provider.stack_config)
+    assert [a.name for a in found.askers] == ["a", "b"]
+    assert [p.region for p in found.asker("a").placements] == ["us-east1", "us-central1"]  # type: ignore[union-attr]
+    assert found.asker("b").placements[0].needs.units == {L4: 1}  # type: ignore[union-attr]
+    configured(provider, {"a": {"jobSpec": {"workerPoolSpecs": "not a list"}}})
+    assert plan.asks_of(provider.stack_config) == plan.NO_STACK

@@ -109,7 +109,7 @@ def settings_of_config(config: Mapping[str, Any], root: Path) -> StackSettings:
             problems.append(Problem(full_key, str(error)))
     if problems:
         raise SpecError(problems)
-    return judge(flat, root)
+    return judge(flat, root, secret_keys=frozenset(STAND_INS.get(k, k.partition(":")[2]) for k in flat))
 
 
 def _secure_paths_in_file(root: Path, stack: str) -> frozenset[str]:
