@@ -54,7 +54,7 @@ def test_the_plan_prices_and_counts_quota_per_region(tmp_path: Path) -> None:
     assert resources["sweep"]["details"]["trials"] == "8, 2 at once"
     assert resources["h100"]["details"]["region"] == "us-east5"
     # a job's inputs hold its own facts: what the stack asks is judged from the stack's config by the provider
-    assert all("stackQuota" not in resource["inputs"] for resource in resources.values())
+    assert all("stackQuota" not in resources[name]["inputs"] for name in THREE)
     # the tuning job travels as the job input's third form, in its region
     job = resources["sweep"]["inputs"]["job"]
     assert set(job) == {"tuningJob", "region"} and job["region"] == "europe-west4"
