@@ -8,12 +8,22 @@ Needs the `pulumi` CLI, as tests/test_e2e.py does.
 from __future__ import annotations
 
 import json
+import subprocess
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e_support import Emulator, Project, offline_config, process_emulator, require_pulumi  # noqa: F401 (the fixture)
+from tests.e2e_support import (  # noqa: F401 (the fixture)
+    Emulator,
+    Project,
+    kill_session,
+    offline_config,
+    process_emulator,
+    require_pulumi,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -108,3 +118,27 @@ def test_plan_online_passes_a_finished_stack_as_preview_leaves_it(tmp_path: Path
     project.pulumi("preview", "--expect-no-changes")
     online = project.components("plan", "--stack", project.stack, "--online")
     assert online.returncode == 0, online.stdout + online.stderr
+
+
+def test_the_documented_recovery_passes_with_the_quota_exactly_full(tmp_path: Path, fresh: Emulator) -> None:
+    """Four Spot L4 jobs, quota 4: `pulumi up` killed mid-create (creates held 5 s), then the documented recovery
+    (`cancel`, `refresh --clear-pending-creates`, `up`): each job the dead run left live is counted once, as live, and
+    adopted; the rest are made; every job live once and in the state."""
+    fresh.control("quotas", {"metric": SPOT_L4, "region": "us-central1", "limit": 4})
+    project = Project.copy(tmp_path, PULUMI, fresh, config=offline_config("plan", {
+        f"one-{i}": {"jobSpec": spot_l4()} for i in range(4)}))
+    fresh.control("faults", {"delay": 5, "count": 4, "method": "customJobs.create"})
+    dead = subprocess.Popen(project.command("up", "--yes", "--skip-preview"), cwd=project.path, env=project.env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    wait_until(lambda: len(fresh.calls("customJobs.create")) >= 2, 180, "creates sent by the first up")
+    kill_session(dead)
+    sent = len(fresh.calls("customJobs.create"))
+    wait_until(lambda: len(fresh.jobs()) == sent, 60, "the dead run's slow creates landing")
+    assert project.resources() == [] and 0 < len(fresh.live()) == sent
+
+    project.pulumi("cancel", "--yes", ok=False)  # only if the dead run still holds the lock
+    project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
+    recovered = project.pulumi("up", "--yes", ok=False)
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    assert Counter(job_id.rsplit("_", 1)[0] for job_id in fresh.live()) == Counter({f"one-{i}": 1 for i in range(4)})
+    assert {r["outputs"]["jobId"] for r in project.resources()} == set(fresh.live())
