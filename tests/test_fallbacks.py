@@ -297,6 +297,29 @@ def test_a_planned_placement_taken_since_by_a_job_outside_the_stack_moves_the_cr
     assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-central1"]
 
 
+def test_plan_online_asks_nothing_of_a_finished_job_as_preview_leaves_it(provider, emulator, tmp_path: Path) -> None:
+    """plan --online's review counts a job of the stack that ended (Google says SUCCEEDED) as `pulumi preview` does:
+    unchanged, asking no quota, so a finished sweep passes with the quota at 0; a job never made still asks."""
+    import yaml
+
+    from gcp_training_jobs.cli.plan.quota import online_review
+    from gcp_training_jobs.resources.settings import load_stack_file
+
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(yaml.safe_dump({"config": {
+        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+        "gcp-training-jobs:jobs": {"trial": l4_stack_job()}}}))
+    settings = load_stack_file(stack, root=Path(__file__).resolve().parents[1])
+    created(provider, props())  # stack dev's `trial`
+    emulator.state.advance(10 * emulator.state.phase_seconds)
+    quota(emulator, "us-central1", 0)
+    assert online_review(settings, "org/proj/dev/").problems == []
+    (problem,) = online_review(settings, "org/proj/other/").problems  # another stack's: never made there
+    assert "trial needs 1" in problem and "the limit is 0" in problem
+
+
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:
     news = checked(provider, props())
     reads = len(emulator.state.requests("quotaInfos.list"))
