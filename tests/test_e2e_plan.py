@@ -140,5 +140,5 @@ def test_the_documented_recovery_passes_with_the_quota_exactly_full(tmp_path: Pa
     project.pulumi("refresh", "--yes", "--skip-preview", "--clear-pending-creates")
     recovered = project.pulumi("up", "--yes", ok=False)
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
-    assert Counter(job_id.rsplit("_", 1)[0] for job_id in fresh.live()) == Counter({f"one-{i}": 1 for i in range(4)})
+    assert Counter(job_id.rsplit("_", 1)[0] for job_id in fresh.live()) == Counter({f"one_{i}": 1 for i in range(4)})
     assert {r["outputs"]["jobId"] for r in project.resources()} == set(fresh.live())
