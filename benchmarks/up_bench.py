@@ -118,15 +118,15 @@ def pulumi_cli() -> str:
 
 
 def job(index: int) -> dict[str, object]:
-    """One Spot L4 job, small: the engine hands the program the stack's config in one environment variable, which
-    Linux caps at 128 KiB (MAX_ARG_STRLEN), so 400 jobs must stay under about 320 bytes each."""
+    """One Spot L4 job, small: the engine hands the program the stack's config in one environment variable (the
+    `jobs` map as escaped JSON text inside JSON), which Linux caps at 128 KiB (MAX_ARG_STRLEN), so 400 jobs must
+    stay under about 300 bytes each, escapes included. `index` makes each job's spec its own."""
     return {"jobSpec": {
         "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
                                              "acceleratorCount": 1},
-                             "replicaCount": "1",
-                             "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/train/l4:1",
-                                               "args": [f"--shard={index}"]}}],
-        "scheduling": {"strategy": "SPOT", "timeout": "7200s"}}}
+                             "replicaCount": 1,
+                             "containerSpec": {"imageUri": f"us-docker.pkg.dev/p/t/l4:{index}"}}],
+        "scheduling": {"strategy": "SPOT"}}}
 
 
 def project(base: Path, name: str, count: int) -> Path:
