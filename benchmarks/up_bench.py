@@ -9,12 +9,16 @@ and the ratio to the floor measured in the same run (target: at most 1.5x), and 
 job, as the emulator's request log counts them (target: at most 2.05: a job's lookup and create, and the quota
 limits and the region's live jobs read once per run).
 
-A third figure, the state floor, is what the engine alone pays for this project's state: N no-op dynamic
-resources registering exactly the inputs the TrainingJobs registered and returning exactly their outputs (both
-read from the jobs stack's exported state; their pickled provider a secret or not, as the jobs' is), in a stack
-with the same stack file (the engine copies the whole stack config into a Python dynamic provider's state). No
-program or provider work of the project is in it, so the figure's ratio to it is the project's own cost, and its
-ratio to the floor the engine's cost of the state.
+A third figure, the state floor, is what the engine alone pays for a state of N jobs: N no-op dynamic resources
+each registering one job's own inputs and returning its outputs (the first TrainingJob's, read from the jobs stack's
+exported state; their pickled provider a secret or not, as the jobs' is), in a stack with the same stack file (the
+engine copies the whole stack config into a Python dynamic provider's state). Built from one job, not from the
+project's state replayed, it is what a state that grows with the stack, not its square, costs: the figure's ratio to
+it is the project's own cost, and its ratio to the floor the engine's cost of a job's state. The state's bytes per job
+are printed too (the exported state's resources over N: it does not grow with N).
+
+--preview also times, on the jobs stack, `pulumi preview` of N jobs (a new stack: every job checked), and the
+project's offline `plan` of the same stack file.
 Not a test: figures only. Needs the engine (`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
 Run: python benchmarks/up_bench.py [--jobs N] [--repeat R]
 """
@@ -70,8 +74,9 @@ from pathlib import Path
 
 from echo import Echo
 
-for name, state in json.loads(Path("resources.json").read_text()).items():
-    Echo(name, state["inputs"])
+one = json.loads(Path("resource.json").read_text())
+for i in range({count}):
+    Echo(f"job-{{i:03d}}", one["inputs"])
 '''
 STATE_PROVIDER = '''\
 """A dynamic resource that does no work and returns a TrainingJob's recorded outputs: the engine's cost of the
@@ -85,20 +90,20 @@ from pulumi.dynamic import CreateResult, Resource, ResourceProvider
 
 @functools.cache
 def recorded() -> dict:
-    return json.loads(Path("resources.json").read_text())
+    return json.loads(Path("resource.json").read_text())
 
 
 class EchoProvider(ResourceProvider):
     serialize_as_secret_always = {secret}  # as the TrainingJobs' pickled provider is kept in their state
 
     def create(self, props):
-        outputs = recorded()[props["echoName"]]["outputs"]
-        return CreateResult(outputs.get("resourceName") or props["echoName"], outputs)
+        outputs = recorded()["outputs"]
+        return CreateResult(f"{{outputs.get('resourceName')}}-{{props['echoName']}}", outputs)
 
 
 class Echo(Resource):
     def __init__(self, name, inputs):
-        super().__init__(EchoProvider(), name, {**inputs, "echoName": name})
+        super().__init__(EchoProvider(), name, {{**inputs, "echoName": name}})
 '''
 #: The type of the project's jobs in exported state, and the key of a dynamic resource's pickled provider.
 JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
@@ -113,13 +118,15 @@ def pulumi_cli() -> str:
 
 
 def job(index: int) -> dict[str, object]:
-    return {"labels": {"bench": "up"}, "jobSpec": {
+    """One Spot L4 job, small: the engine hands the program the stack's config in one environment variable (the
+    `jobs` map as escaped JSON text inside JSON), which Linux caps at 128 KiB (MAX_ARG_STRLEN), so 400 jobs must
+    stay under about 300 bytes each, escapes included. `index` makes each job's spec its own."""
+    return {"jobSpec": {
         "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
                                              "acceleratorCount": 1},
-                             "replicaCount": "1",
-                             "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/train/l4:1",
-                                               "args": [f"--shard={index}"]}}],
-        "scheduling": {"strategy": "SPOT", "timeout": "7200s"}}}
+                             "replicaCount": 1,
+                             "containerSpec": {"imageUri": f"us-docker.pkg.dev/p/t/l4:{index}"}}],
+        "scheduling": {"strategy": "SPOT"}}}
 
 
 def project(base: Path, name: str, count: int) -> Path:
@@ -209,32 +216,51 @@ def timed_up(path: Path, env: dict[str, str], stack: str, cli: str, export: Path
     return elapsed
 
 
-def state_project(base: Path, export: Path, stack_text: str, stacks: list[str]) -> Path:
-    """The state floor's project: each TrainingJob of the export as an Echo of its inputs and outputs (without
-    the pickled provider, which the Echo brings its own of), and the jobs' stack file under each stack name."""
+def state_project(base: Path, export: Path, stack_text: str, stacks: list[str], count: int) -> Path:
+    """The state floor's project: N Echos, each of the export's first TrainingJob's inputs and outputs (without the
+    pickled provider, which the Echo brings its own of), and the jobs' stack file under each stack name."""
     path = base / "state-floor"
     path.mkdir()
     (path / "venv").symlink_to(ROOT / "venv")
     (path / "Pulumi.yaml").write_text("name: state-floor\nruntime: python\n")
-    (path / "__main__.py").write_text(STATE_PROGRAM)
+    (path / "__main__.py").write_text(STATE_PROGRAM.format(count=count))
     resources = json.loads(export.read_text())["deployment"]["resources"]
     secret = any(isinstance(r.get("inputs", {}).get(PROVIDER_KEY), dict) for r in resources if r["type"] == JOB_TYPE)
-    (path / "echo.py").write_text(STATE_PROVIDER.replace("{secret}", str(secret)))
-    jobs = {r["urn"].rsplit("::", 1)[1]: {key: {k: v for k, v in r.get(key, {}).items() if k != PROVIDER_KEY}
-                                          for key in ("inputs", "outputs")}
-            for r in resources if r["type"] == JOB_TYPE}
-    if not jobs:
+    (path / "echo.py").write_text(STATE_PROVIDER.format(secret=secret))
+    first = next((r for r in resources if r["type"] == JOB_TYPE), None)
+    if first is None:
         sys.exit(f"no {JOB_TYPE} in the jobs stack's state: the state floor has nothing to echo")
-    (path / "resources.json").write_text(json.dumps(jobs))
+    (path / "resource.json").write_text(json.dumps({key: {k: v for k, v in first.get(key, {}).items()
+                                                          if k != PROVIDER_KEY} for key in ("inputs", "outputs")}))
     for stack in stacks:
         (path / f"Pulumi.{stack}.yaml").write_text(stack_text)
     return path
+
+
+def timed_reviews(path: Path, env: dict[str, str], cli: str, count: int) -> tuple[float, float]:
+    """`pulumi preview` of N jobs on a new stack, and `python -m components plan` of its stack file: wall seconds."""
+    def timed(*argv: str) -> float:
+        start = time.perf_counter()
+        done = subprocess.run(argv, cwd=path, env={**env, "PATH": f"{ROOT / 'venv' / 'bin'}:{env['PATH']}"},
+                              capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(argv)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return time.perf_counter() - start
+
+    with emulator() as endpoint:
+        stack_file(path, "review", count, endpoint)
+        subprocess.run([cli, "stack", "init", "--stack", "review", "--non-interactive"], cwd=path, env=env,
+                       check=True, capture_output=True)
+        preview = timed(cli, "preview", "--stack", "review", "--non-interactive")
+        plan = timed(str(ROOT / "venv" / "bin" / "python"), "-m", "components", "plan", "--stack", "review")
+    return preview, plan
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--preview", action="store_true", help="also time `pulumi preview` and `plan` of N jobs")
     options = parser.parse_args()
     cli = pulumi_cli()
     with tempfile.TemporaryDirectory() as folder:
@@ -261,8 +287,11 @@ def main() -> None:
                 made.append(requests_made(endpoint))
             if state is None:
                 state = state_project(base, export, (jobs / "stacks" / "Pulumi.bench0.yaml").read_text(),
-                                      [f"state{n}" for n in range(options.repeat)])
+                                      [f"state{n}" for n in range(options.repeat)], options.jobs)
             states.append(timed_up(state, env, f"state{i}", cli))
+        exported = json.loads(export.read_text())["deployment"]["resources"]
+        job_bytes = sum(len(json.dumps(r)) for r in exported if r["type"] == JOB_TYPE) / options.jobs
+        reviews = timed_reviews(jobs, env, cli, options.jobs) if options.preview else None
     floor, figure, state_floor = (min(t.wall for t in times) for times in (floors, figures, states))
     print(f"floor: `pulumi up` of {options.jobs} no-op dynamic resources: {floor:.2f} s (best of {options.repeat}: "
           f"{', '.join(f'{t.wall:.2f}' for t in floors)})")
@@ -278,6 +307,10 @@ def main() -> None:
           f"stack file: {state_floor:.2f} s (best of {options.repeat}: {', '.join(f'{t.wall:.2f}' for t in states)}), "
           f"{state_floor / floor:.2f}x the floor: the engine's cost of this state")
     print(f"ratio to the state floor: {figure / state_floor:.2f}x: the project's own program and provider")
+    print(f"state bytes per job: {job_bytes:.0f} (the exported state's TrainingJobs over {options.jobs})")
+    if reviews is not None:
+        print(f"`pulumi preview` of {options.jobs} jobs (a new stack: each checked): {reviews[0]:.2f} s; offline "
+              f"`plan` of the same stack file: {reviews[1]:.2f} s")
     cpu = [min(t.cpu for t in times) for times in (floors, figures, states)]
     print(f"processor seconds (best of {options.repeat}): floor {cpu[0]:.2f}, TrainingJobs {cpu[1]:.2f} "
           f"({cpu[1] / cpu[0]:.2f}x), state floor {cpu[2]:.2f} ({cpu[2] / cpu[0]:.2f}x)")

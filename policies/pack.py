@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
+from gcp_training_jobs.jobspec.core.names import VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.jobspec.review.cost import Placed
@@ -60,12 +61,12 @@ from gcp_training_jobs.jobspec.review.guardrails import (
     stack_estimate,
     stack_guardrail_problems,
 )
-from gcp_training_jobs.jobspec.review.quota_fit import asked, unwire
+from gcp_training_jobs.jobspec.review.quota_fit import RESOURCE_PREFIX, Asker, Placement, asked, asker_of
+from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE, ResourceFacts, registered_facts
 from gcp_training_jobs.resources.fallbacks import alternative_job
-from gcp_training_jobs.resources.job_model.declared import STACK_QUOTA
 from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
@@ -311,13 +312,17 @@ def validate_estimated_cost(args: StackValidationArgs, report: Report) -> None:
 
 
 def validate_quota_asked(args: StackValidationArgs, report: Report) -> None:
-    """Advisory: what the stack asks of Vertex AI's custom training quotas, per region and metric and by job, from
-    the one list every review reads (the stack's quota input its TrainingJobs carry, jobspec.review.quota_fit):
-    offline, each job as written; the limits are read by `plan --online` and each job's preview."""
-    carried = next((unwire(plain(r.props).get(STACK_QUOTA.wire)) for r in args.resources
-                    if r.resource_type.endswith(TRAINING_JOB) and plain(r.props).get(STACK_QUOTA.wire)), ())
+    """Advisory: what the stack asks of Vertex AI's custom training quotas, per region and metric and by job, by the
+    one rule every review reads (jobspec.review.quota_fit.asked): offline, each registered persistent resource at its
+    machines at the most and each Vertex AI job as written, from its own inputs; the limits are read by `plan
+    --online` and each job's preview."""
+    found = registered(args)
+    stack = [Asker(f"{RESOURCE_PREFIX}{name}", (Placement(held.region or "", needs_of(held.as_job())),))
+             for name, held in found.resources.items()]
+    stack += [asker_of(name, (facts,), facts.region or "") for name, facts in found.jobs.items()
+              if facts.backend == VERTEX]
     lines = [f"{region} {metric}: {ask['units']} ({', '.join(f'{who} {n}' for who, n in ask['by'].items())})"
-             for region, metrics in asked(carried).items() for metric, ask in metrics.items()]
+             for region, metrics in asked(stack).items() for metric, ask in metrics.items()]
     if lines:
         report("\n".join(["quota asked (offline; the limits are read by `plan --online` and each job's preview):",
                            *lines]))

@@ -186,6 +186,23 @@ def provider_props(job: dict[str, Any], *, name: str = "resnet", backend: str = 
             **extra}
 
 
+def configured(provider: Any, jobs: dict[str, Any], *, project: str = "my-proj", region: str = "us-central1",
+               **config: Any) -> Any:
+    """`provider` configured as the engine configures it for a Vertex AI stack of these jobs (`jobs`: the stack file's
+    `gcp-training-jobs:jobs`; `config`: more keys, `gcp-training-jobs:` ones by their bare name), its config as the
+    engine hands it (object values as JSON text): the stack the provider's checks and creates place each job in."""
+    from pulumi.dynamic import ConfigureRequest
+    from pulumi.dynamic.config import Config
+
+    raw = {"gcp:project": project, "gcp:region": region, "gcp-training-jobs:backend": "vertex",
+           "gcp-training-jobs:enableApis": "false",
+           "gcp-training-jobs:buckets": json.dumps({"staging": "my-staging", "jobDir": "my-job-dir"}),
+           "gcp-training-jobs:jobs": json.dumps(jobs),
+           **{f"gcp-training-jobs:{k}": v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}}
+    provider.configure(ConfigureRequest(Config(raw, "proj")))
+    return provider
+
+
 def props(backend: str, job: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     """A T4 job's inputs (`job`, else t4_job(); on Vertex in a prebuilt container's image)."""
     job = job or t4_job()

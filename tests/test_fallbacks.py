@@ -17,12 +17,10 @@ from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.emulator import Emulator
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import PLACEMENT_LABEL, RESOURCE_LABEL, RETRY_LABEL, SPEC_LABEL
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
-from gcp_training_jobs.jobspec.review.quotas import Needs
 from gcp_training_jobs.resources.job_model.identity import identity_labels
 from gcp_training_jobs.resources.training_job import TrainingJobProvider
 from gcp_training_jobs.resources.training_job.tries import QuotaRefused
-from tests.helpers import FakeClock, checked, provider_props
+from tests.helpers import FakeClock, checked, configured, provider_props
 
 L4 = "custom_model_training_nvidia_l4_gpus"
 IDENTITY = "org/proj/dev/trial"
@@ -182,29 +180,128 @@ def test_over_quota_as_written_but_a_fallback_fits_is_a_warning(provider, emulat
                                                            "fallbacks[0]"]
 
 
+def l4_stack_job(count: int = 1, **keys: Any) -> dict[str, Any]:
+    """A stack file's job of `count` L4 in us-central1 (`keys`: its other settings, `fallbacks`)."""
+    machine = {1: "g2-standard-8", 2: "g2-standard-24", 4: "g2-standard-48"}[count]
+    job = l4_job()
+    job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"].update(machineType=machine, acceleratorCount=count)
+    return {**job, **keys}
+
+
 def test_the_stacks_jobs_count_together_and_stand_for_what_its_live_jobs_hold(provider, emulator) -> None:
-    """The stackQuota input is the stack's jobs in order with what each asks (quota_fit.wire, the same value for every
-    job): the job is placed after the stack's earlier new jobs, beside what live jobs hold; a job of the stack already
-    live (found by its pulumi-resource label) is counted as what it holds, not as new."""
-    stack = wire([Asker("other", (Placement("us-central1", Needs({L4: 2})),)),
-                  Asker("trial", (Placement("us-central1", Needs({L4: 1})),))])  # stack dev, in its order
+    """The stack's config (which the engine hands the provider's configure) is its jobs in order with what each asks:
+    the job is placed after the stack's earlier new jobs, beside what live jobs hold; a job of the stack already live
+    (found by its pulumi-resource label) is counted as what it holds, not as new."""
+    configured(provider, {"other": l4_stack_job(2), "trial": l4_stack_job()})  # stack dev, in its order
     quota(emulator, "us-central1", 2)
-    ((_, reason),) = failures(provider, props(stackQuota=stack))
+    ((_, reason),) = failures(provider, props())
     assert "trial needs 1, the stack's earlier new jobs there take 2, live jobs hold 0, the limit is 2 (3 > 2)" \
         in reason
-    provider.create(checked(provider, props(identity="org/proj/dev/other", name="other")))  # stack dev: holds 1
-    next_run()
-    assert failures(provider, props(stackQuota=stack)) == []  # other, live, counted as the 1 it holds: 1 + 1 fits
-    provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
-    next_run()
-    ((_, reason),) = failures(provider, props(stackQuota=stack))
-    assert "trial needs 1, the stack's earlier new jobs there take 0, live jobs hold 2, the limit is 2" in reason
+    other = provider_props(l4_stack_job(2), name="other", identity="org/proj/dev/other")
+    provider.create(checked(provider, other))  # stack dev: holds 2
     quota(emulator, "us-central1", 3)
     next_run()
-    assert failures(provider, props()) == []  # alone (no stackQuota), the job needs 1 beside the 2 held: fits 3
-    first = wire([Asker("trial", (Placement("us-central1", Needs({L4: 1})),)),
-                  Asker("other", (Placement("us-central1", Needs({L4: 8})),))])
-    assert failures(provider, props(stackQuota=first)) == []  # a later job's excess is never this job's
+    assert failures(provider, props()) == []  # other, live, counted as the 2 it holds: 2 + 1 fits
+    provider.create(checked(provider, props(identity="org/proj/prod/else", name="else")))  # stack prod: holds 1
+    next_run()
+    ((_, reason),) = failures(provider, props())
+    assert "trial needs 1, the stack's earlier new jobs there take 0, live jobs hold 3, the limit is 3" in reason
+    quota(emulator, "us-central1", 4)
+    next_run()
+    configured(TrainingJobProvider(), {})
+    assert failures(TrainingJobProvider(), props()) == []  # alone (no stack), the job needs 1 beside the 3 held
+    first = configured(TrainingJobProvider(), {"trial": l4_stack_job(), "zz": l4_stack_job(4)})
+    assert failures(first, props()) == []  # a later job's excess is never this job's
+
+
+def test_the_resources_own_orphan_is_counted_once_as_live(provider, emulator) -> None:
+    """Recovery after a run that died mid-create, with the quota full: the resource's own job, live and outside the
+    state, is found by its identity and counted once, as live (the create adopts it), never as live and new."""
+    configured(provider, {"other": l4_stack_job(), "trial": l4_stack_job()})
+    quota(emulator, "us-central1", 2)
+    provider.create(checked(provider, props()))  # the run dies before the state records it: an orphan
+    provider.create(checked(provider, provider_props(l4_stack_job(), name="other", identity="org/proj/dev/other")))
+    next_run()
+    assert failures(provider, props()) == []  # its own job counted once: 2 held of 2, nothing new
+    outs = created(provider, props())
+    assert len(emulator.state.jobs()) == 2 and outs["jobId"] in {e["name"].rsplit("/", 1)[-1]
+                                                                for e in emulator.state.jobs()} | {outs["jobId"]}
+    changed = props(l4_stack_job(2))  # a replace: its new job is new beside the old one
+    next_run()
+    quota(emulator, "us-central1", 3)
+    ((_, reason),) = failures(provider, changed, olds=outs)
+    assert "trial needs 2" in reason and "live jobs hold 2, the limit is 3" in reason
+
+
+def test_a_finished_job_of_the_stack_asks_nothing(provider, emulator) -> None:
+    """A job of the stack that ended (as Google says) is one `pulumi preview` leaves as it is: it asks no quota of the
+    stack's later jobs."""
+    configured(provider, {"a-sweep": l4_stack_job(2), "trial": l4_stack_job()})
+    quota(emulator, "us-central1", 2)
+    sweep = created(provider, provider_props(l4_stack_job(2), name="a-sweep", identity="org/proj/dev/a-sweep"))
+    emulator.state.advance(10 * emulator.state.phase_seconds)  # it runs, and ends
+    assert [e["job"]["state"] for e in emulator.state.jobs()] == ["JOB_STATE_SUCCEEDED"], sweep
+    next_run()
+    assert failures(provider, props()) == []  # the sweep holds nothing now, and asks nothing
+
+
+def test_a_create_takes_the_placement_the_stacks_plan_gave_it_whatever_order_the_engine_creates_in(
+        provider, emulator, logged) -> None:
+    """`one` (no fallback) then `trial` (a fallback to us-east1), 1 L4 free in each region: the plan gives `one`
+    us-central1 and `trial` its fallback. Created first, as the engine's parallel creates may, `trial` still goes to
+    us-east1, leaving us-central1 to `one`; both are made."""
+    configured(provider, {"one": l4_stack_job(), "trial": l4_stack_job(fallbacks=FALLBACK_EAST)})
+    quota(emulator, "us-central1", 1)
+    quota(emulator, "us-east1", 1)
+    one = provider_props(l4_stack_job(), name="one", identity="org/proj/dev/one")
+    inputs = {name: checked(provider, news) for name, news in (("one", one), ("trial", props(fallbacks=FALLBACK_EAST)))}
+    assert any("`pulumi up` will create it at fallbacks[0] (us-east1)" in w for w in logged["warn"]), logged["warn"]
+    trial = dict(provider.create(inputs["trial"]).outs)
+    assert trial["placement"]["region"] == "us-east1"
+    assert "job trial: the stack's plan gives it placement 1 (us-east1), where the stack's earlier jobs leave room" \
+        in logged["info"], logged["info"]
+    assert dict(provider.create(inputs["one"]).outs)["placement"]["region"] == "us-central1"
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east1",
+                                                                                              "us-central1"]
+
+
+def test_a_planned_placement_taken_since_by_a_job_outside_the_stack_moves_the_create_on(provider, emulator,
+                                                                                        logged) -> None:
+    """The plan gives `trial` its fallback (us-east1); a job outside the stack takes that room after the plan was
+    read: the fresh read at create moves `trial` on, saying why, rather than sending a create Google would refuse."""
+    configured(provider, {"one": l4_stack_job(), "trial": l4_stack_job(fallbacks=FALLBACK_EAST)})
+    quota(emulator, "us-central1", 1)
+    quota(emulator, "us-east1", 1)
+    inputs = checked(provider, props(fallbacks=FALLBACK_EAST))  # plan: `one` in us-central1, `trial` in us-east1
+    quota(emulator, "us-east1", 0)  # taken since, outside the stack
+    outs = dict(provider.create(inputs).outs)
+    assert outs["placement"]["region"] == "us-central1"
+    assert f"job trial: placement 1 (us-east1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free 0, " \
+        "needs 1" in logged["info"], logged["info"]
+    assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-central1"]
+
+
+def test_plan_online_asks_nothing_of_a_finished_job_as_preview_leaves_it(provider, emulator, tmp_path: Path) -> None:
+    """plan --online's review counts a job of the stack that ended (Google says SUCCEEDED) as `pulumi preview` does:
+    unchanged, asking no quota, so a finished sweep passes with the quota at 0; a job never made still asks."""
+    import yaml
+
+    from gcp_training_jobs.cli.plan.quota import online_review
+    from gcp_training_jobs.resources.settings import load_stack_file
+
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(yaml.safe_dump({"config": {
+        "gcp:project": "my-proj", "gcp:region": "us-central1", "gcp-training-jobs:backend": "vertex",
+        "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:buckets": {"staging": "my-staging", "jobDir": "my-job-dir"},
+        "gcp-training-jobs:jobs": {"trial": l4_stack_job()}}}))
+    settings = load_stack_file(stack, root=Path(__file__).resolve().parents[1])
+    created(provider, props())  # stack dev's `trial`
+    emulator.state.advance(10 * emulator.state.phase_seconds)
+    quota(emulator, "us-central1", 0)
+    assert online_review(settings, "org/proj/dev/").problems == []
+    (problem,) = online_review(settings, "org/proj/other/").problems  # another stack's: never made there
+    assert "trial needs 1" in problem and "the limit is 0" in problem
 
 
 def test_an_unchanged_job_reads_no_quota_and_unreadable_quotas_only_warn(provider, emulator, logged) -> None:
@@ -252,7 +349,7 @@ def test_a_placement_without_quota_free_at_create_is_skipped_unsent(provider, em
     metric the job asks has its live jobs read."""
     inputs = checked(provider, props(fallbacks=FALLBACK_EAST))
     quota(emulator, "us-central1", 0)  # after the preview
-    limits, held = len(emulator.state.requests("quotaInfos.list")), len(held_reads(emulator))
+    limits, held = len(emulator.state.requests("quotaInfos.list")), held_reads(emulator)
     outs = dict(provider.create(inputs).outs)
     assert (outs["placement"]["index"], outs["placement"]["region"], outs["retryCount"]) == (1, "us-east1", 0)
     assert [r["path"].split("/")[5] for r in emulator.state.requests("customJobs.create")] == ["us-east1"]
@@ -260,7 +357,10 @@ def test_a_placement_without_quota_free_at_create_is_skipped_unsent(provider, em
     assert f"job trial: placement 0 (us-central1 STANDARD) skipped at create: aiplatform.googleapis.com/{L4} free " \
            "0, needs 1" in logged["info"], logged["info"]
     assert len(emulator.state.requests("quotaInfos.list")) - limits == 1
-    assert held_reads(emulator)[held:] == ["us-central1", "us-central1"]  # custom and tuning jobs, us-central1 only
+    read = held_reads(emulator)
+    for region in held:
+        read.remove(region)
+    assert read == ["us-central1", "us-central1"]  # custom and tuning jobs, us-central1 only
     assert logged["warn"] == []
 
 

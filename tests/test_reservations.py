@@ -34,7 +34,7 @@ from gcp_training_jobs.jobspec.review.reservations import (
 )
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from tests.conftest_emulator import build_client
-from tests.helpers import ROOT
+from tests.helpers import ROOT, configured
 
 PROJECT, REGION, ZONE = "my-proj", "us-central1", "us-central1-a"
 PARENT = f"projects/{PROJECT}/locations/{REGION}"
@@ -300,27 +300,24 @@ def test_the_plan_and_the_review_read_a_jobs_reservations_by_one_walk() -> None:
 # ------------------------------------------------------------------------------------------ the provider's check
 
 
-def job_props(name: str, machines: int, stack: dict[str, Any] | None = None,
-              machine: dict[str, Any] | None = None, **keys: Any) -> dict[str, Any]:
-    """A TrainingJob's inputs: `machines` on the reservation, of stack dev; `stack`, its stackQuota input; `keys`,
-    its other inputs (`fallbacks`)."""
+def job_props(name: str, machines: int, machine: dict[str, Any] | None = None, **keys: Any) -> dict[str, Any]:
+    """A TrainingJob's inputs: `machines` on the reservation, of stack dev; `keys`, its other inputs
+    (`fallbacks`)."""
     job = {"jobSpec": {"workerPoolSpecs": pools(machines, machine), "scheduling": {"timeout": "3600s"}},
            "region": REGION}
     return {"name": name, "project": PROJECT, "backend": "vertex", "job": job, "waitForCompletion": False,
             "waitTimeoutSeconds": None, "identity": f"org/proj/dev/{name}",
-            **({"stackQuota": stack} if stack is not None else {}), **keys}
+            **keys}
 
 
 def check_failures(provider: Any, news: dict[str, Any]) -> list[str]:
     return [f.message for f in provider.check({}, news).failures]
 
 
-def stack_of(**machines: int) -> dict[str, Any]:
-    """The stackQuota input of a stack whose jobs take these machines from the reservation, in this order."""
-    from gcp_training_jobs.jobspec.review import reservations
-
-    return {"jobs": [], "reservations": reservations.wire(
-        takers({name: {0: facts(n)} for name, n in machines.items()}, PROJECT, REGION))}
+def stack_of(provider: Any, **machines: int) -> Any:
+    """`provider` configured for a stack whose jobs (named in the stack's order) take these machines from the
+    reservation."""
+    return configured(provider, {name: stack_job(n) for name, n in machines.items()}, project=PROJECT, region=REGION)
 
 
 def test_the_providers_check_refuses_what_plan_online_refuses_in_its_words(provider: Any, emulator: Emulator,
@@ -343,17 +340,17 @@ def test_the_providers_check_holds_the_stacks_jobs_in_order_and_counts_a_live_on
     to it in the stack's order, only the one that does not fit fails its check; a job of the stack already live is in
     the reservation's inUseCount and not counted again."""
     insert(compute)
-    both = stack_of(a=2, b=1)
-    assert check_failures(provider, job_props("a", 2, both)) == []  # first: it fits
-    assert check_failures(provider, job_props("b", 1, both)) == [
+    stack_of(provider, a=2, b=1)
+    assert check_failures(provider, job_props("a", 2)) == []  # first: it fits
+    assert check_failures(provider, job_props("b", 1)) == [
         "job b: needs 1 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 2 free "
         "(count 2, in use 0)"]
-    fits = stack_of(a=1, b=1)
-    assert check_failures(provider, job_props("a", 1, fits)) == []
-    provider.create(provider.check({}, job_props("a", 1, fits)).inputs)  # a is live: in use 1
+    stack_of(provider, a=1, b=1)
+    assert check_failures(provider, job_props("a", 1)) == []
+    provider.create(provider.check({}, job_props("a", 1)).inputs)  # a is live: in use 1
     assert read(compute)["specificReservation"]["inUseCount"] == "1"
     RUN.clear()  # another run
-    assert check_failures(provider, job_props("b", 1, fits)) == []  # a in inUseCount, not counted again: 1 of 1 free
+    assert check_failures(provider, job_props("b", 1)) == []  # a in inUseCount, not counted again: 1 of 1 free
     RUN.clear()
     [alone] = check_failures(provider, job_props("c", 2))  # a job of no stack, alone beside what is in use
     assert alone == "job c: needs 2 a3-highgpu-8g from reservation h100-res; it has 1 free (count 2, in use 1)"
@@ -363,8 +360,8 @@ def test_the_providers_check_says_what_the_review_says_of_a_stack_job_by_job(pro
                                                                             compute: Any) -> None:
     """2, 2, 1 on 3 free: each job's check is its own verdict of the one rule, in the review's words."""
     insert(compute, count=3)
-    stack = stack_of(a=2, b=2, c=1)
-    checks = {name: check_failures(provider, job_props(name, n, stack)) for name, n in (("a", 2), ("b", 2), ("c", 1))}
+    stack_of(provider, a=2, b=2, c=1)
+    checks = {name: check_failures(provider, job_props(name, n)) for name, n in (("a", 2), ("b", 2), ("c", 1))}
     assert checks == {"a": [], "c": [], "b": review_lines(emulator, a=facts(2), b=facts(2), c=facts(1))}
     assert checks["b"] == ["job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it "
                            "take 2; it has 3 free (count 3, in use 0)"]
@@ -372,9 +369,9 @@ def test_the_providers_check_says_what_the_review_says_of_a_stack_job_by_job(pro
 
 def test_the_check_reads_each_reservation_once_per_run(provider: Any, emulator: Emulator, compute: Any) -> None:
     insert(compute)
-    stack = stack_of(a=1, b=1)
+    stack_of(provider, a=1, b=1)
     for name in ("a", "b", "a"):
-        assert check_failures(provider, job_props(name, 1, stack)) == []
+        assert check_failures(provider, job_props(name, 1)) == []
     assert len(emulator.state.requests("reservations.get")) == 1
 
 
@@ -391,10 +388,10 @@ def test_a_fallback_takes_from_the_same_reservation_so_a_full_one_refuses_it_too
     """A fallback keeps the job's reservationAffinity: where the reservation cannot give the job its machines as
     written, it cannot at the fallback either, and the job fits nowhere: each placement is named."""
     insert(compute, count=3)
-    stack = stack_of(a=2, b=2)
+    stack_of(provider, a=2, b=2)
     take = ("needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 3 free "
             "(count 3, in use 0)")
-    assert check_failures(provider, job_props("b", 2, stack, fallbacks=[SPOT])) == [
+    assert check_failures(provider, job_props("b", 2, fallbacks=[SPOT])) == [
         f"job b: {take}", f"job b: fallbacks[0]: {take}"]
     assert not emulator.state.requests("customJobs.create")
 
@@ -404,7 +401,8 @@ def test_a_job_the_reservation_gives_its_machines_at_a_fallback_only_is_warned_a
     """As written the job runs another machine than the reservation's, its fallback the reservation's own: the check
     passes with a warning naming the fallback, and `up` skips the job as written unsent and makes it there."""
     insert(compute)
-    news = job_props("w", 1, stack_of(w=1), MEGA, fallbacks=[ON_ITS_MACHINE])
+    stack_of(provider, w=1)
+    news = job_props("w", 1, MEGA, fallbacks=[ON_ITS_MACHINE])
     assert check_failures(provider, news) == []
     [warned] = [w for w in logged["warn"] if w.startswith("job w:")]
     assert warned.startswith("job w: as written (us-central1): jobSpec.workerPoolSpecs[0]: runs a3-megagpu-8g")
@@ -486,14 +484,16 @@ def test_plan_names_the_reservations_offline_and_reads_them_online(tmp_path: Pat
     assert len(emulator.state.requests("reservations.get")) == 2, "read once per plan"
 
 
-def settings_quota(tmp_path: Path) -> dict[str, Any]:
-    """The stackQuota input of the stack file `plan` wrote, as stack.py builds it from the same judged settings."""
-    from gcp_training_jobs.jobspec.review import reservations
-    from gcp_training_jobs.resources.settings import load_stack_file
-    from gcp_training_jobs.resources.settings.quota import reservation_takers
+def settings_configured(provider: Any, tmp_path: Path) -> Any:
+    """`provider` configured with the config of the stack file `plan` wrote, as the engine hands it over (object
+    values as JSON text)."""
+    from pulumi.dynamic import ConfigureRequest
+    from pulumi.dynamic.config import Config
 
-    settings = load_stack_file(tmp_path / "Pulumi.q.yaml", root=ROOT)
-    return {"jobs": [], "reservations": reservations.wire(reservation_takers(settings))}
+    config = yaml.safe_load((tmp_path / "Pulumi.q.yaml").read_text())["config"]
+    raw = {key: value if isinstance(value, str) else json.dumps(value) for key, value in config.items()}
+    provider.configure(ConfigureRequest(Config(raw, "proj")))
+    return provider
 
 
 @pytest.mark.slow
@@ -506,9 +506,9 @@ def test_plan_online_and_the_providers_check_say_one_verdict_in_one_wording(tmp_
     words = ("job b: needs 2 a3-highgpu-8g from reservation h100-res, the stack's earlier jobs on it take 2; it has 3 "
              "free (count 3, in use 0)")
     assert online.returncode == 1 and words in online.stdout and "job a:" not in online.stdout, online.stdout
-    stack = settings_quota(tmp_path)
-    assert check_failures(provider, job_props("a", 2, stack)) == []
-    assert check_failures(provider, job_props("b", 2, stack)) == [words]
+    settings_configured(provider, tmp_path)
+    assert check_failures(provider, job_props("a", 2)) == []
+    assert check_failures(provider, job_props("b", 2)) == [words]
 
 
 @pytest.mark.slow
@@ -520,8 +520,8 @@ def test_plan_online_warns_of_a_job_made_at_its_fallback(tmp_path: Path, emulato
     online = plan(tmp_path, emulator, {"w": stack_job(1, MEGA, fallbacks=[ON_ITS_MACHINE])}, "--online")
     assert online.returncode == 0, online.stdout + online.stderr
     assert "Reservations (Compute Engine, project my-proj: h100-res): all fit, 1 at a fallback" in online.stdout
-    assert check_failures(provider, job_props("w", 1, settings_quota(tmp_path), MEGA,
-                                              fallbacks=[ON_ITS_MACHINE])) == []
+    settings_configured(provider, tmp_path)
+    assert check_failures(provider, job_props("w", 1, MEGA, fallbacks=[ON_ITS_MACHINE])) == []
     [warned] = [w for w in logged["warn"] if w.startswith("job w:")]
     assert f"warning: {warned}" in online.stdout, online.stdout
 

@@ -1,7 +1,7 @@
 """Once per run (gcp_training_jobs.backends.run_cache): one read per key however many threads ask, answers kept for
 max_age on an injected clock, failures kept as answers; and the TrainingJob provider's quota check on it, against the
 emulator over real HTTP: many checks in threads read the limits once and each region's live jobs once, and the
-cached read stays right while the run creates the stack's jobs (a job without stackQuota reads them anew)."""
+cached read stays right while the run creates the stack's jobs (a job outside a stack reads them anew)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,9 @@ import pytest
 from gcp_training_jobs.backends.run_cache import RUN, RunCache
 from gcp_training_jobs.backends.transport import ApiError
 from gcp_training_jobs.emulator import Emulator
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, Placement, wire
-from gcp_training_jobs.jobspec.review.quotas import Needs
-from gcp_training_jobs.resources.training_job import TrainingJobProvider
+from gcp_training_jobs.resources.training_job import TrainingJobProvider, plan
 from tests.conftest_emulator import LIVENESS_SECONDS
-from tests.helpers import FakeClock, provider_props
+from tests.helpers import FakeClock, configured, provider_props
 
 L4 = "custom_model_training_nvidia_l4_gpus"
 #: The reads of a region's live jobs (quotas.held: every custom and tuning job there, no label filter).
@@ -139,17 +137,17 @@ def test_an_interrupted_read_is_not_kept() -> None:
 
 # -- the provider's quota check on it ----------------------------------------------------------------------------
 
-def l4_news(name: str, stack: str = "dev", stack_quota: dict[str, Any] | None = None,
-            region: str = "us-central1") -> dict[str, Any]:
-    """A TrainingJob's inputs: one L4 in `region`, of stack `stack`, with `stack_quota` as its stackQuota."""
-    job = {"jobSpec": {"workerPoolSpecs": [
+def l4_job(region: str = "us-central1") -> dict[str, Any]:
+    """One L4 in `region`: a job as a stack file writes it, and as TrainingJob's `job` input carries it."""
+    return {"jobSpec": {"workerPoolSpecs": [
         {"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
          "replicaCount": "1", "containerSpec": {"imageUri": "us-docker.pkg.dev/my-proj/trainers/train:1"}}],
         "scheduling": {"timeout": "7200s"}}, "region": region}
-    news = provider_props(job, name=name, identity=f"org/proj/{stack}/{name}")
-    if stack_quota is not None:
-        news["stackQuota"] = stack_quota
-    return news
+
+
+def l4_news(name: str, stack: str = "dev", region: str = "us-central1") -> dict[str, Any]:
+    """A TrainingJob's inputs: one L4 in `region`, of stack `stack`."""
+    return provider_props(l4_job(region), name=name, identity=f"org/proj/{stack}/{name}")
 
 
 @pytest.fixture
@@ -172,49 +170,52 @@ def reads(emulator: Emulator) -> dict[str, int]:
     return found
 
 
-def test_concurrent_checks_read_the_limits_once_and_each_regions_jobs_once(provider, emulator) -> None:
+def test_concurrent_checks_read_the_limits_once_and_each_regions_jobs_once(provider, emulator, monkeypatch) -> None:
     """As the engine calls the provider: a new provider object per call (it is unpickled for each), from several
     threads; the checks of one run of 40 jobs in two regions read the limits once and each region's jobs once."""
     for region in ("us-central1", "us-east1"):
         emulator.state.set_quota(L4, region, 40)
-    needs = wire([Asker(f"job-{i}", (Placement(("us-central1", "us-east1")[i % 2], Needs({L4: 1})),))
-                  for i in range(40)])
+    stack = {f"job-{i:02}": l4_job(("us-central1", "us-east1")[i % 2]) for i in range(40)}
 
     def check(i: int) -> list[str]:
-        fresh = FakeClock().drive(TrainingJobProvider())
-        return reasons(fresh, l4_news(f"job-{i}", stack_quota=needs, region=("us-central1", "us-east1")[i % 2]))
+        fresh = configured(FakeClock().drive(TrainingJobProvider()), stack)
+        return reasons(fresh, l4_news(f"job-{i:02}", region=("us-central1", "us-east1")[i % 2]))
 
+    judged = []
+    real = plan._judged
+    monkeypatch.setattr(plan, "_judged", lambda config: judged.append(1) or real(config))
     assert gathered(40, check) == [[]] * 40
+    assert judged == [1], "the stack's config judged once per run"
     assert reads(emulator) == {"limits": 1, **{f"{m} {r}": 1 for m in HELD_READS for r in ("us-central1", "us-east1")}}
 
 
-def in_order(*names: str) -> dict[str, Any] | None:
-    """A stackQuota input: the stack's jobs in this order, one L4 each in us-central1."""
-    return wire([Asker(name, (Placement("us-central1", Needs({L4: 1})),)) for name in names])
+def in_order(provider: TrainingJobProvider, *names: str) -> TrainingJobProvider:
+    """`provider` configured for a stack of these jobs (named in the stack's order), one L4 each in us-central1."""
+    return configured(provider, {name: l4_job() for name in names})
 
 
 def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) -> None:
     """Two checks of one run with a job of the stack created between them: the second answers as a fresh read
     would (the stack's live jobs are taken out by their label and its needs counted instead), without reading."""
     emulator.state.set_quota(L4, "us-central1", 3)
-    needs = in_order("a", "b", "c")  # stack dev's jobs, one L4 each
-    assert reasons(provider, l4_news("a", stack_quota=needs)) == []
-    provider.create(provider.check({}, l4_news("a", stack_quota=needs)).inputs)
+    in_order(provider, "a", "b", "c")  # stack dev's jobs, one L4 each
+    assert reasons(provider, l4_news("a")) == []
+    provider.create(provider.check({}, l4_news("a")).inputs)
     before = reads(emulator)
-    assert reasons(provider, l4_news("b", stack_quota=needs)) == []
+    assert reasons(provider, l4_news("b")) == []
     assert reads(emulator) == before  # the run's answer, not read again
     RUN.clear()  # what a fresh read says: the same
-    assert reasons(provider, l4_news("b", stack_quota=needs)) == []
-    over = in_order("a", "b", "x", "c")
-    (cached,) = reasons(provider, l4_news("c", stack_quota=over))
+    assert reasons(provider, l4_news("b")) == []
+    over = in_order(TrainingJobProvider(), "a", "b", "bb", "c")
+    (cached,) = reasons(over, l4_news("c"))
     RUN.clear()
-    assert reasons(provider, l4_news("c", stack_quota=over)) == [cached]
+    assert reasons(over, l4_news("c")) == [cached]
     # a, live, is counted as what it holds, not as new: each job once
     assert "c needs 1, the stack's earlier new jobs there take 2, live jobs hold 1, the limit is 3" in cached
 
 
 def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, emulator) -> None:
-    """Without stackQuota nothing takes the run's own creates out of a cached read: the live jobs are read again,
+    """Without a stack nothing takes the run's own creates out of a cached read: the live jobs are read again,
     so a job created between two checks counts."""
     emulator.state.set_quota(L4, "us-central1", 1)
     assert reasons(provider, l4_news("a")) == []
@@ -222,3 +223,20 @@ def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, em
     (reason,) = reasons(provider, l4_news("b"))
     assert "b needs 1, the stack's earlier new jobs there take 0, live jobs hold 1, the limit is 1" in reason
     assert reads(emulator)["limits"] == 1  # the limits are still the run's
+
+
+def test_the_stacks_config_is_judged_in_the_provider_as_the_program_judges_it(provider) -> None:
+    """The config `configure` is given (secrets decrypted, unmarked): the stack's jobs in its order, each at its
+    placements (settings.quota.askers); an encrypted credential in it (decrypted here)
+    is not refused as plain text, and a config that does not judge asks nothing (each job alone)."""
+    job = {**l4_job("us-east1"), "fallbacks": [{"region": "us-central1"}]}
+    token = "ghp_" + "a1" * 18  # as `pulumi config set --secret --path` would have stored it, decrypted
+    job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"] = [{"name": "HF_TOKEN", "value": token}]
+    jobs = {"b": l4_job(), "a": job}
+    configured(provider, jobs)
+    found = plan.asks_of(provider.stack_config)
+    assert [a.name for a in found.askers] == ["a", "b"]
+    assert [p.region for p in found.asker("a").placements] == ["us-east1", "us-central1"]  # type: ignore[union-attr]
+    assert found.asker("b").placements[0].needs.units == {L4: 1}  # type: ignore[union-attr]
+    configured(provider, {"a": {"jobSpec": {"workerPoolSpecs": "not a list"}}})
+    assert plan.asks_of(provider.stack_config) == plan.NO_STACK

@@ -504,7 +504,8 @@ def test_no_provider_method_writes_to_the_configured_provider(emulator, monkeypa
     shared.configure(ConfigureRequest(Config({"gcp-training-jobs:apiEndpoint": emulator.url,
                                               "gcp-training-jobs:jobs": '{"resnet": {}}'}, "gcp-training-jobs")))
     configured = copy.deepcopy(vars(shared))
-    assert configured == {"endpoint": emulator.url, "stack_jobs": frozenset({"resnet"})}
+    assert configured == {"endpoint": emulator.url, "stack_jobs": frozenset({"resnet"}), "stack_config": (
+        ("gcp-training-jobs:apiEndpoint", emulator.url), ("gcp-training-jobs:jobs", '{"resnet": {}}'))}
     emulator.state.set_phase_seconds(0)
     olds = checked(shared, props(backend))
     created = shared.create({**olds, "waitForCompletion": True})

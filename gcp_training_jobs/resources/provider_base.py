@@ -9,7 +9,8 @@ the names of the stack's jobs, so that a check failure names a stack's job by it
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
 
@@ -18,9 +19,23 @@ from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import ENV_PREFIX, NAMESPACE
 from gcp_training_jobs.resources import engine_watch
 from gcp_training_jobs.resources.job_model.declared import JOB, JOB_KEYS
+from gcp_training_jobs.resources.settings.decimals import GCP_KEYS
 
 #: The stack config key of the endpoint override, in the library's own namespace.
 ENDPOINT_KEY = f"{NAMESPACE}:apiEndpoint"
+
+
+#: The stack's config as the provider keeps it: its library keys and Google's, as text, sorted (hashable: the key of
+#: the run's judged stack).
+StackConfig = tuple[tuple[str, str], ...]
+
+
+def stack_config(raw: Mapping[str, Any]) -> StackConfig:
+    """The keys of `raw` (the config `configure` is given) that the settings judge reads, each as text."""
+    return tuple(sorted((str(key), value if isinstance(value, str) else json.dumps(value, sort_keys=True))
+                        for key, value in raw.items()
+                        if value is not None and (str(key).startswith(f"{NAMESPACE}:") or key in GCP_KEYS)))
+
 
 
 class EndpointProvider(ResourceProvider):
@@ -29,6 +44,8 @@ class EndpointProvider(ResourceProvider):
     endpoint: str | None
     #: The names of the stack's jobs (its config's `jobs` keys), read by `configure` in the provider's process.
     stack_jobs: frozenset[str]
+    #: The stack's config (its library and Google keys), kept by `configure` in the provider's process.
+    stack_config: StackConfig = ()
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,6 +68,9 @@ class EndpointProvider(ResourceProvider):
         # Named in the provider's process, after the program made the pickle: the state never holds them.
         if names := _stack_job_names(req.config.get(f"{NAMESPACE}:jobs")):
             self.stack_jobs = names
+        # The stack's config as the settings judge reads it: what the stack's jobs ask of the quotas is judged from
+        # it once per run in this process (training_job/plan.py), never carried in a job's inputs.
+        self.stack_config = stack_config(getattr(req.config, "_props", None) or {})
 
     def _refused(self, kind: str, name: str, failures: Iterable[CheckFailure]) -> list[CheckFailure]:
         """The failures as the engine shows them: the project's own line each (`refused`), named by the stack key

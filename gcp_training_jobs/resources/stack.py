@@ -23,8 +23,6 @@ import pulumi
 
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
-from gcp_training_jobs.jobspec.review import reservations
-from gcp_training_jobs.jobspec.review.quota_fit import wire
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.inputs import wire_of
 from gcp_training_jobs.resources.persistent_resources import persistent_resources, warn_missing_plugin
@@ -33,7 +31,6 @@ from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSetting
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.placement import wire as placement_wire
 from gcp_training_jobs.resources.settings.placements import ranked
-from gcp_training_jobs.resources.settings.quota import askers, reservation_takers
 from gcp_training_jobs.resources.storage import TrainingBuckets, TrainingBucketsArgs
 from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAgentArgs
 from gcp_training_jobs.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
@@ -113,7 +110,6 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
     guardrails = secret.wrap(settings.guardrails.model_dump(by_alias=True, exclude_none=True, mode="json"),
                              "guardrails")
-    stack_quota = _stack_quota(settings)
     budget = secret.wrap(budget_input(settings), "budget")
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
@@ -132,7 +128,6 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             retries=job.retries,
             rerun=job.rerun,
             delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
-            stack_quota=stack_quota,
             budget=budget,
             persistent_resource_declared=True if _on(job, resources) else None,  # unset as before: no diff
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
@@ -200,16 +195,6 @@ def _placements(settings: StackSettings, name: str) -> list[dict[str, Any]] | No
     """A `placement: cheapest` job's ranked candidates as its placements (settings.placement.wire, in the order
     settings.placements gives them), cheapest first."""
     return placement_wire(settings.jobs[name], ranked(settings, name)) or None
-
-
-def _stack_quota(settings: StackSettings) -> dict[str, Any] | None:
-    """What the stack's persistent resources and Vertex AI jobs ask of the quotas, in order (settings.quota.askers,
-    as quota_fit.wire carries them), so each job's check places the stack's jobs by the one rule; and, under
-    `reservations`, what its jobs take from the reservations they name at each placement
-    (settings.quota.reservation_takers, as review.reservations.wire carries them), so each job's check holds the
-    stack's jobs to them job by job; None when none asks any."""
-    quota, reserved = wire(askers(settings)), reservations.wire(reservation_takers(settings))
-    return {**(quota or {"jobs": []}), "reservations": reserved} if reserved else quota
 
 
 def _secret_labels(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:

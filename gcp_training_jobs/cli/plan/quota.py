@@ -23,7 +23,7 @@ from gcp_training_jobs.jobspec.core.env import env_settings
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, VERTEX
 from gcp_training_jobs.jobspec.review.placement import Candidate, held_to_quota
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Limit, Usage, asked, fit, verdict_lines
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_made
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.placement import CHEAPEST
 from gcp_training_jobs.resources.settings.quota import askers
@@ -114,8 +114,8 @@ def online_review(settings: StackSettings, siblings: str = "") -> OnlineReview:
         limits = quotas.read_limits(settings.project, endpoint, warn=warned.append) if regions else {}
 
         def running(asker: Asker) -> bool:
-            return bool(siblings) and is_live(siblings, asker.name, (p.region for p in asker.placements if p.needs),
-                                              lambda region: held(region).live)
+            return bool(siblings) and is_made(siblings, asker.name, (p.region for p in asker.placements if p.needs),
+                                              held)
 
         fitted = fit(stack_askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:

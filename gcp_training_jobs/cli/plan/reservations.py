@@ -2,7 +2,7 @@
 settings.
 
 Each Compute Engine reservation the stack's jobs name (SPECIFIC_RESERVATION, at any placement; resources.settings.
-quota.reservation_takers, what the `stackQuota` input carries too) is read once (backends.reservations), and the
+quota.reservation_takers, the provider judges it from the config too) is read once (backends.reservations), and the
 stack's jobs that are not live yet (a live one, found by its `pulumi-resource` label, is in its `inUseCount` already)
 are held to them job by job, in the stack's order, by the one rule (jobspec.review.reservations.fit): the exact
 machine, then each job's machines against what is free after the stack's earlier jobs. A job that fits nowhere fails
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.reservations import offline, review
 from gcp_training_jobs.jobspec.review.reservations import Taker, verdict_lines
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_made
 from gcp_training_jobs.resources.settings import StackSettings
 from gcp_training_jobs.resources.settings.quota import reservation_takers
 
@@ -34,8 +34,8 @@ def reservation_review(settings: StackSettings, siblings: str, held: Callable[[s
         return [], []
 
     def live(taker: Taker) -> bool:
-        return bool(siblings) and is_live(siblings, taker.name, (p.region for p in taker.places if p.needs),
-                                          lambda region: held(region).live)
+        return bool(siblings) and is_made(siblings, taker.name, (p.region for p in taker.places if p.needs),
+                                          held)
 
     try:
         verdicts, unread = review([t for t in stacked if not live(t)], settings.project, endpoint)

@@ -221,32 +221,3 @@ def verdict_lines(verdict: Verdict, project: str, candidates: bool = False) -> t
             "" if place.index == 0 else f"fallbacks[{place.index - 1}]: "
         problems += [f"job {verdict.name}: {where}{o.message(project)}" for o in overs]
     return problems, []
-
-
-def wire(askers: Sequence[Asker]) -> dict[str, Any] | None:
-    """The `stackQuota` input of each of the stack's jobs: the askers in the stack's order, as plain data (the same
-    small value for every job); None when no placement asks anything."""
-    jobs: list[dict[str, Any]] = [
-        {"name": a.name, "placements": [{"region": p.region, "needs": dict(p.needs.units)} for p in a.placements]}
-        for a in askers]
-    return {"jobs": jobs} if any(p.needs for a in askers for p in a.placements) else None
-
-
-def unwire(value: Any) -> tuple[Asker, ...]:
-    """The askers a `stackQuota` input carries (`wire`'s form); anything else carries none."""
-    given = value.get("jobs") if isinstance(value, Mapping) else None
-    found: list[Asker] = []
-    for job in given if isinstance(given, list) else ():
-        if not isinstance(job, Mapping) or not isinstance(job.get("name"), str):
-            continue
-        places: list[Placement] = []
-        for place in job.get("placements") or ():
-            if isinstance(place, Mapping) and isinstance(place.get("region"), str):
-                given_needs = place.get("needs")
-                needs: Mapping[Any, Any] = given_needs if isinstance(given_needs, Mapping) else {}
-                units = {str(k): int(v) for k, v in needs.items()
-                         if isinstance(v, int | float) and not isinstance(v, bool)}
-                places.append(Placement(place["region"], Needs(units), len(places)))
-        if places:
-            found.append(Asker(job["name"], tuple(places)))
-    return tuple(found)

@@ -30,7 +30,7 @@ a machine and a strategy: resources.fallbacks), so it takes from the same reserv
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -378,51 +378,6 @@ def verdict_lines(verdict: Verdict) -> tuple[list[str], list[str]]:
     why = "; ".join(m.message for m in verdict.misfits[0])
     return [], [f"job {verdict.name}: {first.words()}: {why}; `pulumi up` will not send it there and will create it "
                 f"at {place.words() if place else verdict.index}, which fits"]
-
-
-def _need_data(need: Need) -> dict[str, Any]:
-    return {"reservation": need.named.written, "path": need.path, "machineType": need.machine_type,
-            "accelerators": [[kind, count] for kind, count in need.accelerators], "machines": need.machines}
-
-
-def wire(stack: Sequence[Taker]) -> list[dict[str, Any]]:
-    """The stack's takers as plain data, in the stack's order: what the stack hands each job's provider (the
-    `reservations` of its `stackQuota` input), so that its check holds the stack's jobs to a reservation as `plan
-    --online` does. Empty when no job names one."""
-    return [{"job": t.name, "placements": [{"region": p.region, "index": p.index,
-                                            "needs": [_need_data(n) for n in p.needs]} for p in t.places]}
-            for t in stack]
-
-
-def _need_of(job: str, project: str, region: str, item: Any) -> Need | None:
-    if not isinstance(item, Mapping) or not isinstance(item.get("reservation"), str):
-        return None
-    gpus = tuple((str(g[0]), as_int(g[1])) for g in item.get("accelerators") or ()
-                 if isinstance(g, list | tuple) and len(g) == 2)
-    return Need(job, project, region, Named.of(item["reservation"]), str(item.get("path") or ""),
-                str(item.get("machineType") or ""), gpus, as_int(item.get("machines")))
-
-
-def unwire(value: Any, project: str) -> tuple[Taker, ...]:
-    """The takers `wire` carried (the `reservations` of a `stackQuota` input; the stack's project); anything else
-    carries none."""
-    given = value.get("reservations") if isinstance(value, Mapping) else None
-    out: list[Taker] = []
-    for job in given if isinstance(given, list) else ():
-        if not isinstance(job, Mapping) or not isinstance(job.get("job"), str):
-            continue
-        places: list[Place] = []
-        for place in job.get("placements") or ():
-            if not isinstance(place, Mapping) or not isinstance(place.get("region"), str):
-                continue
-            index = place.get("index")  # (a number through the engine may arrive as a float: 1.0)
-            needs = (_need_of(job["job"], project, place["region"], n) for n in place.get("needs") or ())
-            places.append(Place(place["region"], tuple(n for n in needs if n is not None),
-                                int(index) if isinstance(index, int | float) and not isinstance(index, bool)
-                                else len(places)))
-        if places:
-            out.append(Taker(job["job"], tuple(places)))
-    return tuple(out)
 
 
 def missing(named: Named) -> str:

@@ -194,11 +194,6 @@ class TrainingJobArgs:
         "Whether the persistent resource the job runs on is the stack's own (stack.py; None: an existing one, "
         "which the check asks Vertex about: it exists and is RUNNING).", allowed="true, false",
         attribute="resource_declared"))
-    stack_quota: Input_[dict[str, Any]] | None = field(default=None, metadata=declare(
-        "stackQuota", Kind.DATA, Change.READ,
-        "What the stack's jobs ask of Vertex AI's quotas, in order, each at its placements (jobspec.review.quota_fit's "
-        "`wire`, stack.py), so that this job's check places it by the one rule beside the stack's other jobs.",
-        attribute="stack_jobs"))
     budget: Input_[dict[str, Any]] | None = field(default=None, metadata=declare(
         "budget", Kind.DATA, Change.READ,
         "The stack's monthly budget and its worst case ({\"monthlyUsd\", \"stackWorstCase\"}, resources.budget), held "
@@ -249,7 +244,7 @@ NAME, PROJECT, BACKEND, JOB = INPUT["name"], INPUT["project"], INPUT["backend"],
 WAIT, WAIT_TIMEOUT, GUARDRAILS, PROTECT = (INPUT["waitForCompletion"], INPUT["waitTimeoutSeconds"],
                                            INPUT["guardrails"], INPUT["protect"])
 FALLBACKS, RETRIES, RERUN = INPUT["fallbacks"], INPUT["retries"], INPUT["rerun"]
-DELETE_RECORD, STACK_QUOTA = INPUT["deleteRecordOnDelete"], INPUT["stackQuota"]
+DELETE_RECORD = INPUT["deleteRecordOnDelete"]
 BUDGET, CHEAPEST_FIRST = INPUT["budget"], INPUT["cheapestFirst"]
 RESOURCE_DECLARED, IDENTITY = INPUT["persistentResourceDeclared"], INPUT["identity"]
 

@@ -66,6 +66,14 @@ def is_live(siblings: str, name: str, regions: Iterable[str], live_in: Callable[
     return any(label in live_in(region) for region in regions)
 
 
+def is_made(siblings: str, name: str, regions: Iterable[str], held_in: Callable[[str], Any]) -> bool:
+    """Whether the stack's job `name` was made already, as Google says: a job with its `pulumi-resource` label in one
+    of `regions`, live or ended (`held_in`: a region's jobs as backends.quotas.held reads them, `resources` the labels
+    of every job listed there). A live one holds what it holds; an ended one (SUCCEEDED, FAILED, CANCELLED), which
+    `pulumi preview` leaves as it is, holds nothing: either asks no quota or reservation of the stack's reviews."""
+    return is_live(siblings, name, regions, lambda region: held_in(region).resources)
+
+
 def stack_label(project: str, stack: str) -> dict[str, str]:
     """The label that finds a stack's jobs (`pulumi-stack`): a hash of the Pulumi project and stack."""
     return {STACK_LABEL: _digest(f"{project}/{stack}")}

@@ -48,10 +48,7 @@ from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_err
 from gcp_training_jobs.jobspec.io.vocabulary import written_region
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
-from gcp_training_jobs.jobspec.review import reservations
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, unwire
-from gcp_training_jobs.jobspec.review.reservations import Taker
 from gcp_training_jobs.jobspec.vocab.custom_job import spec_body
 from gcp_training_jobs.jobspec.vocab.jobs import TuningJob, VertexJob
 from gcp_training_jobs.jobspec.vocab.training_input import job_body
@@ -71,7 +68,6 @@ from gcp_training_jobs.resources.job_model.declared import (
     RERUN,
     RESOURCE_DECLARED,
     RETRIES,
-    STACK_QUOTA,
     WAIT,
     WAIT_TIMEOUT,
     Input,
@@ -295,7 +291,6 @@ _READ: dict[str, Callable[[Any], Any]] = {declared.attribute: read for declared,
     (RERUN, rerun_of),
     (PROTECT, protect_of),
     (FALLBACKS, lambda value: tuple(value) if isinstance(value, list) else ()),
-    (STACK_QUOTA, unwire),
     (BUDGET, lambda value: dict(value) if isinstance(value, Mapping) else None),
     (DELETE_RECORD, lambda value: value is True),
     (RESOURCE_DECLARED, lambda value: value is True),
@@ -325,13 +320,8 @@ class Inputs:
     """`protect` as given (None: the guardrails' protectJobs decides)."""
     fallbacks: tuple[Any, ...] = ()
     """The alternatives as given (each judged by the check; a value unknown at preview stays as it is)."""
-    stack_jobs: tuple[Asker, ...] = ()
-    """The stack's jobs as the quotas see them, in order, each at its placements (quota_fit.unwire)."""
     budget: dict[str, Any] | None = None
     """The stack's monthly budget and worst case (resources.budget.budget_input), or None."""
-    stack_reservations: tuple[Taker, ...] = ()
-    """The stack's quota input's `reservations`: what the stack's jobs take from the reservations they name, in
-    order, each at its placements (review.reservations.unwire)."""
     delete_record: bool = False
     """A finished job's record is removed with the resource."""
     resource_declared: bool = False
@@ -356,7 +346,6 @@ class Inputs:
             props=dict(props),
             guardrails=rails,
             guardrail_problems=tuple(rail_problems),
-            stack_reservations=reservations.unwire(props.get(STACK_QUOTA.wire), str(props.get(PROJECT.wire) or "")),
             job_unknown=unknown(props.get(JOB.wire)),
         )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -90,6 +90,26 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
                                   f"({len(lines)} problem{'s' if len(lines) != 1 else ''}):\n" + "\n".join(lines))
         failure.problems = error.problems  # type: ignore[attr-defined]
         raise failure from None
+
+
+def settings_of_config(config: Mapping[str, Any], root: Path) -> StackSettings:
+    """The stack's settings from the config the engine hands a provider's `configure` (`namespace:key` -> value,
+    object values as JSON text, decrypted), judged as `from_pulumi_config` judges the program's: the same keys, the
+    same decoding, the same judge. SpecError with every problem (the program reports them; a provider only reads)."""
+    flat: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for full_key, raw in sorted(config.items()):
+        namespace, _, key = str(full_key).partition(":")
+        if (namespace != NAMESPACE and full_key not in GCP_KEYS) or raw is None:
+            continue
+        try:
+            flat[full_key] = _decode(key, raw if isinstance(raw, str) else json.dumps(raw)) \
+                if namespace == NAMESPACE else raw
+        except ValueError as error:
+            problems.append(Problem(full_key, str(error)))
+    if problems:
+        raise SpecError(problems)
+    return judge(flat, root, secret_keys=frozenset(STAND_INS.get(k, k.partition(":")[2]) for k in flat))
 
 
 def _secure_paths_in_file(root: Path, stack: str) -> frozenset[str]:

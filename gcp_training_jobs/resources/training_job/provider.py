@@ -55,6 +55,7 @@ from gcp_training_jobs.resources.job_model.protection import Protection
 from gcp_training_jobs.resources.job_model.runs import changes_of
 from gcp_training_jobs.resources.provider_base import EndpointProvider, environment_failures
 from gcp_training_jobs.resources.provider_log import say_once
+from gcp_training_jobs.resources.training_job.plan import StackAsks, asks_of
 from gcp_training_jobs.resources.training_job.review import (
     ProtectedJobError,
     Standing,
@@ -117,6 +118,10 @@ class TrainingJobProvider(EndpointProvider):
             "retryCount": runs.retry_number(resource),
         }
 
+    def _stack(self) -> StackAsks:
+        """What the stack asks of the quotas and reservations, from the config `configure` kept (plan.asks_of)."""
+        return asks_of(getattr(self, "stack_config", ()))
+
     # -- check and diff --------------------------------------------------------------------------
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
@@ -159,7 +164,7 @@ class TrainingJobProvider(EndpointProvider):
             # said once: not again in the preview's summary (provider_log)
             say_once(cost_line(judged.facts, name, falls_back=falls_back))
         # fallbacks judged, guardrailed and priced like the job; retries and the re-run token; quotas (tries)
-        failures += check_runs(olds, new, judged, self._endpoint())
+        failures += check_runs(olds, new, judged, self._endpoint(), self._stack())
         return CheckResult(inputs, self._refused("TrainingJob", new.name, failures))  # the project's own lines
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -210,7 +215,8 @@ class TrainingJobProvider(EndpointProvider):
         # create); a live job of the resource adopted wherever it runs; fallbacks and retries (tries).
         jobs, resource, job_id = create_runs(
             inputs, self._reach(inputs),
-            lambda jobs, job_id, resource, again: self._maybe_wait(jobs, inputs, job_id, resource, again=again))
+            lambda jobs, job_id, resource, again: self._maybe_wait(jobs, inputs, job_id, resource, again=again),
+            self._stack())
         outs = {**props, **self._outputs(jobs, resource, job_id)}
         if inputs.wait and outs["state"] == "FAILED":  # recorded with the job; TrainingJob fails the update on it
             outs[WAIT_FAILURE] = masked_text(f"training job {outs['jobId']} FAILED: "

@@ -27,7 +27,7 @@ read fails (GCP.check_quota_available, https://github.com/skypilot-org/skypilot/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -35,10 +35,11 @@ from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.reservations import Reads
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
-from gcp_training_jobs.jobspec.review.quota_fit import Asker, Over, Placement, fit, verdict_lines
+from gcp_training_jobs.jobspec.review.quota_fit import Asker, Fit, Over, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_live, is_made
+from gcp_training_jobs.resources.training_job.plan import StackAsks
 
 
 @dataclass
@@ -52,12 +53,13 @@ class Outcome:
     skipped: list[str] = field(default_factory=list)
 
 
-def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], stack_jobs: Sequence[Asker],
-          endpoint: str | None, candidates: bool = False) -> Outcome:
+def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], stack: StackAsks,
+          endpoint: str | None, *, creating: bool, candidates: bool = False) -> Outcome:
     """This job's verdict: `identity`, its resource identity (organization/project/stack/name, whose siblings name the
     stack's other jobs); `placements`, its placements (index -> the job there, as judged, load.Judged.facts);
-    `stack_jobs`, the stack's quota input's askers (empty: the job alone); `candidates`: a `placement: cheapest` job,
-    its placements its ranked candidates (named as such)."""
+    `stack`, what the stack asks (plan.asks_of: none, the job alone); `creating`: a create, not a replace (a live
+    job of this resource is then its own, left by a run that died, which the create adopts: counted once, as live);
+    `candidates`: a `placement: cheapest` job, its placements its ranked candidates (named as such)."""
     out = Outcome()
     own = Asker(name, tuple(Placement(placements[i].region or "", needs_of(placements[i]), i)
                             for i in sorted(placements)))
@@ -65,14 +67,16 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
         out.notes += [f"job {name}: {what} not quota-checked" for what in place.needs.unchecked]
     if not any(p.needs for p in own.placements):
         return out
-    alone = not any(a.name == name for a in stack_jobs)
-    askers = [own] if alone else [own if a.name == name else a for a in stack_jobs]
+    alone = stack.asker(name) is None
     held = partial(_fresh if alone else held_once, project, endpoint)
     siblings = identity.rsplit("/", 1)[0] + "/"
 
-    def running(asker: Asker) -> bool:  # the stack's other jobs already live (this one: a replacement, counted new)
-        return asker.name != name and is_live(siblings, asker.name, (p.region for p in asker.placements if p.needs),
-                                              lambda region: held(region).live)
+    def running(asker: Asker) -> bool:
+        """This job: its own live job, at a create (a replace's new job is new); the stack's others: made already
+        (standing)."""
+        if asker.name == name:
+            return creating and _standing(siblings, asker, lambda region: held(region).live)
+        return is_made(siblings, asker.name, (p.region for p in asker.placements if p.needs), held)
 
     try:
         limits, warned = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
@@ -82,7 +86,11 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
                 out.debug.append(f"{table.full_name(metric)} in {region}: "
                                  f"{'unlimited' if quotas.unlimited(limits, metric, region) else 'no limit found'}, "
                                  "not checked")
-        found = fit(askers, partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
+        if not alone and stack.asker(name) == own and running(own) == made(project, endpoint, siblings, own):
+            found = stack_fit(project, endpoint, siblings, stack)  # the stack's plan, as every check and create sees it
+        else:  # as judged here, it differs from the stack's plan (a replace, its own job live): placed anew
+            found = fit([own] if alone else [own if a.name == name else a for a in stack.askers],
+                        partial(quotas.limit_of, limits), lambda region: held(region).usage, running)
     except quotas.QuotaUnreadable as error:
         (out.skipped if error.offline else out.warnings).append(f"job {name}: quota check skipped: {error}")
         return out
@@ -92,6 +100,45 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
         out.failures += problems
         out.warnings += warnings
     return out
+
+
+def _standing(siblings: str, asker: Asker, labels_in: Callable[[str], Container[str]]) -> bool:
+    """Whether the stack's job (or persistent resource) `asker` has a job whose `pulumi-resource` label is among
+    `labels_in(region)` of a region it asks quota in."""
+    return is_live(siblings, asker.name, (p.region for p in asker.placements if p.needs), labels_in)
+
+
+def made(project: str, endpoint: str | None, siblings: str, asker: Asker) -> bool:
+    """Whether the stack's job `asker` was made already: live (what it holds is among what live jobs hold), or ended
+    (SUCCEEDED, FAILED, CANCELLED: a job `pulumi preview` leaves as it is asks nothing). Google's answer, read once
+    per run: the regions' jobs as listed for what live jobs hold (backends.quotas.Held.resources)."""
+    return is_made(siblings, asker.name, (p.region for p in asker.placements if p.needs),
+                   partial(held_once, project, endpoint))
+
+
+def stack_fit(project: str, endpoint: str | None, siblings: str, stack: StackAsks) -> Fit:
+    """The stack's plan: where each of its jobs lands (quota_fit.fit over the stack's askers in its order, a job made
+    already standing as it is), against the project's limits and what live jobs hold, each read once per run; computed
+    once per run, shared by every check and every create of the run. QuotaUnreadable when the limits do not read."""
+    def plan() -> Fit:
+        limits, _ = RUN.once(("limits", project, endpoint), partial(_limits, project, endpoint))
+        return fit(stack.askers, partial(quotas.limit_of, limits),
+                   lambda region: held_once(project, endpoint, region).usage,
+                   partial(made, project, endpoint, siblings))
+    return RUN.once(("stack plan", project, endpoint, siblings, stack.config), plan)
+
+
+def planned(project: str, endpoint: str | None, identity: str, name: str, stack: StackAsks) -> int | None:
+    """The placement the stack's plan gives the job `name` to be made (its index), where a create starts: None when
+    the job is not the stack's, is made already, fits nowhere, or the quotas do not read (the create then starts at
+    its first placement, as alone)."""
+    if stack.asker(name) is None:
+        return None
+    try:
+        verdict = stack_fit(project, endpoint, identity.rsplit("/", 1)[0] + "/", stack).of(name)
+    except quotas.QuotaUnreadable:
+        return None
+    return None if verdict is None or verdict.live else verdict.index
 
 
 def _limits(project: str, endpoint: str | None) -> tuple[quotas.Limits, tuple[str, ...]]:

@@ -34,25 +34,30 @@ from gcp_training_jobs.backends.reservations import Looked, Reads, look_up, offl
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.review.reservations import Named, Taker, fit, taker_of, verdict_lines
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
-from gcp_training_jobs.resources.job_model.identity import is_live
+from gcp_training_jobs.resources.job_model.identity import is_live, is_made
+from gcp_training_jobs.resources.training_job.plan import StackAsks
 from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
 
 
 def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], region: str,
-          stack: Sequence[Taker], endpoint: str | None) -> Outcome:
+          stack: StackAsks, endpoint: str | None, *, creating: bool) -> Outcome:
     """This job's verdict on the reservations it names: `placements`, the job at each placement (index -> its facts,
     as judged); `region`, its region; `identity`, its resource identity (organization/project/stack/name, whose
-    siblings name the stack's other jobs); `stack`, the stack's quota input's takers (empty: the job alone)."""
+    siblings name the stack's other jobs); `stack`, what the stack asks (plan.asks_of; none: the job alone);
+    `creating`: a create, where a live job of this resource (left by a run that died, which the create adopts) is in
+    the reservation's inUseCount already: counted once, as live."""
     out = Outcome()
     own = taker_of(name, placements, project, region)
     if not any(p.needs for p in own.places):
         return out
     siblings = identity.rsplit("/", 1)[0] + "/"
-    alone = not any(t.name == name for t in stack)
-    upto = [own] if alone else [own if t.name == name else t for t in _upto(stack, name)]
+    alone = not any(t.name == name for t in stack.takers)
+    upto = [own] if alone else [own if t.name == name else t for t in _upto(stack.takers, name)]
     try:
+        if creating and _standing(project, endpoint, siblings, own, region, live=True, fresh=alone):
+            return out
         if not alone:  # the live jobs read before the reservations: one moment for both, once per run
-            upto = [t for t in upto if t.name == name or not _live(project, endpoint, siblings, t, region)]
+            upto = [t for t in upto if t.name == name or not _standing(project, endpoint, siblings, t, region)]
         verdicts, unread = review(upto, project, endpoint, look=look_up if alone else _look_once)
     except quotas.QuotaUnreadable as error:
         (out.skipped if error.offline else out.warnings).append(
@@ -75,10 +80,15 @@ def _upto(stack: Sequence[Taker], name: str) -> list[Taker]:
     return list(stack[:at + 1])
 
 
-def _live(project: str, endpoint: str | None, siblings: str, taker: Taker, region: str) -> bool:
-    """Whether another job of the stack is live already (in the reservations' inUseCount)."""
-    return is_live(siblings, taker.name, (p.region or region for p in taker.places if p.needs),
-                   lambda at: held_once(project, endpoint, at).live)
+def _standing(project: str, endpoint: str | None, siblings: str, taker: Taker, region: str, *, live: bool = False,
+              fresh: bool = False) -> bool:
+    """Whether a job of the stack was made already: live (in the reservations' inUseCount), or ended (a job `pulumi
+    preview` leaves as it is takes nothing); `live`: live only. `fresh`: the region's jobs read anew (a job alone)."""
+    def held(at: str) -> quotas.Held:
+        return quotas.held(project, at, endpoint) if fresh else held_once(project, endpoint, at)
+    regions = (p.region or region for p in taker.places if p.needs)
+    return is_live(siblings, taker.name, regions, lambda at: held(at).live) if live else \
+        is_made(siblings, taker.name, regions, held)
 
 
 def _look_once(named: Named, project: str, region: str | None, endpoint: str | None) -> Looked:

@@ -49,6 +49,7 @@ from gcp_training_jobs.resources.job_model.inputs import (
 from gcp_training_jobs.resources.provider_log import say_once
 from gcp_training_jobs.resources.training_job import quota, reserved
 from gcp_training_jobs.resources.training_job.on_resource import resource_failures
+from gcp_training_jobs.resources.training_job.plan import NO_STACK, StackAsks
 from gcp_training_jobs.resources.training_job.review import budget_input_problems, cost_line, job_rule_problems
 
 
@@ -90,9 +91,11 @@ Wait = Callable[[Jobs, str, dict[str, Any], Callable[[dict[str, Any]], bool]], d
 # -- check -----------------------------------------------------------------------------------------------------
 
 
-def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endpoint: str | None) -> list[CheckFailure]:
+def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endpoint: str | None,
+               stack: StackAsks = NO_STACK) -> list[CheckFailure]:
     """What `check` adds for fallbacks, retries, the re-run token and quotas (`new`: the inputs, read once;
-    `judged`: the job as written, judged once; `endpoint`: the provider's)."""
+    `judged`: the job as written, judged once; `endpoint`: the provider's; `stack`: what the stack asks, from its
+    config: plan.asks_of)."""
     failures: list[CheckFailure] = []  # (the inputs' types and ranges: inputs.input_problems, in the provider's check)
     if judged is None or judged.body is None:
         return failures
@@ -140,9 +143,11 @@ def check_runs(olds: Mapping[str, Any], new: Inputs, judged: Judged | None, endp
             or unknown(new.project) or (olds and not runs.changes_of(olds, new.props).replaces):
         return failures
     failures += [CheckFailure("job", line) for line in resource_failures(new, judged.facts, region, endpoint)]
-    for outcome in (quota.check(new.project, name, new.identity, placements, new.stack_jobs, endpoint, new.cheapest),
-                    reserved.check(new.project, name, new.identity, placements, region, new.stack_reservations,
-                                   endpoint)):
+    creating = not olds  # else a replace: its new job is new beside the old one
+    for outcome in (quota.check(new.project, name, new.identity, placements, stack, endpoint, creating=creating,
+                                candidates=new.cheapest),
+                    reserved.check(new.project, name, new.identity, placements, region, stack, endpoint,
+                                   creating=creating)):
         for line in outcome.warnings:
             log.warn(line)
         for line in outcome.skipped:  # offline: no credentials to read them with
@@ -179,10 +184,13 @@ def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> b
 # -- create ----------------------------------------------------------------------------------------------------
 
 
-def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[str, Any], str]:
+def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait, stack: StackAsks = NO_STACK
+                ) -> tuple[Jobs, dict[str, Any], str]:
     """The resource's one job: a live one adopted wherever a placement runs, else made at the next try (after the
-    last job of this spec), then the next placement on a quota refusal; waited for when asked, and made again in the
-    same `up` when it failed for Google's reasons. Returns (where, the job, its id)."""
+    last job of this spec; a first try at the placement the stack's plan gives it, `stack`: what the stack asks),
+    then the next placement on a quota refusal or when the quota free there, read at create, cannot hold it; waited
+    for when asked, and made again in the same `up` when it failed for Google's reasons. Returns (where, the job,
+    its id)."""
     placements = runs.placements(inputs.job, list(inputs.fallbacks), inputs.cheapest)
     retries = inputs.retries
     written = judge_wire(inputs.job, backend=inputs.backend, rules=False).checked()
@@ -208,6 +216,8 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait) -> tuple[Jobs, dict[s
     step = runs.next_try(previous, failure, len(placements), retries)
     if step.why:
         log.info(f"job {inputs.name}: {step.why}")
+    elif (start := _planned_start(inputs, reach, placements, stack)) is not None:
+        step = runs.NextTry(start, 0)
     refused: list[str] = []
     skipped: list[str] = []  # of the placements in `refused`, why each skipped at create was: QUOTA, RESERVED
     at_create = _quota_at_create(inputs, reach, len(placements))
@@ -275,6 +285,24 @@ def declared_of(inputs: Inputs, placements: list[runs.Placement] | None = None,
             found.insert(0, f"region: the stack's {place.region} (placement {index}), the job's {runs_in}")
         return verdict(found)
     return why_not
+
+
+def _planned_start(inputs: Inputs, reach: JobsAt, placements: list[runs.Placement], stack: StackAsks) -> int | None:
+    """Where a first try of a job with several placements starts: the placement the stack's plan gives it
+    (quota.planned: the stack's jobs in its order against what live jobs hold, read once per run), so that a job with
+    a fallback never takes the room the plan gave another of the stack's jobs; None: at its first (no plan, or the
+    plan's placements are not this job's: its region there differs)."""
+    if len(placements) < 2 or reach.backend != VERTEX:
+        return None
+    index = quota.planned(reach.project, reach.endpoint, inputs.identity, inputs.name, stack)
+    asker = stack.asker(inputs.name)
+    at = next((pos for pos, place in enumerate(placements) if place.index == index), None)
+    if not index or at is None or asker is None or index >= len(asker.placements) \
+            or asker.placements[index].region != placements[at].region:
+        return None
+    log.info(f"job {inputs.name}: the stack's plan gives it {_placement_words(placements[at], inputs.cheapest)}, "
+             "where the stack's earlier jobs leave room")
+    return at
 
 
 def _quota_at_create(inputs: Inputs, reach: JobsAt, count: int) -> quota.AtCreate | None:
