@@ -124,12 +124,12 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             guardrails=guardrails,
             protect=job.protect,
             fallbacks=_placements(settings, name) or ([f.wire() for f in job.fallbacks] if job.fallbacks else None),
-            cheapest_first=True if job.placement == CHEAPEST else None,  # unset as before: no diff on upgrade
+            cheapest_first=True if job.placement == CHEAPEST else None,  # unset when off: no diff
             retries=job.retries,
             rerun=job.rerun,
-            delete_record_on_delete=job.delete_record_on_delete or None,  # unset as before: no diff on upgrade
+            delete_record_on_delete=job.delete_record_on_delete or None,  # unset when off: no diff
             budget=budget,
-            persistent_resource_declared=True if _on(job, resources) else None,  # unset as before: no diff
+            persistent_resource_declared=True if _on(job, resources) else None,  # unset when off: no diff
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None),
@@ -149,7 +149,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
 def _job_input(name: str, body: dict[str, Any], settings: StackSettings,
                secret: _Secrets) -> pulumi.Input[dict[str, Any]]:
     """The `job` input: each of the job's encrypted values (`jobs.NAME.PATH` in the stack file) a secret where it
-    stands, the rest readable; wholly secret, as before, when a secret reaches it from elsewhere (the labels, the
+    stands, the rest readable; wholly secret when a secret reaches it from elsewhere (the labels, the
     buckets, the region) or a secret path is not in the body (it is then not told apart)."""
     if not secret.any(*JOB_SOURCES):
         return body

@@ -33,7 +33,7 @@ from gcp_training_jobs.cli.live.jobs import (
 )
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, FINISHED_STATES
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, FAILED, FINISHED_STATES
 
 #: How often --follow reads new lines (gcloud's stream-logs polls every 60 s by default; a person watches).
 POLL_SECONDS = 10.0
@@ -84,7 +84,7 @@ def run_logs(args: argparse.Namespace, *, now: Callable[[], datetime],
         for line in reader.follow(job_id, ended, since=since, task=args.task, poll_seconds=POLL_SECONDS,
                                   start=shown):
             out(masked_text(line.text()))  # a credential a trainer printed: masked
-        return EXIT_INVALID if job.backend.state(latest) == "FAILED" else EXIT_OK
+        return EXIT_INVALID if job.backend.state(latest) == FAILED else EXIT_OK
     except (TrainingJobsError, OSError) as error:
         return reported("logs", error)
 

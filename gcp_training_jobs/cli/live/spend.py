@@ -185,7 +185,7 @@ def spend_document(stack: Stack, found: list[FoundJob], start: datetime, now: da
     }
     if held:
         document["persistentResources"] = [r.row(by) for r in held]
-    if (budget := _budget(stack, found, now, table)) is not None:  # a stack without one: the document as before
+    if (budget := _budget(stack, found, now, table)) is not None:  # a stack without one: no budget section
         document["budget"] = budget
     if by is not None:
         groups: dict[str, tuple[list[Spent], list[Spent]]] = {}

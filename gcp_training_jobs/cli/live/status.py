@@ -39,7 +39,15 @@ from gcp_training_jobs.cli.live.state import StackState, read_state
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, PAUSED_STATES, VERTEX
+from gcp_training_jobs.jobspec.core.names import (
+    CANCELLED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    FAILED,
+    PAUSED_STATES,
+    VERTEX,
+)
 from gcp_training_jobs.jobspec.review.cost_text import runs_as
 from gcp_training_jobs.jobspec.review.money import usd, usd_total
 from gcp_training_jobs.jobspec.review.run_cost import RunCost, run_cost
@@ -133,7 +141,7 @@ def stack_status(stack: Stack, jobs: list[FoundJob], when: datetime, state: Stac
     return {
         "stack": stack.name, "file": str(stack.path), "backend": stack.settings.backend,
         "project": stack.settings.project, "asOf": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "jobs": shown,
-        "notFound": missing, "failed": [j["name"] or j["jobId"] for j in shown if j["state"] == "FAILED"],
+        "notFound": missing, "failed": [j["name"] or j["jobId"] for j in shown if j["state"] == FAILED],
         "paused": [j["name"] or j["jobId"] for j in shown if j["state"] in PAUSED_STATES],
         "costUsd": round(total, 2), "costComplete": all(j["cost"]["complete"] for j in shown),
         "stateRead": state.read, "stateUnread": state.unread,
@@ -249,7 +257,7 @@ def _job_lines(job: dict[str, Any]) -> list[str]:
                                                     for e in job["earlier"]))
     if history:
         lines.append("; ".join(history))
-    if job["errorMessage"] and job["state"] in ("FAILED", "CANCELLED"):
+    if job["errorMessage"] and job["state"] in (FAILED, CANCELLED):
         lines.append(f"error: {job['errorMessage']}")
     lines.append(f"console: {job['consoleUrl']}")
     return lines

@@ -49,7 +49,7 @@ from gcp_training_jobs.jobspec.translate.persistent import ResourceFacts
 from gcp_training_jobs.jobspec.translate.pools import Pool
 
 #: Vertex AI `scheduling.strategy` values that run on Spot (preemptible) or Flex-start (DWS) capacity.
-SPOT_STRATEGIES: Final = ("SPOT", "FLEX_START")
+SPOT_STRATEGIES: Final = catalog.PREEMPTIBLE_STRATEGIES
 #: Machine types that are TPU hosts billed through their accelerator (ml v1 cloud_tpu, Vertex cloud-tpu).
 TPU_POOL_MACHINES: Final = (catalog.CLOUD_TPU, catalog.CLOUD_TPU_MACHINE)
 

@@ -32,7 +32,7 @@ from gcp_training_jobs.backends.lifecycle import Jobs, NotDeclared
 from gcp_training_jobs.backends.transport import ApiError, TransportError
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.core.errors import SpecError
-from gcp_training_jobs.jobspec.core.names import BACKENDS, PAUSED_STATES
+from gcp_training_jobs.jobspec.core.names import BACKENDS, CANCELLED, FAILED, PAUSED_STATES, SUCCEEDED
 from gcp_training_jobs.jobspec.core.problems import Problem
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.rules import today
@@ -218,7 +218,7 @@ class TrainingJobProvider(EndpointProvider):
             lambda jobs, job_id, resource, again: self._maybe_wait(jobs, inputs, job_id, resource, again=again),
             self._stack())
         outs = {**props, **self._outputs(jobs, resource, job_id)}
-        if inputs.wait and outs["state"] == "FAILED":  # recorded with the job; TrainingJob fails the update on it
+        if inputs.wait and outs["state"] == FAILED:  # recorded with the job; TrainingJob fails the update on it
             outs[WAIT_FAILURE] = masked_text(f"training job {outs['jobId']} FAILED: "
                                              f"{outs.get('errorMessage') or 'no message'}")
         return CreateResult(outs["resourceName"], outs)
@@ -233,7 +233,7 @@ class TrainingJobProvider(EndpointProvider):
                             jobs.backend.state, self.clock, log.info, log.warn)
         finished = jobs.wait(name, inputs.wait_timeout, on_poll=report.poll) or resource
         state = jobs.backend.state(finished)
-        if state == "FAILED":
+        if state == FAILED:
             message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
             # Recorded, not raised: a raised create would leave the job out of state (orphaned). The create's
             # `waitFailure` output fails the update instead, once the job is recorded (TrainingJob).
@@ -242,7 +242,7 @@ class TrainingJobProvider(EndpointProvider):
         elif state in PAUSED_STATES:  # it waits for someone to resume it: waiting on would only run out the timeout
             log.warn(f"training job {job_id} is PAUSED: stopped waiting; resume it in Vertex AI, or cancel it "
                             "(`pulumi destroy`, or replace it); recorded as it is")
-        elif state not in ("SUCCEEDED", "CANCELLED"):
+        elif state not in (SUCCEEDED, CANCELLED):
             log.warn(f"training job {job_id} still {state} after {inputs.wait_timeout:.0f}s; "
                             "recorded as it is (run `pulumi refresh` later)")
         return finished

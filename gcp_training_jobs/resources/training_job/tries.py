@@ -27,7 +27,16 @@ from gcp_training_jobs.backends.lifecycle import Declared, Jobs, LookupFailed
 from gcp_training_jobs.backends.transport import ApiError, QuotaExceeded, TransportError
 from gcp_training_jobs.jobspec.catalog import quotas as catalog_quotas
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import ACTIVE_STATES, PLACEMENT_LABEL, RESOURCE_LABEL, SPEC_LABEL, VERTEX
+from gcp_training_jobs.jobspec.core.names import (
+    ACTIVE_STATES,
+    CANCELLED,
+    FAILED,
+    PLACEMENT_LABEL,
+    RESOURCE_LABEL,
+    SPEC_LABEL,
+    SUCCEEDED,
+    VERTEX,
+)
 from gcp_training_jobs.jobspec.load import Judged
 from gcp_training_jobs.jobspec.render.bodies import Renderable
 from gcp_training_jobs.jobspec.review.cost import Placed
@@ -166,7 +175,7 @@ def run_again_if_failed(id_: str, old: Inputs, retries: int, reach: JobsAt) -> b
     its state from the API (unless it SUCCEEDED), report it, and say whether it is made again (FAILED for Google's
     reasons, retries left). A read that fails keeps the job."""
     state = old.props.get("state")
-    if not id_ or state == "SUCCEEDED" or state not in (*ACTIVE_STATES, "FAILED", "CANCELLED"):
+    if not id_ or state == SUCCEEDED or state not in (*ACTIVE_STATES, FAILED, CANCELLED):
         return False
     try:
         jobs = reach.of_name(id_)
@@ -212,7 +221,7 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait, stack: StackAsks = NO
             return jobs, adopted, jobs.backend.job_id_of(adopted)
         history += found
     previous = max(history, key=lambda job: str(job.get("createTime") or ""), default=None)
-    failure = failure_of_job(previous) if previous is not None and _state(places, previous) == "FAILED" else None
+    failure = failure_of_job(previous) if previous is not None and _state(places, previous) == FAILED else None
     step = runs.next_try(previous, failure, len(placements), retries)
     if step.why:
         log.info(f"job {inputs.name}: {step.why}")
@@ -363,7 +372,7 @@ def _next_placement(step: runs.NextTry, placements: list[runs.Placement], refuse
 def _retryable_failure(jobs: Jobs, retries: int) -> Callable[[dict[str, Any]], bool]:
     """Whether a waited job is made again in the same `up`: FAILED for Google's reasons, with retries left."""
     def again(resource: dict[str, Any]) -> bool:
-        if jobs.backend.state(resource) != "FAILED":
+        if jobs.backend.state(resource) != FAILED:
             return False
         failure = failure_of_job(resource)
         return failure.googles and runs.retry_number(resource) < retries
