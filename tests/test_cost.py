@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from gcp_training_jobs.jobspec.catalog import prices
-from gcp_training_jobs.jobspec.load import load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_job, render_body
 from gcp_training_jobs.jobspec.review.cost import estimate, estimate_stack
 from gcp_training_jobs.jobspec.review.cost_text import (
     estimate_text,

@@ -11,8 +11,7 @@ import pytest
 
 from gcp_training_jobs.jobspec.core.errors import SpecError
 from gcp_training_jobs.jobspec.core.names import TODAY_ENV
-from gcp_training_jobs.jobspec.load import judge_job, load_custom_job, load_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import judge_job, load_custom_job, load_job, render_body
 from gcp_training_jobs.jobspec.rules import Options, today
 from tests.helpers import container_pool, custom_job_spec, gpu_job
 

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from gcp_training_jobs.jobspec.load import load_custom_job
-from gcp_training_jobs.jobspec.render.bodies import render_body
+from gcp_training_jobs.jobspec.load import load_custom_job, render_body
 from gcp_training_jobs.jobspec.vocab.training_input import _integral
 from tests.helpers import FULL, assert_vertex_body_valid, container_pool, custom_job_spec, leaves
 
