@@ -161,7 +161,7 @@ def test_the_stack_and_the_args_refuse_each_bound_in_the_same_words(tmp_path: Pa
 
 
 #: The properties the issue holds to one module of resources/ each.
-ONE_HOME = ("deleteRecordOnDelete", "waitTimeoutSeconds", "rerun", "stackQuota")
+ONE_HOME = ("deleteRecordOnDelete", "waitTimeoutSeconds", "rerun")
 
 
 def _texts(path: Path) -> list[str]:

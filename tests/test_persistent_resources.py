@@ -406,7 +406,8 @@ def test_diff_says_what_changed_in_a_resource_and_that_a_new_region_replaces_it(
     most = [f"${team[side]['usdPerHour']:,.2f}/h" for side in ("before", "after")]
     line = (f"persistent resource team-pool: replaced: {team['note']}; $/h at the least {least[0]} -> {least[1]} "
             f"(")
-    assert f"\n    {line}" in text and f"\n- {line}" in markdown
+    # (in the comment, a line holding Markdown, here the note's `up`, is shown as text, in a code span)
+    assert f"\n    {line}" in text and f"\n- ``{line}" in markdown
     assert f", at the most {most[0]} -> {most[1]} (" in text
     assert "\n        region us-central1 -> us-east4\n" in text and "\n  - region us-central1 -> us-east4\n" in markdown
     assert "\n        pool 0 disk the default -> pd-standard 200 GB\n" in text

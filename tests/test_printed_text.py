@@ -17,7 +17,7 @@ import yaml
 
 from gcp_training_jobs.cli.diff.command import diff
 from gcp_training_jobs.cli.diff.text import md, render_markdown, render_text
-from gcp_training_jobs.jobspec.core.problems import terminal_text
+from gcp_training_jobs.cli.terminal import terminal_text
 from tests.helpers import commit_all, scratch_review
 
 ROOT = Path(__file__).resolve().parents[1]

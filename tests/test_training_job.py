@@ -206,7 +206,9 @@ def test_diff_label_change_updates_in_place_on_ml_and_replaces_on_vertex(provide
 def test_create_sends_one_request_and_records_the_outputs(provider, emulator, backend) -> None:
     id_, outs = created(provider, backend)
     listing = CREATE[backend].replace("create", "list")  # the lookup of a live job left by a dead run
-    quota = ["quotaInfos.list"] if backend == "vertex" else []  # check's quota read (Vertex AI's quotas)
+    # check's quota read (Vertex AI's quotas), and what the region's live jobs hold, read once per run (a live job of
+    # this resource, left by a run that died, is counted once, as live)
+    quota = ["quotaInfos.list", "customJobs.list", "hyperparameterTuningJobs.list"] if backend == "vertex" else []
     assert [r["method"] for r in emulator.state.requests()] == [*quota, listing, CREATE[backend]]
     assert outs["state"] == "QUEUED"
     assert outs["resourceName"] == id_

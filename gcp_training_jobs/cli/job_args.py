@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Final
 
 from gcp_training_jobs.jobspec.core import endpoints
-from gcp_training_jobs.jobspec.core.env import EnvError, env_settings
 from gcp_training_jobs.jobspec.core.names import LABEL_KEY
 
 #: What a self-managed Pulumi backend (file://, gs://, s3://, azblob://) reports as the organization.
@@ -68,6 +67,8 @@ def label_type(text: str) -> str:
 def endpoint_type(text: str) -> str:
     """--endpoint: one of Google's API hosts over https, loopback, or a host $GCP_TRAINING_JOBS_ALLOWED_ENDPOINT_HOSTS
     names (jobspec/core/endpoints.py); refused before anything runs, the endpoint printed without a password."""
+    from gcp_training_jobs.jobspec.core.env import EnvError, env_settings  # pydantic: only when --endpoint is given
+
     try:
         hosts = env_settings().endpoint_hosts
     except EnvError:  # the command names the bad variable itself when it reads the environment

@@ -1,5 +1,5 @@
 """Every command's output as a terminal shows it: the standard streams a command writes to, with each control and
-invisible formatting character of what it writes escaped (jobspec.core.problems.terminal_text), so that a value
+invisible formatting character of what it writes escaped (terminal_text), so that a value
 from a stack file, a job or an API's answer (a job's args, a log line) cannot clear the screen, move the cursor,
 rewrite a line already printed or set the terminal's title."""
 
@@ -10,7 +10,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from gcp_training_jobs.jobspec.core.problems import terminal_text
+
+def terminal_text(text: str) -> str:
+    """Text as it may reach a terminal: each control character (ESC, so no `ESC[2J`, a carriage return, a bell, C1
+    codes) and each invisible formatting one (bidirectional overrides) escaped as `\\uXXXX`, as JSON writes one (a
+    JSON document stays one); newlines and tabs kept. Every command's output passes through it (terminal_streams)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else
+                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}" for c in text)
 
 
 class TerminalStream:

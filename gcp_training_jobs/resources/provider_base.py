@@ -68,9 +68,10 @@ class EndpointProvider(ResourceProvider):
         # Named in the provider's process, after the program made the pickle: the state never holds them.
         if names := _stack_job_names(req.config.get(f"{NAMESPACE}:jobs")):
             self.stack_jobs = names
-        # The stack's config as the settings judge reads it: what the stack's jobs ask of the quotas is judged from
-        # it once per run in this process (training_job/plan.py), never carried in a job's inputs.
-        self.stack_config = stack_config(getattr(req.config, "_props", None) or {})
+            # The stack's config as the settings judge reads it: what the stack's jobs ask of the quotas is judged
+            # from it once per run in this process (training_job/plan.py), never carried in a job's inputs (a
+            # provider of a stack without jobs, the TPU lookup's, keeps nothing more than its endpoint).
+            self.stack_config = stack_config(getattr(req.config, "_props", None) or {})
 
     def _refused(self, kind: str, name: str, failures: Iterable[CheckFailure]) -> list[CheckFailure]:
         """The failures as the engine shows them: the project's own line each (`refused`), named by the stack key

@@ -201,16 +201,6 @@ def without_userinfo(text: str) -> str:
     return _USERINFO.sub("", text)
 
 
-def terminal_text(text: str) -> str:
-    """Text as it may reach a terminal: each control character (ESC, so no `ESC[2J`, a carriage return, a bell, C1
-    codes) and each invisible formatting one (bidirectional overrides) escaped as `\\uXXXX`, as JSON writes one (a
-    JSON document stays one); newlines and tabs kept. Every command's output passes through it (cli/terminal.py)."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or c in "\n\t" else
-                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}" for c in text)
-
-
 def printable(text: str) -> str:
     """Text with control characters escaped (a key or value from a file is printed on one line, as data)."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) if not text.isprintable() else text
