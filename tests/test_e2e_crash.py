@@ -129,8 +129,8 @@ def test_a_plaintext_remote_endpoint_is_refused_before_anything_runs(tmp_path: P
     done = project.pulumi("preview", ok=False)
     text = done.stdout + done.stderr
     assert done.returncode != 0
-    assert "gcp-training-jobs:apiEndpoint: 'http://192.0.2.2:18099/': would carry Google credentials in clear " \
-           "text" in text, text
+    assert "gcp-training-jobs:apiEndpoint: 'http://192.0.2.2:18099/': not https:// and not loopback: it would " \
+           "carry Google credentials in clear text; allowed: " in text, text
 
 
 #: How long the emulator holds each create of the run whose CLI is killed before refusing it (503): a provider left
