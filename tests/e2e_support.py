@@ -271,11 +271,10 @@ def _copy_code(code: Path, path: Path) -> None:
             shutil.copy2(source, path / name)
 
 
-def kill_session(leader: subprocess.Popen[str]) -> list[int]:
-    """SIGKILL every process of the session `leader` started (the CLI, its language host, the program and the
-    dynamic provider: what a lost CI runner loses), by process id; the ids killed."""
-    session = os.getsid(leader.pid)
-    members = []
+def session_processes(session: int) -> list[tuple[int, str, str]]:
+    """The processes of a session, as (pid, command, state) read from /proc (state "Z": a zombie, which runs
+    nothing)."""
+    found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -283,9 +282,17 @@ def kill_session(leader: subprocess.Popen[str]) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
+        command, rest = stat.split(" (", 1)[1].rsplit(")", 1)
+        fields = rest.split()
         if int(fields[3]) == session:  # fields after the command: state, ppid, pgrp, session
-            members.append(int(entry.name))
+            found.append((int(entry.name), command, fields[0]))
+    return found
+
+
+def kill_session(leader: subprocess.Popen[str]) -> list[int]:
+    """SIGKILL every process of the session `leader` started (the CLI, its language host, the program and the
+    dynamic provider: what a lost CI runner loses), by process id; the ids killed."""
+    members = [pid for pid, _, _ in session_processes(os.getsid(leader.pid))]
     for pid in members:
         with contextlib.suppress(ProcessLookupError):  # ended meanwhile
             os.kill(pid, signal.SIGKILL)

@@ -23,6 +23,7 @@ from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fi
     offline_config,
     process_emulator,
     require_pulumi,
+    session_processes,
     wait_until,
 )
 
@@ -144,19 +145,7 @@ GONE_WITHIN_SECONDS = 8
 
 def session_members(session: int) -> list[str]:
     """The processes of a session still running, as `pid command` (a zombie is gone: it runs nothing)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        command, rest = stat.split(" (", 1)[1].rsplit(")", 1)
-        fields = rest.split()
-        if int(fields[3]) == session and fields[0] != "Z":  # state, ppid, pgrp, session
-            members.append(f"{entry.name} {command}")
-    return members
+    return [f"{pid} {command}" for pid, command, state in session_processes(session) if state != "Z"]
 
 
 def test_a_sigkill_of_the_cli_mid_create_leaves_no_process_of_its_run_and_sends_nothing_more(
