@@ -143,12 +143,17 @@ write_langhost_wrapper() {
 # (pulumi-language-python-host), ended with the engine that started it. The engine's pipe on standard input
 # reads end-of-file once the engine is gone (a SIGKILL too): then this process group goes, the host and the
 # program it runs, at once rather than at the host's next health check of the engine (every 5 minutes).
-# The watch is a subshell of its own (a `read` loop: no process more) that holds the pipe; the host replaces this
-# script (the engine's process, signals and exit status are the host's own, as before).
+# The watch is a subshell of its own (a `read` loop: no process more) that holds the pipe; the host (with the runner
+# in front of it, when built: scripts/language-hosts/python) replaces this script (the engine's process, signals
+# and exit status are theirs, as before).
 exec 3<&0
 { while read -r _ <&3; do :; done; kill -KILL 0; } </dev/null >/dev/null 2>&1 &
 exec 3<&-
-exec "$(dirname "$0")/pulumi-language-python-host" "$@"
+here=$(dirname "$0")
+if [ -x "$here/pulumi-language-python-runner" ]; then
+  exec "$here/pulumi-language-python-runner" "$here/pulumi-language-python-host" "$@"
+fi
+exec "$here/pulumi-language-python-host" "$@"
 WRAPPER
   chmod 0755 "$dir/pulumi-language-python.tmp"
   mv "$dir/pulumi-language-python.tmp" "$dir/pulumi-language-python"
@@ -175,49 +180,62 @@ fi
 # Leftovers of an interrupted build of this version (we hold its lock).
 rm -rf "$CACHE_ROOT/.build-v$VERSION".*
 
-# ------------------------------------------------------ YAML language host ---
-# ensure_yaml_host BIN: pulumi-language-yaml (github.com/pulumi/pulumi-yaml, which the Go module proxy serves) in
-# BIN, so that a Pulumi YAML program runs (the provider package's tests: docs/provider-package.md). Built once into
-# a cache of its own ($CACHE_ROOT/yaml-v<version>/bin, outside the engine's, so an engine cached before this step
-# stays valid) and linked into BIN. A failed build only warns: the tests that need the host then skip, naming it.
-# PULUMI_ENGINE_YAML=0 skips it. The Node.js language host is not built: the proxy refuses its module
+# ------------------------------------------------------ language host shims ---
+# Two small Go programs of this repository (scripts/language-hosts/), each built once into a cache folder of its
+# own named by its version and the sha256 of its source ($CACHE_ROOT/<name>-<version>-<sha>/bin, outside the
+# engine's, so an engine cached before them stays valid and an edit of the source builds anew), then linked into
+# BIN. A failed build only warns: what needs it then fails or skips, naming it. Each file's header says why:
+#  * pulumi-language-yaml (PULUMI_ENGINE_YAML=0 skips it): the YAML language host of github.com/pulumi/pulumi-yaml
+#    (which the Go module proxy serves at v1.11.1 and v1.25.0 only), answering the `Link` that `pulumi package add`
+#    calls and v1.25.0 predates: so a Pulumi YAML program runs and `pulumi package add` records the package.
+#  * pulumi-language-python-runner: in front of the v3.79 Python language host (the wrapper below runs it), it
+#    starts a `runtime: python` plugin (PulumiPlugin.yaml: this repository's provider/), which that host cannot.
+# The Node.js language host is not built: the proxy refuses its module
 # (github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3, 403 at every version).
 YAML_VERSION=${PULUMI_YAML_VERSION:-1.25.0}
 YAML_VERSION=${YAML_VERSION#v}
-ensure_yaml_host() {
-  local bin=$1 ydest=$CACHE_ROOT/yaml-v$YAML_VERSION go wrap started
-  [ "${PULUMI_ENGINE_YAML:-1}" != 0 ] || return 0
-  if [ ! -x "$ydest/bin/pulumi-language-yaml" ]; then
+# ensure_shim BIN NAME SOURCE_DIR MODULE@VERSION LDFLAGS
+ensure_shim() {
+  local bin=$1 name=$2 src=$3 require=$4 ldflags=$5 sum dest go wrap started
+  sum=$(cat "$src"/*.go | sha256sum | cut -c1-12)
+  dest=$CACHE_ROOT/$name-${require##*@}-$sum
+  if [ ! -x "$dest/bin/$name" ]; then
     go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
-    wrap=$(mktemp -d "$CACHE_ROOT/.build-yaml.XXXXXX")
+    wrap=$(mktemp -d "$CACHE_ROOT/.build-$name.XXXXXX")
     started=$(date +%s)
-    printf 'module pulumi-yaml-build\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi-yaml v%s\n' "$YAML_VERSION" \
-      >"$wrap/go.mod"
-    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"\n' \
-      >"$wrap/tools.go"
-    log "building the YAML language host (github.com/pulumi/pulumi-yaml@v$YAML_VERSION)"
+    printf 'module %s\n\ngo 1.24\n\nrequire %s %s\n' "$name" "${require%@*}" "${require##*@}" >"$wrap/go.mod"
+    cp "$src"/*.go "$wrap/"
+    log "building $name ($src, on $require)"
     if (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on && "$go" mod tidy &&
-        "$go" build -trimpath -ldflags "-w -s -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VERSION" \
-          -o "$wrap/stage/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml) >&2; then
-      printf 'module=github.com/pulumi/pulumi-yaml@v%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$YAML_VERSION" \
+        "$go" build -trimpath -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" .) >&2; then
+      printf 'module=%s\nsource_sha256=%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$require" "$sum" \
         "$(( $(date +%s) - started ))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
-      rm -rf "$ydest"
-      mv "$wrap/stage" "$ydest"
-      log "YAML language host built in $(( $(date +%s) - started ))s into $ydest/bin"
+      rm -rf "$dest"
+      mv "$wrap/stage" "$dest"
+      log "$name built in $(( $(date +%s) - started ))s into $dest/bin"
     else
-      log "WARNING: the YAML language host did not build; Pulumi YAML programs will not run with $bin"
+      log "WARNING: $name did not build; see above"
     fi
     rm -rf "$wrap"
   fi
-  if [ -x "$ydest/bin/pulumi-language-yaml" ]; then
-    ln -sf "$ydest/bin/pulumi-language-yaml" "$bin/pulumi-language-yaml"
+  if [ -x "$dest/bin/$name" ]; then
+    ln -sf "$dest/bin/$name" "$bin/$name"
   fi
+}
+ensure_shims() {
+  local bin=$1
+  if [ "${PULUMI_ENGINE_YAML:-1}" != 0 ]; then
+    ensure_shim "$bin" pulumi-language-yaml "$SCRIPT_DIR/language-hosts/yaml" \
+      "github.com/pulumi/pulumi-yaml@v$YAML_VERSION" "-X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VERSION"
+  fi
+  ensure_shim "$bin" pulumi-language-python-runner "$SCRIPT_DIR/language-hosts/python" \
+    "github.com/pulumi/pulumi/sdk/v3@v$VERSION" ""
 }
 
 [ -d "$BIN" ] && write_langhost_wrapper "$BIN"  # (a bin directory built before the wrapper)
 if [ "${PULUMI_ENGINE_REBUILD:-}" != 1 ] && cache_ok "$DEST"; then
   log "reusing $BIN ($(PULUMI_SKIP_UPDATE_CHECK=1 "$BIN/pulumi" version))"
-  ensure_yaml_host "$BIN"
+  ensure_shims "$BIN"
   echo "$BIN"
   exit 0
 fi
@@ -419,5 +437,5 @@ log "build took ${ELAPSED}s; installed into $BIN"
 if [ "$CLI_VERSION" != "$VERSION" ]; then
   log "note: CLI is v$CLI_VERSION, the pulumi Python package is $VERSION"
 fi
-ensure_yaml_host "$BIN"
+ensure_shims "$BIN"
 echo "$BIN"

@@ -1,17 +1,19 @@
 """The provider package (`gcp-training-jobs:index:TrainingJob`, provider/) under the real engine against the emulator
-(a separate process): `pulumi package add` reads the plugin's schema; a Pulumi YAML program with the package in its
-`packages:` makes a job with `pulumi up` and reads its outputs, a second `up` changes nothing, and a spec Google
-refuses fails `pulumi preview` with the judge's words, before any call to the API; `pulumi preview --diff` names the
-changed field of a job holding a credential and never shows it; `pulumi import` takes a job made outside Pulumi; and
-a stack deployed with the Python dynamic resource moves to the package by an alias, updated in place (no job made or
-cancelled).
+(a separate process): a Pulumi YAML project adds it with `pulumi package add PATH/provider`, which records it in
+Pulumi.yaml's `packages:`; the program makes a job with `pulumi up` and reads its outputs, a second `up` changes
+nothing, and a spec Google refuses fails `pulumi preview` with the judge's words, before any call to the API; `pulumi
+preview --diff` names the changed field of a job holding a credential and never shows it; `pulumi import` takes a job
+made outside Pulumi; and a stack deployed with the Python dynamic resource moves to the package by an alias, updated in
+place (no job made or cancelled). The executable form (provider/bin) is added the same way.
 
-The plugin is its executable form, `provider/bin` (docs/provider-package.md says why: the engine built here runs the
-Python language host of sdk v3.79, which cannot start a `runtime: python` plugin).
+The plugin folder is a `runtime: python` plugin (provider/PulumiPlugin.yaml): the engine built here starts it through
+the runner scripts/install-pulumi-engine.sh puts in front of its Python language host, and the YAML host it builds
+answers the `Link` that `package add` calls (docs/provider-package.md).
 
-Needs the `pulumi` CLI and the YAML language host (`pulumi-language-yaml`, which scripts/install-pulumi-engine.sh
-builds beside the engine; the official CLI ships it). Outside CI a missing one skips these tests, saying which and
-why; under CI (CI=true, where .ci/run builds both) it fails them.
+Needs the `pulumi` CLI, the YAML language host (`pulumi-language-yaml`) and the Python runner
+(`pulumi-language-python-runner`), which scripts/install-pulumi-engine.sh builds beside the engine (the official CLI
+ships hosts that need neither shim). Outside CI a missing one skips these tests, saying which and why; under CI
+(CI=true, where .ci/run builds them) it fails them.
 """
 
 from __future__ import annotations
@@ -34,22 +36,32 @@ from tests.e2e_support import ROOT, Emulator, Project, engine_env, process_emula
 pytestmark = pytest.mark.e2e
 
 PULUMI = require_pulumi()
-PLUGIN = ROOT / "provider" / "bin"
+PROVIDER = ROOT / "provider"
+PLUGIN = PROVIDER / "bin"
 EXECUTABLE = PLUGIN / "pulumi-resource-gcp-training-jobs"
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape
 TYPE = "gcp-training-jobs:index:TrainingJob"
 IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 
 
-def _yaml_host() -> str | None:
-    beside = Path(PULUMI).parent / "pulumi-language-yaml"
-    return str(beside) if beside.exists() else shutil.which("pulumi-language-yaml")
+def _beside_engine(name: str) -> str | None:
+    beside = Path(PULUMI).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
 
 
-if _yaml_host() is None:
+def _official_python_host() -> bool:
+    """The official CLI's Python host starts a `runtime: python` plugin itself: no runner is needed beside it."""
+    return _beside_engine("pulumi-language-python-host") is None
+
+
+MISSING = ""
+if _beside_engine("pulumi-language-yaml") is None:
     MISSING = ("no pulumi-language-yaml beside the engine or on PATH: Pulumi YAML programs cannot run "
-               "(scripts/install-pulumi-engine.sh builds it from github.com/pulumi/pulumi-yaml; see "
-               "docs/provider-package.md)")
+               "(scripts/install-pulumi-engine.sh builds it; see docs/provider-package.md)")
+elif not _official_python_host() and _beside_engine("pulumi-language-python-runner") is None:
+    MISSING = ("no pulumi-language-python-runner beside the engine: its v3.79 Python language host cannot start the "
+               "`runtime: python` plugin (scripts/install-pulumi-engine.sh builds it; see docs/provider-package.md)")
+if MISSING:
     if os.environ.get("CI"):
         pytest.fail(f"{MISSING}: .ci/run builds it", pytrace=False)
     warnings.warn(MISSING, stacklevel=1)  # in the run's warnings summary, not only in -rs
@@ -78,38 +90,49 @@ def program(accelerators: int = 1, args: tuple[str, ...] = ("--epochs=5",)) -> d
 
 
 def write_program(path: Path, data: dict[str, Any]) -> None:
-    """The program, with the package in its `packages:` (what `pulumi package add` records): the plugin's folder."""
-    (path / "Pulumi.yaml").write_text(yaml.safe_dump({**data, "packages": {"gcp-training-jobs": str(PLUGIN)}},
-                                                     sort_keys=False))
+    """The program, keeping the `packages:` that `pulumi package add` recorded in its Pulumi.yaml."""
+    recorded = yaml.safe_load((path / "Pulumi.yaml").read_text()).get("packages")
+    (path / "Pulumi.yaml").write_text(yaml.safe_dump({**data, "packages": recorded}, sort_keys=False))
+
+
+def add_package(base: Path, source: Path, recorded: str) -> Project:
+    """A new Pulumi YAML project under `base` that adds the package with `pulumi package add SOURCE`, as a team
+    does; the package's declaration is written under sdks/ and `recorded` in Pulumi.yaml's `packages:`."""
+    path = base / "team-yaml"
+    path.mkdir()
+    (path / "Pulumi.yaml").write_text(yaml.safe_dump(program(), sort_keys=False))
+    (base / "state").mkdir()
+    env = engine_env(base, PULUMI)
+    env.pop("PULUMI_PYTHON_CMD")  # the plugin's Python is the virtualenv its PulumiPlugin.yaml names
+    adding = Project(path, env, PULUMI, "dev")
+    adding.pulumi("stack", "init")
+    added = subprocess.run([PULUMI, "package", "add", str(source)], cwd=path, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert added.returncode == 0, (added.stdout, added.stderr)
+    assert yaml.safe_load((path / "Pulumi.yaml").read_text())["packages"] == {"gcp-training-jobs": recorded}, (
+        added.stdout, added.stderr)
+    (declaration,) = (path / "sdks" / "gcp-training-jobs").glob("*.yaml")
+    assert yaml.safe_load(declaration.read_text())["version"] == __version__
+    return adding
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) -> Project:
-    base = tmp_path_factory.mktemp("yaml-package")
-    path = base / "team-yaml"
-    path.mkdir()
-    write_program(path, program())
-    (base / "state").mkdir()
-    made = Project(path, engine_env(base, PULUMI), PULUMI, "dev")
-    made.pulumi("stack", "init")
+    made = add_package(tmp_path_factory.mktemp("yaml-package"), PROVIDER, str(PROVIDER))
     made.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
     return made
 
 
-def test_package_add_reads_the_plugins_schema(tmp_path: Path) -> None:
-    """`pulumi package add` starts the plugin, reads its schema and writes the package's SDK for the program's
-    language (for YAML, its declaration); recording it in Pulumi.yaml is the language host's part (below)."""
-    path = tmp_path / "adding"
-    path.mkdir()
-    (path / "Pulumi.yaml").write_text(yaml.safe_dump(program(), sort_keys=False))
-    (tmp_path / "state").mkdir()
-    adding = Project(path, engine_env(tmp_path, PULUMI), PULUMI, "dev")
-    adding.pulumi("stack", "init")
-    done = subprocess.run([PULUMI, "package", "add", str(EXECUTABLE)], cwd=path, env=adding.env,
-                          capture_output=True, text=True, timeout=300)
-    (declaration,) = (path / "sdks" / "gcp-training-jobs").glob("*.yaml")
-    assert yaml.safe_load(declaration.read_text())["name"] == "gcp-training-jobs", (done.stdout, done.stderr)
-    assert yaml.safe_load(declaration.read_text())["version"] == __version__
+def test_package_add_of_the_executable_form_records_it_by_version_and_runs_it_from_path(
+        tmp_path: Path, emulator: Emulator) -> None:
+    """The plugin's executable (provider/bin) is added the same way; the CLI records it by name and version, and the
+    engine runs it from PATH, with no language host."""
+    adding = add_package(tmp_path, EXECUTABLE, f"gcp-training-jobs@{__version__}")
+    adding.env["PATH"] = f"{PLUGIN}:{adding.env['PATH']}"
+    adding.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+    write_program(adding.path, program(accelerators=3))
+    preview = adding.pulumi("preview", ok=False)
+    assert preview.returncode != 0 and "acceleratorCount" in preview.stdout + preview.stderr
 
 
 def test_a_yaml_program_makes_a_job_and_reads_its_outputs(project: Project, emulator: Emulator) -> None:
