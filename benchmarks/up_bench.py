@@ -43,6 +43,8 @@ from typing import NamedTuple
 
 import yaml
 
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
 
@@ -106,7 +108,7 @@ class Echo(Resource):
         super().__init__(EchoProvider(), name, {{**inputs, "echoName": name}})
 '''
 #: The type of the project's jobs in exported state, and the key of a dynamic resource's pickled provider.
-JOB_TYPE = "pulumi-python:dynamic/training:TrainingJob"
+JOB_TYPE = DYNAMIC_JOB_TYPE
 PROVIDER_KEY = "__provider"
 
 

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import VERTEX
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.jobspec.review.cost import Placed
@@ -73,7 +73,6 @@ from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
 from gcp_training_jobs.resources.settings.stack_file import find_project_root, stack_file, stacks_folder
 
 PACK_NAME = "gcp-training-jobs"
-TRAINING_JOB = "training:TrainingJob"
 _UNKNOWNS = frozenset(getattr(_proxy, name) for name in dir(_proxy) if name.startswith("UNKNOWN_"))
 
 Report = Callable[..., None]
@@ -191,7 +190,7 @@ def _report(problems: Sequence[Problem], report: Report) -> None:
 
 
 def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> None:
-    if not args.resource_type.endswith(TRAINING_JOB):
+    if args.resource_type != DYNAMIC_JOB_TYPE:
         return
     rails, problems = stack_guardrails(stack_of(args.urn))
     props = plain(args.props)
@@ -204,7 +203,7 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
 
 
 def validate_end_of_life(args: ResourceValidationArgs, report: Report) -> None:
-    if not args.resource_type.endswith(TRAINING_JOB):
+    if args.resource_type != DYNAMIC_JOB_TYPE:
         return
     job = judged_job(args.name, plain(args.props))
     if job is not None:
@@ -245,7 +244,7 @@ def registered(args: StackValidationArgs) -> Registered:
     stack, budgets = None, []
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
-        if resource.resource_type.endswith(TRAINING_JOB):
+        if resource.resource_type == DYNAMIC_JOB_TYPE:
             props = plain(resource.props)
             job = judged_job(resource.name, props)
             if job is not None:

@@ -19,10 +19,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
+from gcp_training_jobs.jobspec.core.names import JOB_TYPES
+
 #: How long `pulumi stack export` may take (a remote backend's answer included), in seconds.
 STATE_SECONDS: Final = 60
-#: The type of a TrainingJob resource ends so in the state (`pulumi-python:dynamic/training:TrainingJob`).
-JOB_TYPE_SUFFIX: Final = ":TrainingJob"
 
 #: Runs a command (argv, its folder, its time bound) and answers it as subprocess.run does (stdout, stderr: text).
 Runner = Callable[[list[str], Path, float], "subprocess.CompletedProcess[str]"]
@@ -77,7 +77,7 @@ def jobs_of_export(document: Mapping[str, Any]) -> dict[str, str | None]:
     resources = (document.get("deployment") or {}).get("resources") or []
     found: dict[str, str | None] = {}
     for resource in resources:
-        if not str(resource.get("type", "")).endswith(JOB_TYPE_SUFFIX) or resource.get("delete"):
+        if resource.get("type") not in JOB_TYPES or resource.get("delete"):
             continue  # (`delete`: a replaced resource the engine has still to delete)
         name = str(resource.get("urn", "")).rsplit("::", 1)[-1]
         job_id = (resource.get("outputs") or {}).get("jobId")

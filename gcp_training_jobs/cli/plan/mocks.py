@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import NAMESPACE
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import find_project_root
 from gcp_training_jobs.resources.settings.stack_file import project_name
@@ -79,7 +79,7 @@ def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]
         outputs["name"] = f"billingAccounts/{inputs.get('billingAccount')}/budgets/{AT_APPLY}"
     elif typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
         outputs["name"] = f"projects/{inputs.get('project')}/roles/{inputs.get('roleId')}"
-    elif typ.endswith("training:TrainingJob"):
+    elif typ == DYNAMIC_JOB_TYPE:
         outputs.update({"jobId": AT_APPLY, "state": AT_APPLY, "consoleUrl": AT_APPLY, "resourceName": AT_APPLY})
     return outputs
 

@@ -76,6 +76,17 @@ PAUSED_STATES: Final = frozenset({PAUSED})
 #: The states of a job that is not over: it is the resource's job.
 LIVE_STATES: Final = ACTIVE_STATES | PAUSED_STATES
 
+# --- TrainingJob as a resource --------------------------------------------------------------------------
+
+#: TrainingJob's resource name, and its module as a Python dynamic resource: a state holds a job as the dynamic
+#: resource (`pulumi-python:dynamic/training:TrainingJob`, what the Python program and stack files register) or as the
+#: provider package's (`gcp-training-jobs:index:TrainingJob`, a program in any language). The one spelling of each.
+JOB_RESOURCE: Final = "TrainingJob"
+DYNAMIC_JOB_MODULE: Final = "training"
+DYNAMIC_JOB_TYPE: Final = f"pulumi-python:dynamic/{DYNAMIC_JOB_MODULE}:{JOB_RESOURCE}"
+PACKAGE_JOB_TYPE: Final = f"{NAMESPACE}:index:{JOB_RESOURCE}"
+JOB_TYPES: Final = (DYNAMIC_JOB_TYPE, PACKAGE_JOB_TYPE)
+
 # --- Job ids and the label that finds a job again ------------------------------------------------------
 
 #: The label every job carries so a job whose create answer was lost can be found again.

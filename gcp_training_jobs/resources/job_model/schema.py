@@ -20,14 +20,13 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TRAINING_INPUT, TUNING_JOB
+from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, PACKAGE_JOB_TYPE, TRAINING_INPUT, TUNING_JOB
 from gcp_training_jobs.jobspec.core.version import __version__
 from gcp_training_jobs.resources.job_model import declared
 from gcp_training_jobs.resources.job_model.declared import INPUTS, JOB, OUTPUT_KEYS, Change, Input, Kind
 
-#: The package's resource: its type token (the one spelling of it for the package).
-RESOURCE = "TrainingJob"
-TYPE_TOKEN = f"{NAMESPACE}:index:{RESOURCE}"
+#: The package's resource: its type token (names.PACKAGE_JOB_TYPE).
+TYPE_TOKEN = PACKAGE_JOB_TYPE
 
 _ANY = {"$ref": "pulumi.json#/Any"}
 _OBJECT = {"type": "object", "additionalProperties": _ANY}

@@ -22,7 +22,7 @@ from pulumi.dynamic import Resource
 
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import command
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_MODULE, JOB_RESOURCE, command
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.declared import (
     IDENTITY,
@@ -48,7 +48,7 @@ class InvalidArgs(TrainingJobsError, pulumi.RunError):
     """TrainingJob was given an argument it cannot take (a RunError: Pulumi reports it as one line, no traceback)."""
 
 
-class TrainingJob(Resource, TrainingJobOutputs, module="training", name="TrainingJob"):
+class TrainingJob(Resource, TrainingJobOutputs, module=DYNAMIC_JOB_MODULE, name=JOB_RESOURCE):
     """A training job on AI Platform Training (ml v1) or Vertex AI, in AI Platform Training's or Vertex AI's
     vocabulary."""
 
