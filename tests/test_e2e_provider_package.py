@@ -18,6 +18,8 @@ ships hosts that need neither shim). Outside CI a missing one skips these tests,
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import os
 import shutil
@@ -31,7 +33,16 @@ import pytest
 import yaml
 
 from gcp_training_jobs.jobspec.core.version import __version__
-from tests.e2e_support import ROOT, Emulator, Project, engine_env, process_emulator, require_pulumi  # noqa: F401
+from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
+    ROOT,
+    Emulator,
+    Project,
+    engine_env,
+    process_emulator,
+    require_pulumi,
+    session_processes,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -212,6 +223,52 @@ def test_a_spec_google_refuses_fails_preview_with_the_judges_words(project: Proj
     assert [r["method"] for r in emulator.control("requests")[before:] if r["method"].endswith("create")] == []
     write_program(project.path, program())
     project.pulumi("destroy", "--yes", "--skip-preview")
+
+
+#: How long the emulator holds each create before refusing it (503): a plugin that outlived its engine would then
+#: retry, or make the job at another placement.
+HELD_SECONDS = 5
+#: How soon after the CLI's SIGKILL no process of its run may be left (the plugin ends within engine_watch's poll).
+GONE_WITHIN_SECONDS = 8
+
+
+def command_line(pid: int) -> str:
+    """A process's arguments, as /proc holds them ("" once it has ended)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_a_sigkill_of_the_cli_mid_create_ends_the_plugin_and_sends_nothing_more(tmp_path: Path,
+                                                                               emulator: Emulator) -> None:
+    """The package's plugin (started through the Python runner, in the language host's process group) ends with its
+    engine, as the dynamic provider does: nothing reaches the emulator after the kill, no job is left."""
+    emulator.control("reset", {})
+    adding = add_package(tmp_path, PROVIDER, str(PROVIDER))
+    adding.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+    data = program()
+    data["resources"]["second"] = copy.deepcopy(data["resources"]["train"])  # no YAML alias
+    write_program(adding.path, data)
+    emulator.control("faults", {"delay": HELD_SECONDS, "count": 2, "method": "customJobs.create"})
+    emulator.control("faults", {"status": 503, "count": 2, "method": "customJobs.create"})
+    cli = subprocess.Popen(adding.command("up", "--yes", "--skip-preview"), cwd=adding.path, env=adding.env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def members() -> list[str]:
+        return [f"{pid} {command_line(pid)}" for pid, _, state in session_processes(cli.pid) if state != "Z"]
+
+    wait_until(lambda: len(emulator.calls("customJobs.create")) >= 1, 120, "a create held by the emulator")
+    assert any(str(PROVIDER) in member for member in members()), members()  # the plugin runs
+    cli.kill()  # SIGKILL, the CLI alone
+    cli.wait(timeout=30)
+    sent = len(emulator.control("requests"))
+    with contextlib.suppress(AssertionError):  # the assertion below names what is left
+        wait_until(lambda: members() == [], GONE_WITHIN_SECONDS, "every process of the killed run gone")
+    assert members() == []
+    assert len(emulator.control("requests")) == sent  # nothing reached the emulator after the kill
+    assert emulator.live() == {}
+    emulator.control("reset", {})
 
 
 OLD_PROGRAM = '''import pulumi

@@ -78,3 +78,11 @@ def test_outside_the_engines_provider_process_nothing_is_watched() -> None:
     engine_watch.guard()  # and the guard lets everything through
     found = Engine.of_process(argv=["127.0.0.1:4321"], main=engine_watch.PROVIDER_MAIN)
     assert found is not None and found.address == ("127.0.0.1", 4321) and found.parent == os.getppid()
+
+
+def test_the_provider_packages_plugin_watches_the_engine_named_in_its_arguments() -> None:
+    """The package's plugin (resources.package.serve) is no `python -m pulumi.dynamic`: its engine is read from its
+    arguments whatever its main module, so it too ends with its engine."""
+    found = Engine.of_plugin(["127.0.0.1:4321"])
+    assert found.address == ("127.0.0.1", 4321) and found.parent == os.getppid()
+    assert Engine.of_plugin([]).address is None  # no address given: its parent and pipe still tell

@@ -11,7 +11,8 @@ signs tell that the engine is gone, none of them asks the engine anything:
 - its address (the provider's first argument, the engine's gRPC server) refuses a connection;
 - the provider's parent (the script the engine started) is another process.
 
-`start`, called by the provider's `configure` in the engine's provider process only, starts one daemon thread per
+`start`, called by the provider's `configure` in the engine's provider process only (and by the provider package's
+plugin, `resources.package.serve`, before it serves), starts one daemon thread per
 process that waits on them and ends the process at once (`os._exit`: no answer in flight is read, nothing else is
 sent); `guard`, called by the lifecycle right before each create, cancel, delete or relabel is sent (and before each
 of its retries), reads them again and ends the process the same way. Outside the engine's provider process (the
@@ -61,6 +62,13 @@ class Engine:
             return None
         args = list(sys.argv[1:] if argv is None else argv)
         return cls(next((found for arg in args if (found := address_of(arg)) is not None), None), os.getppid(),
+                   _is_pipe(0))
+
+    @classmethod
+    def of_plugin(cls, argv: Sequence[str]) -> Engine:
+        """The engine of the provider package's plugin process (resources.package.serve: the engine's address among
+        its arguments), started by the engine directly (the executable form) or through a language host."""
+        return cls(next((found for arg in argv if (found := address_of(arg)) is not None), None), os.getppid(),
                    _is_pipe(0))
 
     def gone(self) -> bool:

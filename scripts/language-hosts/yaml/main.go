@@ -7,7 +7,8 @@
 // with "linking package: method Link not implemented" before it records anything. A Pulumi YAML program needs
 // nothing linked (it reads the package's schema through the engine): later pulumi-yaml releases answer Link with an
 // empty response for that reason (pkg/server/server.go of https://github.com/pulumi/pulumi-yaml, read 2026-12-02).
-// This host does the same and is otherwise pulumi-yaml's own server, started as its command starts it.
+// This host does the same and is otherwise pulumi-yaml's own server, started as its command starts it, but for
+// how often it checks that its engine lives (engineCheck).
 package main
 
 import (
@@ -67,6 +68,11 @@ func main() {
 	}
 }
 
+// engineCheck is how often the host asks its engine's health: pulumi-yaml's command asks every 5 minutes, so the
+// host of a CLI killed by SIGKILL (which runs its plugins in process groups of their own) would serve on that long;
+// every second, it ends with its engine as the provider's plugin does (within a second of the engine gone).
+const engineCheck = time.Second
+
 // watchEngine returns a channel closed when the engine stops answering its health check or on SIGINT.
 func watchEngine(engineAddress string) chan bool {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -76,7 +82,7 @@ func watchEngine(engineAddress string) chan bool {
 		stop()
 		close(done)
 	}()
-	if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, stop); err != nil {
+	if err := rpcutil.Healthcheck(ctx, engineAddress, engineCheck, stop); err != nil {
 		cmdutil.Exit(fmt.Errorf("could not start health check host RPC server: %w", err))
 	}
 	return done
