@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 from gcp_training_jobs.jobspec.catalog.prices import PriceTableError
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, VERTEX
+from gcp_training_jobs.jobspec.core.names import JOB_TYPES, VERTEX
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.jobspec.review.cost import Placed
@@ -190,7 +190,7 @@ def _report(problems: Sequence[Problem], report: Report) -> None:
 
 
 def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> None:
-    if args.resource_type != DYNAMIC_JOB_TYPE:
+    if args.resource_type not in JOB_TYPES:
         return
     rails, problems = stack_guardrails(stack_of(args.urn))
     props = plain(args.props)
@@ -203,7 +203,7 @@ def validate_job_guardrails(args: ResourceValidationArgs, report: Report) -> Non
 
 
 def validate_end_of_life(args: ResourceValidationArgs, report: Report) -> None:
-    if args.resource_type != DYNAMIC_JOB_TYPE:
+    if args.resource_type not in JOB_TYPES:
         return
     job = judged_job(args.name, plain(args.props))
     if job is not None:
@@ -244,7 +244,7 @@ def registered(args: StackValidationArgs) -> Registered:
     stack, budgets = None, []
     for resource in args.resources:
         stack = stack or stack_of(resource.urn)
-        if resource.resource_type == DYNAMIC_JOB_TYPE:
+        if resource.resource_type in JOB_TYPES:
             props = plain(resource.props)
             job = judged_job(resource.name, props)
             if job is not None:

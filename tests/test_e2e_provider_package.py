@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib.util
 import json
 import os
 import shutil
@@ -223,6 +224,36 @@ def test_a_spec_google_refuses_fails_preview_with_the_judges_words(project: Proj
     assert [r["method"] for r in emulator.control("requests")[before:] if r["method"].endswith("create")] == []
     write_program(project.path, program())
     project.pulumi("destroy", "--yes", "--skip-preview")
+
+
+#: The policy pack as an analyzer executable (policies/analyzer says why not the folder).
+PACK = ROOT / "policies" / "analyzer"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pulumi_policy") is None and not os.environ.get("CI"),
+                    reason="pulumi-policy is not installed (pip install --no-deps -r policies/requirements.txt)")
+def test_the_policy_pack_prices_and_holds_a_yaml_programs_jobs_to_the_stacks_guardrails(
+        tmp_path: Path, emulator: Emulator) -> None:
+    """The pack reads the package's jobs as it reads the dynamic resource's (their checked inputs are the same):
+    each job's estimated cost is reported, and a stack-wide guardrail, which no one job's check can see, stops
+    the preview."""
+    adding = add_package(tmp_path, PROVIDER, str(PROVIDER))
+    adding.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+    data = program()
+    data["resources"]["second"] = copy.deepcopy(data["resources"]["train"])  # no YAML alias
+    write_program(adding.path, data)
+    within = adding.pulumi("preview", "--policy-pack", str(PACK), ok=False)
+    said = within.stdout + within.stderr
+    assert within.returncode == 0, said
+    assert "[advisory]  estimated-cost" in said, said
+    for job in ("train", "second"):  # g2-standard-8 + 1 L4, a 2 h timeout: priced as the stack's own jobs are
+        assert f"{job}: us-central1, runs on demand: $" in said and "jobSpec.scheduling.timeout 7200s" in said, said
+    adding.pulumi("config", "set", "--path", "gcp-training-jobs:guardrails.maxAcceleratorsPerStack", "1")
+    over = adding.pulumi("preview", "--policy-pack", str(PACK), ok=False)
+    said = over.stdout + over.stderr
+    assert over.returncode != 0, said
+    assert "[mandatory]  stack-guardrails" in said and "maxAcceleratorsPerStack" in said, said
+    assert emulator.calls("customJobs.create") == []
 
 
 #: How long the emulator holds each create before refusing it (503): a plugin that outlived its engine would then
