@@ -24,6 +24,9 @@
 #   PULUMI_LEGACY_LANGHOST_VERSION  sdk/v3 version whose in-module Python language
 #                             host is built when the standalone language-host
 #                             module is unavailable (default 3.79.0, see below)
+#   PULUMI_ENGINE_NODEJS=0    do not build the Node.js language host (see below)
+#   PULUMI_NODEJS_HOST_VERSION  sdk/v3 version whose in-module Node.js language host
+#                             is built (default 3.68.0, the last one that has it)
 #   GO                        go binary (default: go on PATH, else /usr/local/go/bin/go)
 #
 # Environment a caller needs to run pulumi offline with the Python dynamic provider:
@@ -183,15 +186,23 @@ rm -rf "$CACHE_ROOT/.build-v$VERSION".*
 # ------------------------------------------------------ language host shims ---
 # Two small Go programs of this repository (scripts/language-hosts/), each built once into a cache folder of its
 # own named by its version and the sha256 of its source ($CACHE_ROOT/<name>-<version>-<sha>/bin, outside the
-# engine's, so an engine cached before them stays valid and an edit of the source builds anew), then linked into
-# BIN. A failed build only warns: what needs it then fails or skips, naming it. Each file's header says why:
+# engine's, so an engine cached before them stays valid and an edit of the source builds anew), and the Node.js
+# language host (last below), then linked into BIN. A failed build only warns: what needs it then fails or skips,
+# naming it. Each file's header says why:
 #  * pulumi-language-yaml (PULUMI_ENGINE_YAML=0 skips it): the YAML language host of github.com/pulumi/pulumi-yaml
 #    (which the Go module proxy serves at v1.11.1 and v1.25.0 only), answering the `Link` that `pulumi package add`
 #    calls and v1.25.0 predates: so a Pulumi YAML program runs and `pulumi package add` records the package.
 #  * pulumi-language-python-runner: in front of the v3.79 Python language host (the wrapper below runs it), it
 #    starts a `runtime: python` plugin (PulumiPlugin.yaml: this repository's provider/), which that host cannot.
-# The Node.js language host is not built: the proxy refuses its module
-# (github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3, 403 at every version).
+#  * pulumi-language-nodejs (PULUMI_ENGINE_NODEJS=0 skips it): no source of ours. The proxy refuses the host's own
+#    module (github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3, 403 at every version), but up to
+#    sdk/v3@v3.68.0 the same host was a package inside sdk/v3 (nodejs/cmd/pulumi-language-nodejs, gone from v3.69.0),
+#    which the proxy serves: that one is built (ensure_module_host), into $CACHE_ROOT/pulumi-language-nodejs-v3.68.0.
+#    It runs a JavaScript or TypeScript program with the program's own @pulumi/pulumi from npm (its `run` script; a
+#    TypeScript one through the ts-node that @pulumi/pulumi vendors, with the project's `typescript` when installed).
+#    The engine hands it none of Pulumi.yaml's runtime options (it takes them as flags, which the v3.259 engine no
+#    longer passes), so it runs with its defaults: TypeScript on, no `nodeargs`. It has no `Link` or
+#    `GeneratePackage`: `pulumi package add` cannot generate a TypeScript SDK with it (docs/provider-package.md).
 YAML_VERSION=${PULUMI_YAML_VERSION:-1.25.0}
 YAML_VERSION=${YAML_VERSION#v}
 # ensure_shim BIN NAME SOURCE_DIR MODULE@VERSION LDFLAGS
@@ -222,6 +233,57 @@ ensure_shim() {
     ln -sf "$dest/bin/$name" "$bin/$name"
   fi
 }
+# copy_replaces GOMOD: print the replace directives of a go.mod whose target is
+# a module (not a local ../ path), as single-line directives.
+copy_replaces() {
+  awk '
+    /^replace[[:space:]]*\($/ { inblock = 1; next }
+    inblock && /^\)/          { inblock = 0; next }
+    inblock                   { line = $0 }
+    !inblock && /^replace[[:space:]]/ { line = $0; sub(/^replace[[:space:]]+/, "", line) }
+    line != "" && line !~ /=>/ { line = "" }
+    line != "" {
+      split(line, parts, "=>"); target = parts[2]; gsub(/^[[:space:]]+/, "", target)
+      if (target !~ /^(\.|\/)/) { gsub(/^[[:space:]]+/, "", line); print "replace " line }
+      line = ""
+    }' "$1"
+}
+
+# ensure_module_host BIN NAME MODULE@VERSION PACKAGE LDFLAGS: a language host that is a package of a published
+# module (no source of ours), built once into $CACHE_ROOT/NAME-VERSION/bin from a throwaway module that requires
+# MODULE@VERSION and copies its go.mod's replace lines (as the legacy Python host below), with Pulumi's release flags,
+# then linked into BIN. A failed build only warns.
+ensure_module_host() {
+  local bin=$1 name=$2 require=$3 pkg=$4 ldflags=$5 dest go wrap started gomod
+  dest=$CACHE_ROOT/$name-${require##*@}
+  if [ ! -x "$dest/bin/$name" ]; then
+    go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+    wrap=$(mktemp -d "$CACHE_ROOT/.build-$name.XXXXXX")
+    started=$(date +%s)
+    log "building $name ($pkg, in $require)"
+    if (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on &&
+        printf 'module %s\n\ngo 1.24\n\nrequire %s %s\n' "$name" "${require%@*}" "${require##*@}" >go.mod &&
+        printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$pkg" >tools.go &&
+        gomod=$("$go" mod download -json "$require" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p') &&
+        [ -n "$gomod" ] && copy_replaces "$gomod" >>go.mod && "$go" mod tidy &&
+        "$go" build -trimpath -tags osusergo,grpcnotrace -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" "$pkg"
+       ) >&2; then
+      printf 'module=%s\npackage=%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$require" "$pkg" \
+        "$(( $(date +%s) - started ))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
+      rm -rf "$dest"
+      mv "$wrap/stage" "$dest"
+      log "$name built in $(( $(date +%s) - started ))s into $dest/bin"
+    else
+      log "WARNING: $name did not build; see above"
+    fi
+    rm -rf "$wrap"
+  fi
+  if [ -x "$dest/bin/$name" ]; then
+    ln -sf "$dest/bin/$name" "$bin/$name"
+  fi
+}
+NODEJS_HOST_VERSION=${PULUMI_NODEJS_HOST_VERSION:-3.68.0}
+NODEJS_HOST_VERSION=${NODEJS_HOST_VERSION#v}
 ensure_shims() {
   local bin=$1
   if [ "${PULUMI_ENGINE_YAML:-1}" != 0 ]; then
@@ -230,6 +292,11 @@ ensure_shims() {
   fi
   ensure_shim "$bin" pulumi-language-python-runner "$SCRIPT_DIR/language-hosts/python" \
     "github.com/pulumi/pulumi/sdk/v3@v$VERSION" ""
+  if [ "${PULUMI_ENGINE_NODEJS:-1}" != 0 ]; then
+    ensure_module_host "$bin" pulumi-language-nodejs "github.com/pulumi/pulumi/sdk/v3@v$NODEJS_HOST_VERSION" \
+      github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs \
+      "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$NODEJS_HOST_VERSION"
+  fi
 }
 
 [ -d "$BIN" ] && write_langhost_wrapper "$BIN"  # (a bin directory built before the wrapper)
@@ -267,22 +334,6 @@ mod_dir() {
 mod_error() {
   (cd "$WORK" && "$GO" mod download -json "$1" 2>&1) |
     sed -n 's/^[[:space:]]*"Error": "\(.*\)",*$/\1/p' | head -1
-}
-
-# copy_replaces GOMOD: print the replace directives of a go.mod whose target is
-# a module (not a local ../ path), as single-line directives.
-copy_replaces() {
-  awk '
-    /^replace[[:space:]]*\($/ { inblock = 1; next }
-    inblock && /^\)/          { inblock = 0; next }
-    inblock                   { line = $0 }
-    !inblock && /^replace[[:space:]]/ { line = $0; sub(/^replace[[:space:]]+/, "", line) }
-    line != "" && line !~ /=>/ { line = "" }
-    line != "" {
-      split(line, parts, "=>"); target = parts[2]; gsub(/^[[:space:]]+/, "", target)
-      if (target !~ /^(\.|\/)/) { gsub(/^[[:space:]]+/, "", line); print "replace " line }
-      line = ""
-    }' "$1"
 }
 
 # write_wrapper DIR GOVERSION REQUIRE_LINES REPLACE_SOURCE_GOMOD PACKAGES...
