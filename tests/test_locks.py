@@ -3,6 +3,7 @@ ranges pyproject.toml gives library users, and every command that installs reads
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -104,3 +105,21 @@ def test_every_install_reads_the_locks_with_their_hashes() -> None:
                 installs += 1
                 assert "--require-hashes" in install, f"{place.relative_to(ROOT)}: {install}"
     assert installs >= 6, f"only {installs} installs from a lock found"
+
+
+def test_the_typescript_fixtures_npm_lock_pins_every_package_with_its_integrity_hash() -> None:
+    """tests/fixtures/typescript-job (installed by `npm ci` in tests/test_e2e_typescript.py): package.json names exact
+    versions, the lock (lockfileVersion 3) holds them and gives every package a sha512 integrity hash, which `npm ci`
+    checks."""
+    fixture = ROOT / "tests" / "fixtures" / "typescript-job"
+    declared = json.loads((fixture / "package.json").read_text())
+    lock = json.loads((fixture / "package-lock.json").read_text())
+    assert lock["lockfileVersion"] == 3
+    wanted = {**declared.get("dependencies", {}), **declared.get("devDependencies", {})}
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", version) for version in wanted.values()), wanted
+    packages = {path: entry for path, entry in lock["packages"].items() if path}
+    assert {name: packages[f"node_modules/{name}"]["version"] for name in wanted} == wanted
+    assert lock["packages"][""]["dependencies"] == declared["dependencies"]
+    for path, entry in packages.items():
+        assert not entry.get("link"), f"{path}: a link, not a package of the registry"
+        assert str(entry.get("integrity", "")).startswith("sha512-"), f"{path}: no sha512 integrity hash"
