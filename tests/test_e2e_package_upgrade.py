@@ -24,7 +24,15 @@ import pytest
 
 from tests.e2e_support import Emulator, Project, process_emulator  # noqa: F401 (fixture)
 from tests.test_e2e_provider_package import PLUGIN
-from tests.test_e2e_upgrade import PULUMI, RELEASES, RUNNING, TO_RUNNING_SECONDS, release_tree, stack_config
+from tests.test_e2e_upgrade import (
+    CANCELLED,
+    PULUMI,
+    RELEASES,
+    RUNNING,
+    TO_RUNNING_SECONDS,
+    release_tree,
+    stack_config,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -36,15 +44,22 @@ PACKAGE_RELEASES = {"59f59fa": RELEASES["59f59fa"], "98df59e": RELEASES["98df59e
 OLD_TYPE = "pulumi-python:dynamic/training:TrainingJob"
 NEW_TYPE = "gcp-training-jobs:index:TrainingJob"
 STACK = "upgrade"
+STACK_URN = f"urn:pulumi:{STACK}::gcp-training-jobs::pulumi:pulumi:Stack::gcp-training-jobs-{STACK}"
+#: The releases' component of the stack's buckets (named, not made, in these stacks): the new program declares none.
+BUCKETS_TYPE = "gcp-training:index:TrainingBuckets"
 #: The job directory the releases' stack program gives a job of the named job-dir bucket (offline_config's).
 JOB_DIR = "gs://upgrade-job-dir/jobs/{name}"
 #: The steps the move may take: an update in place of each job (its provider changes), the release's bucket
 #: component and its dynamic provider left out of the new program (deleted from the state: neither is a job, and
 #: neither calls an API). No create, replace, create-replacement or delete-replaced.
 MOVE_OPS = {"same", "update", "delete"}
+#: What the package's diff finds changed in a job the release made: the guardrails the release recorded (its
+#: defaults spelled out; the stack's are now `{}`) and waitForCompletion's default (recorded false, now unset), both
+#: changed in place. Not the job: the same spec, its int64 fields as text (the release's) or as numbers (the program's).
+IN_PLACE = {"guardrails", "waitForCompletion"}
 
 #: A program of this tree: the stack's jobs, each as the package's resource aliased to the dynamic resource's type.
-NEW_PROGRAM = '''"""The stack's jobs as the provider package's resource, each aliased to the type the release gave it."""
+NEW_PROGRAM = '''"""The stack's jobs as the provider package's resource, each aliased to the type a release gave it."""
 import pulumi
 
 JOBS = JOBS_DATA
@@ -79,6 +94,20 @@ def declared(name: str, job: dict[str, Any]) -> dict[str, Any]:
     return {**made, "labels": labels}
 
 
+def urn(type_: str, name: str) -> str:
+    """A resource's URN in the stack: a child of the stack itself, as the releases' jobs are."""
+    return f"urn:pulumi:{STACK}::gcp-training-jobs::{type_}::{name}"
+
+
+def as_text(value: Any) -> Any:
+    """`value` with every number as text: a job's int64 fields compared whichever way they are written."""
+    if isinstance(value, dict):
+        return {key: as_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_text(item) for item in value]
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
 def new_program() -> str:
     """NEW_PROGRAM declaring the stack file's jobs (stack_jobs) as the release's stack program made them."""
     return NEW_PROGRAM.replace("JOBS_DATA", repr({name: declared(name, job) for name, job in stack_jobs().items()}))
@@ -110,11 +139,10 @@ def test_a_releases_stack_moves_to_the_package_by_an_alias_with_no_job_made_repl
     assert {job["state"] for job in live.values()} == {RUNNING["vertex"]}
 
     before = {r["urn"].rsplit("::", 1)[1]: r for r in project.resources()}
-    stack_urn = f"urn:pulumi:{STACK}::gcp-training-jobs::pulumi:pulumi:Stack::gcp-training-jobs-{STACK}"
-    for name, entry in before.items():  # what the alias must name: the old type, under the stack itself
-        assert entry["urn"] == f"urn:pulumi:{STACK}::gcp-training-jobs::{OLD_TYPE}::{name}"
-        assert entry["type"] == OLD_TYPE and entry.get("parent") == stack_urn and "__provider" in entry["outputs"]
     assert set(before) == set(stack_jobs())
+    for name, entry in before.items():  # what the alias must name: the old type, under the stack itself
+        assert entry["urn"] == urn(OLD_TYPE, name)
+        assert entry["type"] == OLD_TYPE and entry.get("parent") == STACK_URN and "__provider" in entry["outputs"]
 
     project.switch_code()  # this tree's Pulumi.yaml (the same project name) and library
     (project.path / "__main__.py").write_text(new_program())
@@ -124,11 +152,13 @@ def test_a_releases_stack_moves_to_the_package_by_an_alias_with_no_job_made_repl
     since = len(emulator.control("requests"))
 
     preview = json.loads(project.pulumi("preview", "--json").stdout)
-    steps = {step["urn"]: step["op"] for step in preview["steps"]}
-    assert set(steps.values()) <= MOVE_OPS, json.dumps([preview["steps"], preview.get("diagnostics")], indent=1)
-    for name in before:  # each job: the new URN, updated in place from the old one
-        assert steps.get(f"urn:pulumi:{STACK}::gcp-training-jobs::{NEW_TYPE}::{name}") == "update", steps
-    assert [urn for urn, op in steps.items() if op == "delete" and urn.endswith(tuple(before))] == []
+    steps = {step["urn"]: step for step in preview["steps"]}
+    assert {step["op"] for step in steps.values()} <= MOVE_OPS, json.dumps(
+        [preview["steps"], preview.get("diagnostics")], indent=1)
+    for name in before:  # each job: the new URN, updated in place from the old one, its job unchanged
+        step = steps[urn(NEW_TYPE, name)]
+        assert step["op"] == "update" and set(step["diffReasons"]) <= IN_PLACE, step
+    assert [u for u, step in steps.items() if step["op"] == "delete"] == [urn(BUCKETS_TYPE, STACK)]
 
     project.up()
     assert writes_since(emulator, since) == []  # nothing made, replaced or cancelled: reads only
@@ -136,16 +166,24 @@ def test_a_releases_stack_moves_to_the_package_by_an_alias_with_no_job_made_repl
     assert set(after) == set(before)
     for name, entry in after.items():
         old = before[name]
-        assert entry["type"] == NEW_TYPE and entry.get("parent") == stack_urn
-        assert entry["provider"].startswith(f"urn:pulumi:{STACK}::gcp-training-jobs::pulumi:providers:gcp-training-jobs::")
-        assert "__provider" not in entry["outputs"] and "__provider" not in entry["inputs"]
+        assert entry["urn"] == urn(NEW_TYPE, name) and entry["type"] == NEW_TYPE and entry["parent"] == STACK_URN
+        assert entry["provider"].startswith(urn("pulumi:providers:gcp-training-jobs", "default"))
         assert entry["id"] == old["id"] and entry["outputs"]["jobId"] == old["outputs"]["jobId"]
-        assert entry["inputs"]["identity"] == old["inputs"]["identity"] == f"organization/gcp-training-jobs/{STACK}/{name}"
+        identity = f"organization/gcp-training-jobs/{STACK}/{name}"  # the package's, from the URN: the same
+        assert entry["inputs"]["identity"] == old["inputs"]["identity"] == identity
+        assert as_text(entry["inputs"]["job"]) == as_text(old["inputs"]["job"])  # the same job, declared anew
+        for gone in ("__provider", "stackQuota"):  # no pickle; no stack quota plan (98df59e, 3d0cfa3 wrote one)
+            assert gone not in entry["inputs"] and gone not in entry["outputs"], gone
+    assert [r["type"] for r in project.deployment()["resources"] if r["type"] == "pulumi:providers:pulumi-python"] == []
     assert {job["labels"]["pulumi-job"]: job for job in emulator.jobs().values()} == live  # labels, state: as they were
     assert {name: job["jobId"] for name, job in project.outputs()["jobs"].items()} == \
         {name: entry["outputs"]["jobId"] for name, entry in before.items()}
     project.pulumi("preview", "--expect-no-changes")  # fails (exit 255) on any change
     assert writes_since(emulator, since) == []
+
+    project.pulumi("destroy", "--yes", "--skip-preview")  # the package's delete, on the moved state: each job cancelled
+    assert sorted(writes_since(emulator, since)) == ["customJobs.cancel", "customJobs.cancel"]
+    assert {job["state"] for job in emulator.jobs().values()} == {CANCELLED["vertex"]}
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
