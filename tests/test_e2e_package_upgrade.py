@@ -24,18 +24,23 @@ from typing import Any
 
 import pytest
 
-from tests.e2e_support import ROOT, Emulator, Project, process_emulator  # noqa: F401 (fixture)
-from tests.test_e2e_upgrade import (
+from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
     CANCELLED,
-    PULUMI,
     RELEASES,
+    ROOT,
     RUNNING,
     TO_RUNNING_SECONDS,
+    Emulator,
+    Project,
+    process_emulator,
     release_tree,
+    require_pulumi,
     stack_config,
 )
 
 pytestmark = pytest.mark.e2e
+
+PULUMI = require_pulumi()
 
 #: The package's executable plugin (pulumi-resource-gcp-training-jobs), which the engine runs from PATH: no language
 #: host is needed, unlike the plugin folder tests/test_e2e_provider_package.py adds.
@@ -80,7 +85,7 @@ pulumi.export("jobs", {name: {"jobId": job.jobId, "state": job.state, "consoleUr
 
 def stack_jobs() -> dict[str, dict[str, Any]]:
     """The stack file's jobs: a CustomJobSpec job (on Spot) and a trainingInput job, which every release translates to
-    a CustomJob on Vertex AI (tests/test_e2e_upgrade.stack_config's, named for what they are)."""
+    a CustomJob on Vertex AI (e2e_support.stack_config's, named for what they are)."""
     jobs = stack_config("vertex")["gcp-training-jobs:jobs"]
     return {"custom-job": jobs["kept"], "training-input": jobs["removed"]}
 
