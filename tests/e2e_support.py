@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import io
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -47,6 +49,78 @@ def offline_config(name: str, jobs: dict[str, Any], *, backend: str = "vertex",
         **{f"gcp-training-jobs:{key}": value for key, value in keys.items()},
         "gcp-training-jobs:jobs": jobs,
     }
+
+
+# --- An earlier release's tree and the stack the upgrade tests deploy with it ----------------------------------
+
+#: The releases tests/test_e2e_upgrade.py upgrades from: the first release, the last landing before the provider
+#: became a package (resources/training_job/) and the job input's module was renamed (job_wire -> job_inputs), and
+#: the last before TrainingJob's inputs were declared once (job_model/declared.py).
+RELEASES = {"59f59fa": "59f59fa0b0f8b52f6532d8a522392cc858976d37",
+            "8b2f7fb": "8b2f7fb263ecfbad93ff4ad088dc756a5e90cc0f",
+            "4f85326": "4f85326609b08447b093c8be702ee4ef07cf4302",
+            "98df59e": "98df59e3191b1d315acc06bb81da8cc9aca218fe"}
+#: The emulator process's phase length (Emulator.start): jobs stay in a state until advanced.
+PHASE_SECONDS = 1_000_000
+#: What moves a new job from QUEUED through PREPARING into the middle of RUNNING.
+TO_RUNNING_SECONDS = 2.5 * PHASE_SECONDS
+CREATE = {"ai-platform": "jobs.create", "vertex": "customJobs.create"}
+CANCEL = {"ai-platform": "jobs.cancel", "vertex": "customJobs.cancel"}
+RUNNING = {"ai-platform": "RUNNING", "vertex": "JOB_STATE_RUNNING"}
+CANCELLED = {"ai-platform": "CANCELLED", "vertex": "JOB_STATE_CANCELLED"}
+UPGRADE_IMAGE = "us-central1-docker.pkg.dev/upgrade-project/trainers/example:0.1"
+UPGRADE_L4 = {"type": "NVIDIA_L4", "count": 1}
+
+
+def stack_config(backend: str) -> dict[str, Any]:
+    """Two jobs in the vocabularies the release supports on `backend`: on Vertex AI one written as a CustomJobSpec and
+    one in AI Platform Training's trainingInput (translated); on AI Platform Training two trainingInput jobs, like the
+    `local` stack. Named for what tests/test_e2e_upgrade.py does with them: `kept` stays in the stack, `removed`
+    leaves it after the upgrade."""
+    if backend == "vertex":
+        kept: dict[str, Any] = {"labels": {"purpose": "trial"}, "jobSpec": {
+            "workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-8", "acceleratorType": "NVIDIA_L4",
+                                                 "acceleratorCount": 1},
+                                 "replicaCount": 1,
+                                 "containerSpec": {"imageUri": UPGRADE_IMAGE, "args": ["--model-dir=${jobDir}"]}}],
+            "scheduling": {"strategy": "SPOT"}}}
+        removed: dict[str, Any] = {"trainingInput": {
+            "scaleTier": "CUSTOM", "region": "us-central1", "args": ["--model-dir=${jobDir}"],
+            "masterType": "g2-standard-8", "masterConfig": {"acceleratorConfig": UPGRADE_L4, "imageUri": UPGRADE_IMAGE},
+            "workerType": "g2-standard-8", "workerCount": 1,
+            "workerConfig": {"acceleratorConfig": UPGRADE_L4, "imageUri": UPGRADE_IMAGE}}}
+    else:
+        kept = {"labels": {"team": "vision"}, "trainingInput": {
+            "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+            "masterConfig": {"acceleratorConfig": {"type": "NVIDIA_TESLA_T4", "count": 2}},
+            "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
+            "packageUris": ["gs://upgrade-staging/trainers/example_trainer-0.1.tar.gz"]}}
+        removed = {"trainingInput": {
+            "scaleTier": "BASIC", "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "trainer.task",
+            "packageUris": ["gs://upgrade-staging/trainers/example_trainer-0.1.tar.gz"],
+            "args": ["--model_dir=${jobDir}"]}}
+    return offline_config("upgrade", {"kept": kept, "removed": removed}, backend=backend, labels={"env": "upgrade"},
+                          tpuAccess={"grant": False})
+
+
+def release_tree(RELEASE: str, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: N803 - a commit
+    """A release's tree, from this clone's history (`git archive`); a missing commit fails under CI."""
+    try:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", RELEASE],
+                                 capture_output=True, timeout=120)
+        problem = archive.stderr.decode(errors="replace").strip() if archive.returncode else None
+    except FileNotFoundError:
+        problem = "git is not installed"
+    if problem is not None:
+        why = (f"the release commit {RELEASE} cannot be read from {ROOT} ({problem}); the upgrade test starts "
+               "from it: clone main in full (no --depth), as CI does")
+        if os.environ.get("CI"):
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    tree = tmp_path_factory.mktemp("release")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
 
 
 def find_pulumi() -> str | None:
@@ -110,7 +184,7 @@ class Emulator:
     @classmethod
     def start(cls) -> Emulator:
         process = subprocess.Popen([sys.executable, "-m", "components", "emulator", "--port", "0",
-                                    "--phase-seconds", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                                    "--phase-seconds", str(PHASE_SECONDS)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "listening on" in line, line
