@@ -45,6 +45,20 @@ def package(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> TrainingJobP
     return made
 
 
+def test_a_stack_file_still_listing_its_jobs_configures_the_package_and_names_nothing_by_it(
+        emulator: Emulator) -> None:
+    """The engine hands the package the whole `gcp-training-jobs:*` config, the stack file's `jobs` too (a stack moved
+    to the package by its program): configure takes it, and a refusal names the resource's property, not that key."""
+    made = TrainingJobPackage()
+    jobs = json.dumps({"train": l4_spot()})
+    run(made.configure(rpc.ConfigureRequest({"gcp-training-jobs:config:apiEndpoint": emulator.url,
+                                             "gcp-training-jobs:config:jobs": jobs}, {}, True, True)))
+    assert getattr(made.jobs, "stack_jobs", frozenset()) == frozenset()
+    bad = given(jobSpec={"workerPoolSpecs": []})
+    checked = run(made.check(rpc.CheckRequest(URN, {}, pv(bad), b"")))
+    assert checked.failures and not any("gcp-training-jobs:jobs" in f.reason for f in checked.failures)
+
+
 def given(job: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
     """A program's properties: the job's parts on their own, as a YAML program writes them."""
     job = job or l4_spot()

@@ -8,9 +8,8 @@ are `urn:pulumi:STACK::gcp-training-jobs::pulumi-python:dynamic/training:Trainin
 old type alone gives the old URN. The engine must take each job as the same resource: an update in place whose calls
 to the API are reads only (no job made, replaced or cancelled), the same id and jobId, the same identity (the package
 computes it from the URN: the job's identity labels stay), the state entry the package's and no pickle in it; the
-next `pulumi preview --expect-no-changes` passes, and a destroy cancels exactly the stack's jobs. The stack file's
-`gcp-training-jobs:jobs` goes with the move: while it lists jobs, the package's provider fails to configure (a strict
-xfail below, naming the cause).
+next `pulumi preview --expect-no-changes` passes, and a destroy cancels exactly the stack's jobs. A stack file that still
+lists its jobs (`gcp-training-jobs:jobs`) does not configure the package (resources/package/provider.NOT_CONFIG).
 
 Needs what tests/test_e2e_upgrade.py needs (the `pulumi` CLI, the release commits in this clone's history) and the
 package's executable plugin (provider/bin), found on PATH.
@@ -196,17 +195,15 @@ def test_a_releases_stack_moves_to_the_package_by_an_alias_with_no_job_made_repl
     assert {job["state"] for job in emulator.jobs().values()} == {CANCELLED["vertex"]}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the package's configure fails on a stack config that lists `gcp-training-jobs:jobs`: the package hands the "
-    "provider that key's value parsed (a mapping), and EndpointProvider.configure's _stack_job_names json.loads it "
-    "as the dynamic provider's JSON text (TypeError: the JSON object must be str, bytes or bytearray, not dict)"))
 def test_the_package_configures_in_a_stack_whose_file_still_lists_its_jobs(tmp_path: Path, emulator: Emulator) -> None:
     """A stack moved to the package by changing its program only: the stack file still lists the jobs the program
-    now declares. Any non-empty `gcp-training-jobs:jobs` does it; none, or Pulumi.yaml's default `{}`, does not (the
-    move above removes the key)."""
+    now declares. The package leaves that key out of its configuration: the preview runs, and makes nothing."""
     config = stack_config("vertex")
     config["gcp-training-jobs:jobs"] = stack_jobs()
     project = Project.copy(tmp_path, PULUMI, emulator, stack=STACK, config=config)
     project.env["PATH"] = f"{PLUGIN}:{project.env['PATH']}"
     (project.path / "__main__.py").write_text(new_program())
-    project.pulumi("preview")
+    before = len(emulator.calls("customJobs.create"))
+    preview = json.loads(project.pulumi("preview", "--json").stdout)
+    assert preview["changeSummary"].get("create", 0) >= 2, preview["changeSummary"]  # the program's two jobs
+    assert len(emulator.calls("customJobs.create")) == before

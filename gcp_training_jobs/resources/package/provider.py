@@ -55,9 +55,17 @@ _ML_NAME = re.compile(r"projects/([^/]+)/jobs/[^/]+")
 _COMPARED = tuple(i.wire for i in INPUTS if i.arg is not None and i.change is not Change.READ)
 
 
+#: The stack keys the package's configuration is not: `jobs` is what the Python program builds its TrainingJobs from
+#: (a stack file's `gcp-training-jobs:jobs`); a program using the package declares its jobs itself, so a stack file
+#: that still lists them (a stack moved to the package by its program) neither configures the package nor names its
+#: refusals by that stack key.
+NOT_CONFIG = frozenset({"jobs"})
+
+
 class Config:
     """The stack's `gcp-training-jobs:*` config as the engine hands it to `configure`, read as the dynamic provider
-    reads its own (`get("gcp-training-jobs:KEY")`): a value the engine sends as JSON text (an object) is parsed."""
+    reads its own (`get("gcp-training-jobs:KEY")`): a value the engine sends as JSON text (an object) is parsed;
+    the keys of NOT_CONFIG are left out."""
 
     _project_name = NAMESPACE
 
@@ -67,7 +75,7 @@ class Config:
             found[key.rsplit(":", 1)[-1]] = _json_or_text(text)
         for key, value in values.read(request.args).data.items():
             found[key] = _json_or_text(value) if isinstance(value, str) else value
-        self.values = found
+        self.values = {key: value for key, value in found.items() if key not in NOT_CONFIG}
 
     def get(self, key: str) -> Any:
         namespace, _, bare = key.rpartition(":")
