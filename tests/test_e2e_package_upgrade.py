@@ -8,8 +8,8 @@ are `urn:pulumi:STACK::gcp-training-jobs::pulumi-python:dynamic/training:Trainin
 old type alone gives the old URN. The engine must take each job as the same resource: an update in place whose calls
 to the API are reads only (no job made, replaced or cancelled), the same id and jobId, the same identity (the package
 computes it from the URN: the job's identity labels stay), the state entry the package's and no pickle in it; the
-next `pulumi preview --expect-no-changes` passes, and a destroy cancels exactly the stack's jobs. A stack file that still
-lists its jobs (`gcp-training-jobs:jobs`) does not configure the package (resources/package/provider.NOT_CONFIG).
+next `pulumi preview --expect-no-changes` passes, and a destroy cancels exactly the stack's jobs. A stack file that
+still lists its jobs (`gcp-training-jobs:jobs`) does not configure the package (resources/package/provider.NOT_CONFIG).
 
 Needs what tests/test_e2e_upgrade.py needs (the `pulumi` CLI, the release commits in this clone's history) and the
 package's executable plugin (provider/bin), found on PATH.
