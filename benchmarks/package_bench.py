@@ -80,18 +80,60 @@ from pulumi.provider.experimental.server import main
 
 class Noop(Provider):
     async def create(self, request: CreateRequest) -> CreateResponse:
-        return CreateResponse(f"noop-{{request.name}}", {{}})
+        return CreateResponse(f"noop-{request.name}", {})
 
 
 main(sys.argv[1:], "0.0.1", Noop())
 '''
+#: The package's plugin under cProfile: every thread's calls (the provider's methods run in worker threads, which
+#: `python -m cProfile` would not see), written when the engine ends the plugin (SIGINT, then SIGKILL a moment later:
+#: the profile is written in the signal's handler, then the process exits at once).
+PROFILER = '''\
+import cProfile
+import os
+import pstats
+import runpy
+import signal
+import sys
+import threading
+
+out, script = sys.argv[1], sys.argv[2]
+sys.argv = [script, *sys.argv[3:]]
+profiles = [cProfile.Profile()]
+thread_run = threading.Thread.run
+
+
+def run(self):
+    mine = cProfile.Profile()
+    profiles.append(mine)
+    mine.enable()
+    try:
+        thread_run(self)
+    finally:
+        mine.disable()
+
+
+def dump(signum, frame):
+    stats = pstats.Stats(profiles[0])
+    for other in profiles[1:]:
+        stats.add(other)
+    stats.dump_stats(out)
+    os._exit(0)
+
+
+threading.Thread.run = run
+signal.signal(signal.SIGINT, dump)
+signal.signal(signal.SIGTERM, dump)
+profiles[0].enable()
+runpy.run_path(script, run_name="__main__")
+'''
 #: The wrapper earlier on PATH: one line a start in STARTS, then the real plugin, run as the engine asked (under
-#: cProfile when $BENCH_PROFILE_DIR is set, for the package: the real executable's own python and __main__.py).
+#: PROFILER when $BENCH_PROFILE_DIR is set, for the package: its executable's own __main__.py).
 WRAPPER = '''\
 #!/bin/sh
 echo "$$ $*" >> {starts}
 if [ -n "$BENCH_PROFILE_DIR" ] && [ -n "{profiled}" ]; then
-  exec "$PULUMI_PYTHON_CMD" -m cProfile -o "$BENCH_PROFILE_DIR/plugin-$$.prof" {profiled} "$@"
+  exec "$PULUMI_PYTHON_CMD" {profiler} "$BENCH_PROFILE_DIR/plugin-$$.prof" {profiled} "$@"
 fi
 exec {real} "$@"
 '''
@@ -109,13 +151,15 @@ def plugins(base: Path) -> Path:
     wrappers, noop = base / "wrappers", base / "noop-plugin"
     wrappers.mkdir()
     noop.mkdir()
-    (noop / "noop_plugin.py").write_text(NOOP_PLUGIN.format())
+    (noop / "noop_plugin.py").write_text(NOOP_PLUGIN)
+    (base / "profiler.py").write_text(PROFILER)
     real_noop = executable(noop / f"pulumi-resource-{NOOP_PACKAGE}",
                            f'#!/bin/sh\nexec "$PULUMI_PYTHON_CMD" {noop / "noop_plugin.py"} "$@"\n')
     for package, real, profiled in ((NAMESPACE, EXECUTABLE, ROOT / "provider" / "__main__.py"),
                                     (NOOP_PACKAGE, real_noop, "")):
         executable(wrappers / f"pulumi-resource-{package}",
-                   WRAPPER.format(starts=base / f"starts-{package}.log", real=real, profiled=profiled))
+                   WRAPPER.format(starts=base / f"starts-{package}.log", real=real, profiled=profiled,
+                                  profiler=base / "profiler.py"))
     return wrappers
 
 
@@ -149,15 +193,42 @@ def package_up(path: Path, env: dict[str, str], stack: str, cli: str) -> tuple[T
         return timing, requests_made(endpoint)
 
 
+#: What the profile's summary names: (what, the function's file (its path's end), its name).
+MARKS = (
+    ("the plugin's whole run (its start to the engine's end of it)", "provider/__main__.py", "<module>"),
+    ("serving (the gRPC server, from its start to the end)", "provider/experimental/server.py", "main"),
+    ("configure", "resources/package/provider.py", "configure"),
+    ("TrainingJobProvider.check", "training_job/provider.py", "check"),
+    ("of which the quota check", "training_job/quota.py", "check"),
+    ("TrainingJobProvider.create", "training_job/provider.py", "create"),
+    ("the API calls (transport.call)", "backends/transport.py", "call"),
+)
+
+
+def cumulative(stats: pstats.Stats, path_end: str, name: str) -> tuple[int, float]:
+    """The calls of the functions `name` of a file whose path ends in `path_end`, and their cumulative seconds."""
+    found = [(nc, ct) for (file, _, func), (_, nc, _, ct, _) in getattr(stats, "stats", {}).items()
+             if file.endswith(path_end) and func == name]
+    return sum(n for n, _ in found), sum(t for _, t in found)
+
+
 def print_profile(folder: Path, count: int) -> None:
-    """The plugin's profiles (one per process started) merged: the top functions by cumulative time."""
+    """The plugin's profiles (one per process started) merged: the marked functions' time, then the top functions by
+    cumulative time. Seconds are wall seconds of each thread, summed over the threads (worker threads run at once)."""
     found = sorted(folder.glob("plugin-*.prof"))
     if not found:
-        print(f"no profile written in {folder} (the engine ended the plugin before cProfile could write)")
+        print(f"no profile written in {folder} (the engine ended the plugin before it could write)")
         return
-    print(f"the package's plugin under cProfile, `up` of {count} jobs: {len(found)} process(es)")
+    print(f"the package's plugin under cProfile, `up` of {count} jobs: {len(found)} process(es); seconds summed over "
+          "threads")
     stats = pstats.Stats(*(str(p) for p in found))
-    stats.sort_stats("cumulative").print_stats(40)
+    whole, serving = cumulative(stats, *MARKS[0][1:])[1], cumulative(stats, *MARKS[1][1:])[1]
+    print(f"  the plugin's start until it serves (imports): {whole - serving:.2f} s")
+    for what, path_end, name in MARKS:
+        calls, seconds = cumulative(stats, path_end, name)
+        print(f"  {what}: {seconds:.2f} s in {calls} call(s)")
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(20)
 
 
 def main() -> None:
