@@ -18,11 +18,13 @@ The floors, each `up` of N resources whose create returns at once:
 Prints each `up`'s whole-process wall time (best of --repeat; each on a new stack, the package's against a new
 emulator, the three alternated so a drift of the machine's speed hits all), the ratios package / dynamic floor (the
 hold: at most 2.3x) and package / no-op plugin floor, the processor seconds, the API requests per job (the emulator's
-request log) and how many times each plugin's process started during an `up` (the bar: once per deploy), counted by
-a wrapper of the same name earlier on PATH that notes each start and execs the real executable.
+request log) and how many times each plugin's process started during an `up --skip-preview` (the bar: once per
+deploy; the stack's init and removal around it start none), counted by a wrapper of the same name earlier on PATH that
+notes each start and execs the real executable.
 
 --profile DIR: also run the package's `up` once more with its plugin under cProfile (a profile per process started,
-DIR/plugin-PID.prof, written when the engine ends the plugin), and print the plugin's top functions by cumulative time.
+DIR/plugin-PID.prof, written when the engine ends the plugin), and print the time of its start, checks, quota checks,
+creates and API calls, then its top functions.
 Not a test: figures only. Needs the engine (`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
 Run: venv/bin/python benchmarks/package_bench.py [--jobs N] [--repeat R] [--profile DIR]
 """
