@@ -43,9 +43,11 @@ from typing import NamedTuple
 
 import yaml
 
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as `python benchmarks/up_bench.py` from a checkout: the library is beside
+
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE  # noqa: E402
+
 CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
 
 NOOP_PROGRAM = '''\
@@ -117,6 +119,16 @@ def pulumi_cli() -> str:
     if found is None:
         sys.exit("no pulumi CLI on PATH or in the engine cache: run scripts/install-pulumi-engine.sh")
     return found
+
+
+def engine_env(base: Path, cli: str) -> dict[str, str]:
+    """The environment of the `pulumi` runs under `base`: its own homes and file state backend, no plugin fetched,
+    the programs' and plugins' Python this checkout's venv."""
+    return {"PATH": f"{Path(cli).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "HOME": str(base / "home"), "PULUMI_HOME": str(base / "pulumi-home"),
+            "PULUMI_BACKEND_URL": f"file://{base / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "bench",
+            "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
+            "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python")}
 
 
 def job(index: int) -> dict[str, object]:
@@ -267,11 +279,7 @@ def main() -> None:
     cli = pulumi_cli()
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        env = {"PATH": f"{Path(cli).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-               "HOME": str(base / "home"), "PULUMI_HOME": str(base / "pulumi-home"),
-               "PULUMI_BACKEND_URL": f"file://{base / 'state'}", "PULUMI_CONFIG_PASSPHRASE": "bench",
-               "PULUMI_SKIP_UPDATE_CHECK": "1", "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "1",
-               "PULUMI_PYTHON_CMD": str(ROOT / "venv" / "bin" / "python")}
+        env = engine_env(base, cli)
         (base / "state").mkdir()
         noop = project(base, "noop", options.jobs)
         jobs = project(base, "jobs", options.jobs)
