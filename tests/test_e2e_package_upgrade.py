@@ -155,8 +155,8 @@ def test_a_releases_stack_moves_to_the_package_by_an_alias_with_no_job_made_repl
 
     project.switch_code()  # this tree's Pulumi.yaml (the same project name) and library
     (project.path / "__main__.py").write_text(new_program())
-    # the program declares the jobs now: the stack file's list of them goes (with it, the package's provider fails
-    # to configure: test_the_package_configures_in_a_stack_whose_file_still_lists_its_jobs)
+    # the program declares the jobs now: the stack file's list of them goes (the package configures with it too,
+    # leaving it out: test_the_package_configures_in_a_stack_whose_file_still_lists_its_jobs)
     project.edit_config(lambda config: config.pop("gcp-training-jobs:jobs"))
     since = len(emulator.control("requests"))
 
