@@ -60,14 +60,12 @@ class Engine:
             main = getattr(spec, "name", None)
         if main != PROVIDER_MAIN:
             return None
-        args = list(sys.argv[1:] if argv is None else argv)
-        return cls(next((found for arg in args if (found := address_of(arg)) is not None), None), os.getppid(),
-                   _is_pipe(0))
+        return cls.of_plugin(sys.argv[1:] if argv is None else argv)
 
     @classmethod
     def of_plugin(cls, argv: Sequence[str]) -> Engine:
-        """The engine of the provider package's plugin process (resources.package.serve: the engine's address among
-        its arguments), started by the engine directly (the executable form) or through a language host."""
+        """The engine of a plugin process whose arguments hold the engine's address: the dynamic provider's, and the
+        provider package's (resources.package.serve), started by the engine directly or through a language host."""
         return cls(next((found for arg in argv if (found := address_of(arg)) is not None), None), os.getppid(),
                    _is_pipe(0))
 
