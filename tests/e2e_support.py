@@ -123,6 +123,13 @@ def release_tree(RELEASE: str, tmp_path_factory: pytest.TempPathFactory) -> Path
     return tree
 
 
+def beside_engine(pulumi: str, name: str) -> str | None:
+    """A plugin or language host `name` in the folder of the engine `pulumi` (where scripts/install-pulumi-engine.sh
+    links them), else on PATH, else None."""
+    beside = Path(pulumi).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
 def find_pulumi() -> str | None:
     found = shutil.which("pulumi")
     if found:

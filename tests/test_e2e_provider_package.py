@@ -23,7 +23,6 @@ import copy
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import urllib.request
 import warnings
@@ -38,6 +37,7 @@ from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fi
     ROOT,
     Emulator,
     Project,
+    beside_engine,
     engine_env,
     process_emulator,
     require_pulumi,
@@ -56,21 +56,16 @@ TYPE = "gcp-training-jobs:index:TrainingJob"
 IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 
 
-def _beside_engine(name: str) -> str | None:
-    beside = Path(PULUMI).parent / name
-    return str(beside) if beside.exists() else shutil.which(name)
-
-
 def _official_python_host() -> bool:
     """The official CLI's Python host starts a `runtime: python` plugin itself: no runner is needed beside it."""
-    return _beside_engine("pulumi-language-python-host") is None
+    return beside_engine(PULUMI, "pulumi-language-python-host") is None
 
 
 MISSING = ""
-if _beside_engine("pulumi-language-yaml") is None:
+if beside_engine(PULUMI, "pulumi-language-yaml") is None:
     MISSING = ("no pulumi-language-yaml beside the engine or on PATH: Pulumi YAML programs cannot run "
                "(scripts/install-pulumi-engine.sh builds it; see docs/provider-package.md)")
-elif not _official_python_host() and _beside_engine("pulumi-language-python-runner") is None:
+elif not _official_python_host() and beside_engine(PULUMI, "pulumi-language-python-runner") is None:
     MISSING = ("no pulumi-language-python-runner beside the engine: its v3.79 Python language host cannot start the "
                "`runtime: python` plugin (scripts/install-pulumi-engine.sh builds it; see docs/provider-package.md)")
 if MISSING:

@@ -15,12 +15,19 @@ import os
 import shutil
 import subprocess
 import warnings
-from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.e2e_support import ROOT, Emulator, Project, engine_env, process_emulator, require_pulumi  # noqa: F401
+from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
+    ROOT,
+    Emulator,
+    Project,
+    beside_engine,
+    engine_env,
+    process_emulator,
+    require_pulumi,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -33,13 +40,8 @@ IMAGE = "us-central1-docker.pkg.dev/team-project/trainers/example:0.1"
 READS = (".get", ".list")
 
 
-def _beside_engine(name: str) -> str | None:
-    beside = Path(PULUMI).parent / name
-    return str(beside) if beside.exists() else shutil.which(name)
-
-
 MISSING = ""
-if _beside_engine("pulumi-language-nodejs") is None:
+if beside_engine(PULUMI, "pulumi-language-nodejs") is None:
     MISSING = ("no pulumi-language-nodejs beside the engine or on PATH: TypeScript programs cannot run "
                "(scripts/install-pulumi-engine.sh builds it from sdk/v3@v3.68.0; see docs/provider-package.md)")
 elif shutil.which("node") is None or shutil.which("npm") is None:
