@@ -207,7 +207,7 @@ YAML_VERSION=${PULUMI_YAML_VERSION:-1.25.0}
 YAML_VERSION=${YAML_VERSION#v}
 # ensure_shim BIN NAME SOURCE_DIR MODULE@VERSION LDFLAGS
 ensure_shim() {
-  local bin=$1 name=$2 src=$3 require=$4 ldflags=$5 sum dest go wrap started
+  local bin=$1 name=$2 src=$3 require=$4 ldflags=$5 sum dest go wrap="" started=0 built=0
   sum=$(cat "$src"/*.go | sha256sum | cut -c1-12)
   dest=$CACHE_ROOT/$name-${require##*@}-$sum
   if [ ! -x "$dest/bin/$name" ]; then
@@ -217,10 +217,22 @@ ensure_shim() {
     printf 'module %s\n\ngo 1.24\n\nrequire %s %s\n' "$name" "${require%@*}" "${require##*@}" >"$wrap/go.mod"
     cp "$src"/*.go "$wrap/"
     log "building $name ($src, on $require)"
-    if (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on && "$go" mod tidy &&
-        "$go" build -trimpath -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" .) >&2; then
-      printf 'module=%s\nsource_sha256=%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$require" "$sum" \
-        "$(( $(date +%s) - started ))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
+    (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on && "$go" mod tidy &&
+      "$go" build -trimpath -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" .) >&2 || built=$?
+  fi
+  finish_build "$bin" "$name" "$dest" "$wrap" "$started" "$built" "module=$require
+source_sha256=$sum"
+}
+# finish_build BIN NAME DEST WRAP STARTED STATUS INFO: the end of ensure_shim's and ensure_module_host's build of NAME
+# in the folder WRAP ("": nothing was built, DEST held it), begun at STARTED: its status 0, the build's stage (bin/NAME)
+# moved into the cache folder DEST with a BUILD-INFO (INFO's lines and the build's time); any other, a warning. Then
+# NAME, built now or before, linked into BIN.
+finish_build() {
+  local bin=$1 name=$2 dest=$3 wrap=$4 started=$5 status=$6 info=$7
+  if [ -n "$wrap" ]; then
+    if [ "$status" = 0 ]; then
+      printf '%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$info" "$(( $(date +%s) - started ))" \
+        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
       rm -rf "$dest"
       mv "$wrap/stage" "$dest"
       log "$name built in $(( $(date +%s) - started ))s into $dest/bin"
@@ -254,33 +266,23 @@ copy_replaces() {
 # MODULE@VERSION and copies its go.mod's replace lines (as the legacy Python host below), with Pulumi's release flags,
 # then linked into BIN. A failed build only warns.
 ensure_module_host() {
-  local bin=$1 name=$2 require=$3 pkg=$4 ldflags=$5 dest go wrap started gomod
+  local bin=$1 name=$2 require=$3 pkg=$4 ldflags=$5 dest go wrap="" started=0 built=0 gomod
   dest=$CACHE_ROOT/$name-${require##*@}
   if [ ! -x "$dest/bin/$name" ]; then
     go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
     wrap=$(mktemp -d "$CACHE_ROOT/.build-$name.XXXXXX")
     started=$(date +%s)
     log "building $name ($pkg, in $require)"
-    if (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on &&
-        printf 'module %s\n\ngo 1.24\n\nrequire %s %s\n' "$name" "${require%@*}" "${require##*@}" >go.mod &&
-        printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$pkg" >tools.go &&
-        gomod=$("$go" mod download -json "$require" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p') &&
-        [ -n "$gomod" ] && copy_replaces "$gomod" >>go.mod && "$go" mod tidy &&
-        "$go" build -trimpath -tags osusergo,grpcnotrace -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" "$pkg"
-       ) >&2; then
-      printf 'module=%s\npackage=%s\nbuild_seconds=%s\nbuilt_at=%s\n' "$require" "$pkg" \
-        "$(( $(date +%s) - started ))" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$wrap/stage/BUILD-INFO"
-      rm -rf "$dest"
-      mv "$wrap/stage" "$dest"
-      log "$name built in $(( $(date +%s) - started ))s into $dest/bin"
-    else
-      log "WARNING: $name did not build; see above"
-    fi
-    rm -rf "$wrap"
+    (cd "$wrap" && export GOFLAGS="-mod=mod -buildvcs=false" GO111MODULE=on &&
+      printf 'module %s\n\ngo 1.24\n\nrequire %s %s\n' "$name" "${require%@*}" "${require##*@}" >go.mod &&
+      printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$pkg" >tools.go &&
+      gomod=$("$go" mod download -json "$require" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p') &&
+      [ -n "$gomod" ] && copy_replaces "$gomod" >>go.mod && "$go" mod tidy &&
+      "$go" build -trimpath -tags osusergo,grpcnotrace -ldflags "-w -s $ldflags" -o "$wrap/stage/bin/$name" "$pkg"
+    ) >&2 || built=$?
   fi
-  if [ -x "$dest/bin/$name" ]; then
-    ln -sf "$dest/bin/$name" "$bin/$name"
-  fi
+  finish_build "$bin" "$name" "$dest" "$wrap" "$started" "$built" "module=$require
+package=$pkg"
 }
 NODEJS_HOST_VERSION=${PULUMI_NODEJS_HOST_VERSION:-3.68.0}
 NODEJS_HOST_VERSION=${NODEJS_HOST_VERSION#v}
