@@ -51,13 +51,13 @@ def test_a_training_input_on_vertex_is_read_once_by_judge_job() -> None:
 
 def test_check_reads_each_job_once_and_create_never_judges_it_again(
         provider: TrainingJobProvider) -> None:  # noqa: F811
-    for live, news in enumerate((props("vertex"), spec_props(l4_spot()))):
+    for news in (props("vertex"), spec_props(l4_spot())):
         result, counts = counted(lambda news=news: provider.check({}, news))
         assert result.failures == []
-        # The job judged once; each job already live in its region (the one made before) read from its body, once, by
-        # facts_of_body (parsed and translated, never judged or rendered) for what it holds of the quotas: a job
-        # outside a stack's plan is placed beside every live job, read anew for its check.
-        assert counts == {"parse": 1 + live, "translate": 1 + live, "judge": 1, "render": 1}, news["job"].keys()
+        # The job judged once. A job outside a stack's plan is placed beside every live job: the region's jobs are read
+        # once per run (none live at the first check), and the one this run made before is counted from what its
+        # create noted (its needs as judged), never read again from its body.
+        assert counts == {"parse": 1, "translate": 1, "judge": 1, "render": 1}, news["job"].keys()
         created, counts = counted(lambda inputs=dict(result.inputs): provider.create(inputs))
         assert created.outs["jobId"].startswith(news["name"].replace("-", "_"))
         # Judged by the check the engine runs before every create: parsed, translated, rendered once, never judged.

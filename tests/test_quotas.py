@@ -288,6 +288,23 @@ def test_a_job_over_a_limit_is_named_with_the_metric_region_need_usage_limit_and
         assert part in text, part
 
 
+def test_a_read_with_the_runs_own_creates_counts_each_resource_once_as_its_last_note_says() -> None:
+    """Held.adding: a job the run made that the read does not hold live counts as live; one the read holds live is
+    not counted again; of a resource's notes the last says (made, then seen to end: nothing); the read itself is
+    never written (the run shares it)."""
+    read = quotas.Held(usage={L4: 2}, resources={"deployed", "old"}, by_stack={"dev": {L4: 2}}, live={"deployed"})
+    made = [quotas.Made("deployed", "dev", {L4: 2}),  # made while the read was under way: the read holds it
+            quotas.Made("old", "dev", {L4: 1}),  # ended before, made again by this run
+            quotas.Made("team-a", None, {L4: 1}),
+            quotas.Made("team-b", None, {L4: 4}), quotas.Made("team-b", None, {L4: 4}, live=False)]
+    found = read.adding(made)
+    assert found.usage == {L4: 4} and found.by_stack == {"dev": {L4: 3}}
+    assert found.live == {"deployed", "old", "team-a"} and found.resources == {"deployed", "old", "team-a"}
+    assert read == quotas.Held(usage={L4: 2}, resources={"deployed", "old"}, by_stack={"dev": {L4: 2}},
+                               live={"deployed"})
+    assert read.adding([quotas.Made("deployed", "dev", {L4: 2})]) is read
+
+
 def test_what_live_jobs_hold_is_read_per_region_and_a_stack_s_own_live_jobs_are_left_to_the_rule(
         emulator, vertex_client) -> None:
     control(emulator, "quotas", {"metric": L4, "region": "us-central1", "limit": 4})

@@ -1,7 +1,8 @@
 """Once per run (gcp_training_jobs.backends.run_cache): one read per key however many threads ask, answers kept for
 max_age on an injected clock, failures kept as answers; and the TrainingJob provider's quota check on it, against the
 emulator over real HTTP: many checks in threads read the limits once and each region's live jobs once, and the
-cached read stays right while the run creates the stack's jobs (a job outside a stack reads them anew)."""
+cached read stays right while the run creates the stack's jobs (a job outside a stack counts the run's own creates,
+noted as they are made, beside that one read)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,31 @@ def test_an_answer_is_kept_for_max_age_on_the_injected_clock_then_read_again() -
     cache.clear()
     assert cache.once("limits", read) == 4
     assert reads == [0.0, 120.5, 120.5, 120.5]
+
+
+def test_notes_since_an_answer_are_those_made_after_its_read_began_kept_for_max_age() -> None:
+    """A note made before an answer's read is in the read: not given with it; one made after is, until the answer is
+    read again (then it is in the new read) or the note grows older than max_age; clear forgets notes too."""
+    clock = FakeClock()
+    cache = RunCache(max_age=120.0, clock=clock.time)
+    cache.note("made", "before")
+    clock.sleep(1.0)
+    first = cache.once_since("held", lambda: "read at 1", "made")
+    assert (first.value, first.noted) == ("read at 1", ())
+    cache.note("made", "a")
+    clock.sleep(1.0)
+    cache.note("made", "b")
+    cache.note("other", "c")
+    assert cache.once_since("held", lambda: "unread", "made") == first.__class__("read at 1", ("a", "b"))
+    clock.sleep(119.5)  # the answer (read at 1) is past max_age: read again, holding a and b itself
+    again = cache.once_since("held", lambda: "read at 121.5", "made")
+    assert (again.value, again.noted) == ("read at 121.5", ())
+    cache.note("made", "d")
+    clock.sleep(121.0)  # past max_age: a, b and d forgotten, and the answer read again
+    assert cache.once_since("held", lambda: "read at 242.5", "made").noted == ()
+    cache.note("made", "e")
+    cache.clear()
+    assert cache.once_since("held", lambda: "after clear", "made").noted == ()
 
 
 def test_a_failure_is_an_answer_until_it_is_read_again() -> None:
@@ -214,15 +240,34 @@ def test_the_stacks_own_creates_leave_a_cached_read_right(provider, emulator) ->
     assert "c needs 1, the stack's earlier new jobs there take 2, live jobs hold 1, the limit is 3" in cached
 
 
-def test_a_job_without_a_stack_standing_in_reads_the_live_jobs_anew(provider, emulator) -> None:
-    """Without a stack nothing takes the run's own creates out of a cached read: the live jobs are read again,
-    so a job created between two checks counts."""
-    emulator.state.set_quota(L4, "us-central1", 1)
+def test_a_job_without_a_stack_counts_the_runs_own_creates_without_reading_again(provider, emulator) -> None:
+    """Without a stack nothing takes the run's own creates out of the run's read: each create is noted, and a job
+    alone is placed beside the read and the run's creates since, so a job created between two checks counts, once,
+    and the region's jobs are read once for the run (read anew for each check, they were listed and judged once per
+    job). What a fresh read says is the same."""
+    emulator.state.set_quota(L4, "us-central1", 2)
     assert reasons(provider, l4_news("a")) == []
     provider.create(provider.check({}, l4_news("a")).inputs)
-    (reason,) = reasons(provider, l4_news("b"))
-    assert "b needs 1, the stack's earlier new jobs there take 0, live jobs hold 1, the limit is 1" in reason
-    assert reads(emulator)["limits"] == 1  # the limits are still the run's
+    assert reasons(provider, l4_news("b")) == []
+    provider.create(provider.check({}, l4_news("b")).inputs)
+    (reason,) = reasons(provider, l4_news("c"))
+    assert "c needs 1, the stack's earlier new jobs there take 0, live jobs hold 2, the limit is 2" in reason
+    assert reads(emulator) == {"limits": 1, **{f"{m} us-central1": 1 for m in HELD_READS}}
+    RUN.clear()  # a fresh read: the same verdict, each job counted once (live, not noted again)
+    assert reasons(provider, l4_news("c")) == [reason]
+
+
+def test_a_job_the_run_waited_for_holds_nothing_after_it_ended(provider, emulator) -> None:
+    """A job alone made and waited for until it ended is noted as ended: the next job's check no longer counts it
+    (as a fresh read would not: it holds no quota)."""
+    fake = FakeClock(then=emulator.state.advance)
+    fake.drive(provider)
+    emulator.state.set_phase_seconds(60)
+    emulator.state.set_quota(L4, "us-central1", 1)
+    first = l4_news("a") | {"waitForCompletion": True, "waitTimeoutSeconds": 3600}
+    assert provider.create(provider.check({}, first).inputs).outs["state"] == "SUCCEEDED"
+    assert reasons(provider, l4_news("b")) == []
+    assert reads(emulator) == {"limits": 1, **{f"{m} us-central1": 1 for m in HELD_READS}}
 
 
 def test_the_stacks_config_is_judged_in_the_provider_as_the_program_judges_it(provider) -> None:

@@ -15,8 +15,8 @@ QuotaUnreadable: the callers warn and go on, they never fail a preview for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -190,6 +190,42 @@ class Held:
     by_stack: dict[str, dict[str, int]] = field(default_factory=dict)
     live: set[str] = field(default_factory=set)
 
+    def count(self, resource: str | None, stack: str | None, units: Mapping[str, int]) -> None:
+        """Count a live job: its RESOURCE_LABEL and STACK_LABEL (None: the job has none) and what it holds."""
+        if resource:
+            self.resources.add(resource)
+            self.live.add(resource)
+        for metric, unit in units.items():
+            self.usage[metric] = self.usage.get(metric, 0) + unit
+            if stack:
+                held_by = self.by_stack.setdefault(stack, {})
+                held_by[metric] = held_by.get(metric, 0) + unit
+
+    def adding(self, made: Iterable[Made]) -> Held:
+        """These, with the jobs `made` that they do not hold live (by RESOURCE_LABEL) counted as live: a read made
+        before a run's creates, with them (of a resource's jobs, the last made says: one that ended holds nothing).
+        Itself when none is added (it is never written: a run shares it)."""
+        last = {m.resource: m for m in made}
+        new = [m for m in last.values() if m.live and m.resource not in self.live]
+        if not new:
+            return self
+        found = replace(self, usage=dict(self.usage), resources=set(self.resources), live=set(self.live),
+                        by_stack={stack: dict(units) for stack, units in self.by_stack.items()})
+        for m in new:
+            found.count(m.resource, m.stack, m.units)
+        return found
+
+
+@dataclass(frozen=True)
+class Made:
+    """A job a run made, as Held counts it: its RESOURCE_LABEL, its STACK_LABEL (None: none), what it holds per metric
+    (review.quotas.needs_of of the job as judged), and whether it is live (False: the run saw it end)."""
+
+    resource: str
+    stack: str | None
+    units: Mapping[str, int]
+    live: bool = True
+
 
 def held(project: str, region: str, endpoint: str | None = None, *, log: Callable[[str], None] | None = None) -> Held:
     """The custom and tuning jobs of the project in `region`: what the live ones hold, per metric."""
@@ -200,17 +236,12 @@ def held(project: str, region: str, endpoint: str | None = None, *, log: Callabl
         jobs = Jobs(get_backend(VERTEX, kind), Target(project, region, endpoint), log=log or (lambda _: None))
         listed: list[dict[str, Any]] = _read(partial(jobs.find_all, {}), f"the jobs of project {project} in {region}")
         for job in listed:
-            resource = (job.get("labels") or {}).get(RESOURCE_LABEL)
+            labels = job.get("labels") or {}
+            resource = str(labels[RESOURCE_LABEL]) if labels.get(RESOURCE_LABEL) else None
             if resource:
-                found.resources.add(str(resource))
+                found.resources.add(resource)
             if jobs.backend.state(job) in ACTIVE_STATES:
-                if resource:
-                    found.live.add(str(resource))
-                stack = (job.get("labels") or {}).get(STACK_LABEL)
-                for metric, units in needs_of(facts_of_body(job, region=region)).units.items():
-                    found.usage[metric] = found.usage.get(metric, 0) + units
-                    if stack:
-                        held_by = found.by_stack.setdefault(str(stack), {})
-                        held_by[metric] = held_by.get(metric, 0) + units
+                found.count(resource, str(labels[STACK_LABEL]) if labels.get(STACK_LABEL) else None,
+                            needs_of(facts_of_body(job, region=region)).units)
     return found
 

@@ -11,6 +11,11 @@ the first caller of a key reads it outside the lock while the later callers of t
 read per key, however many threads ask); an answer, or a failure, older than `max_age` on the injected clock is read
 again, so a process that outlives one run (a test session, a program calling the provider itself) never keeps the
 limits it read once. A test is a run of its own: tests/conftest.py clears `RUN` before each.
+
+What the run itself does that a read made before it cannot hold (a job it made, with what it asks) is noted beside
+the answers (`note`), under the same lock and for the same `max_age`; `once_since` gives an answer with the notes
+made since that answer's read began, so a reader adds the run's own doings to a read once per run without reading
+again (a note made before the read began is in the read itself).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -39,6 +44,14 @@ class _Entry:
     error: BaseException | None = None
 
 
+@dataclass(frozen=True)
+class Since(Generic[T]):
+    """An answer of the run (`value`) and the items noted since its read began (`noted`, in the order noted)."""
+
+    value: T
+    noted: tuple[Any, ...]
+
+
 class RunCache:
     """Once-per-key answers, shared by threads, each kept `max_age` seconds of `clock` (time.monotonic unless
     injected)."""
@@ -48,12 +61,33 @@ class RunCache:
         self._clock = clock
         self._lock = threading.Lock()
         self._entries: dict[Hashable, _Entry] = {}
+        self._notes: dict[Hashable, list[tuple[float, Any]]] = {}
 
     def once(self, key: Hashable, read: Callable[[], T]) -> T:
         """`read()`'s answer for `key`: read now by the first caller (or the first after the answer grew older than
         max_age), awaited by those who ask while it is being read, kept for those who ask later. A failure is an
         answer too (raised to each caller, a copy of its own, until it is read again): the transport has retried
         what it retries, and every job of the run would meet the same refusal."""
+        return cast(T, self._answer(self._entry(key, read)))
+
+    def once_since(self, key: Hashable, read: Callable[[], T], noted: Hashable) -> Since[T]:
+        """`once(key, read)`'s answer, and the items noted under `noted` at or after that answer's read began (one
+        noted before it the read itself holds; one noted while it was read, it may hold too: the reader tells)."""
+        entry = self._entry(key, read)
+        value = cast(T, self._answer(entry))
+        with self._lock:
+            return Since(value, tuple(item for at, item in self._notes.get(noted, ()) if at >= entry.at))
+
+    def note(self, key: Hashable, item: Any) -> None:
+        """Keep `item` under `key` for max_age of the clock: something the run did that an answer read before it
+        cannot hold (once_since gives it to the readers of answers read before it)."""
+        with self._lock:
+            now = self._clock()
+            self._drop_stale(now)
+            self._notes.setdefault(key, []).append((now, item))
+
+    def _entry(self, key: Hashable, read: Callable[[], T]) -> _Entry:
+        """The entry of `key` with its answer (or failure) set: read by this caller or awaited."""
         with self._lock:
             now = self._clock()
             entry = self._entries.get(key)
@@ -75,14 +109,19 @@ class RunCache:
                 entry.done.set()
         else:
             entry.done.wait()
+        return entry
+
+    @staticmethod
+    def _answer(entry: _Entry) -> Any:
         if entry.error is not None:
             raise _fresh(entry.error) from entry.error
-        return cast(T, entry.value)
+        return entry.value
 
     def clear(self) -> None:
-        """Forget every answer (a read under way still answers its callers)."""
+        """Forget every answer and note (a read under way still answers its callers)."""
         with self._lock:
             self._entries.clear()
+            self._notes.clear()
 
     def _forget(self, key: Hashable, entry: _Entry) -> None:
         with self._lock:
@@ -90,9 +129,16 @@ class RunCache:
                 del self._entries[key]
 
     def _drop_stale(self, now: float) -> None:
-        """Forget answers past max_age (under the lock), so the table holds only what a run can still use."""
+        """Forget answers and notes past max_age (under the lock), so the tables hold only what a run can still use (an
+        answer read before a note is older than it, so read again before the note is forgotten)."""
         for key in [k for k, e in self._entries.items() if e.done.is_set() and now - e.at > self.max_age]:
             del self._entries[key]
+        for key, notes in list(self._notes.items()):
+            kept = [(at, item) for at, item in notes if now - at <= self.max_age]
+            if kept:
+                self._notes[key] = kept
+            else:
+                del self._notes[key]
 
 
 def _fresh(cached: BaseException) -> BaseException:

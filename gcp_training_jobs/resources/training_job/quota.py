@@ -10,12 +10,16 @@ naming the metric it asks, the region, its need, what the stack's earlier new jo
 limit; at a fallback only, a warning says which fallback `up` will use. Another job's excess is never this job's
 failure. Quotas that cannot be read (no credentials, permission denied): a warning, never a failure.
 
-A job without the stack's quota input (a TrainingJob of a program that builds no stack) is placed alone, beside every
-live job, read anew for each check.
+A job without the stack's quota input (a TrainingJob of a program that builds no stack: the provider package's, a
+consumer's Python program) is placed alone, beside every live job and every job the run has made (`held_in_run`).
 
 What the checks of one run read alike is read once per run (gcp_training_jobs.backends.run_cache.RUN): a project's
 limits, and what a region's live jobs hold. That read stays right while the run creates the stack's jobs: a job made
-after it is a new job of the stack to the rule, each counted once.
+after it is a new job of the stack to the rule, each counted once. A job alone has no stack to count the run's
+creates as new: each create is noted in the run (`note_made`, with what it holds, as judged), and a job alone is
+placed beside the read and the jobs noted since it began that it does not hold live (by their `pulumi-resource`
+label), so its check reads nothing again. (Read anew for each check instead, the live jobs were listed and judged
+once per job: requests and judgements growing with the square of the jobs of a run.)
 
 At create (`AtCreate`, asked by tries.create_runs for a job with several placements): before a placement is sent, the
 quota free in its region for the metrics it asks, by the same rule (quota_fit.fit, needs_of), the job's own needs only
@@ -35,6 +39,7 @@ from gcp_training_jobs.backends import quotas
 from gcp_training_jobs.backends.reservations import Reads
 from gcp_training_jobs.backends.run_cache import RUN
 from gcp_training_jobs.jobspec.catalog import quotas as table
+from gcp_training_jobs.jobspec.core.names import RESOURCE_LABEL, STACK_LABEL
 from gcp_training_jobs.jobspec.review.quota_fit import Asker, Fit, Over, Placement, fit, verdict_lines
 from gcp_training_jobs.jobspec.review.quotas import needs_of
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
@@ -68,7 +73,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
     if not any(p.needs for p in own.placements):
         return out
     alone = stack.asker(name) is None
-    held = partial(_fresh if alone else held_once, project, endpoint)
+    held = partial(held_in_run if alone else held_once, project, endpoint)
     siblings = identity.rsplit("/", 1)[0] + "/"
 
     def running(asker: Asker) -> bool:
@@ -153,9 +158,26 @@ def held_once(project: str, endpoint: str | None, region: str) -> quotas.Held:
     return RUN.once(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint))
 
 
+def held_in_run(project: str, endpoint: str | None, region: str) -> quotas.Held:
+    """What the region's live jobs hold as the run knows it, for a job alone: read once per run (held_once's read),
+    with the jobs the run made since that read began (`note_made`) that it does not hold live, counted as live."""
+    found = RUN.once_since(("held", project, region, endpoint), partial(quotas.held, project, region, endpoint),
+                           ("made", project, region, endpoint))
+    return found.value.adding(found.noted)
+
+
+def note_made(project: str, endpoint: str | None, facts: JobFacts, labels: Mapping[str, str], *,
+              live: bool = True) -> None:
+    """The run made a Vertex AI job (`facts`, as judged; `labels`, those it was sent with), or saw it end (`live`
+    False): noted for `held_in_run` with what it holds, so that the checks after it count it (or no longer count it)
+    without reading the region's jobs again."""
+    if facts.region and labels.get(RESOURCE_LABEL):
+        RUN.note(("made", project, facts.region, endpoint),
+                 quotas.Made(labels[RESOURCE_LABEL], labels.get(STACK_LABEL), needs_of(facts).units, live))
+
+
 def _fresh(project: str, endpoint: str | None, region: str) -> quotas.Held:
-    """What the region's live jobs hold, read anew: without the stack's jobs to place, nothing would count the run's
-    own creates in a cached read."""
+    """What the region's live jobs hold, read anew (at create: not the run's read)."""
     return quotas.held(project, region, endpoint)
 
 

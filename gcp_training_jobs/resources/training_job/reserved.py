@@ -14,8 +14,8 @@ already live is in the reservation's `inUseCount`: found by its `pulumi-resource
 job's verdict is said: fitting nowhere fails its check; fitting at a fallback only is a warning naming it. A
 reservation this job names that cannot be read (no credentials, permission denied): a warning, never a failure. A job
 without the stack's quota input (a TrainingJob of a program that builds no stack) is held alone to the reservation,
-read anew for each check (as the quota check reads live jobs anew then: nothing would count the run's own creates in
-a cached read).
+read anew for each check (the run's own creates are in its `inUseCount` by then; whether this job is live already is
+the quota check's reading of the run's live jobs, quota.held_in_run).
 
 At create, for a job with several placements (tries.create_runs): before a placement that names a reservation is
 sent, each reservation it names is read anew, once per create (quota.AtCreate.reservations: the run's own creates are
@@ -36,7 +36,7 @@ from gcp_training_jobs.jobspec.review.reservations import Named, Taker, fit, tak
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.resources.job_model.identity import is_live, is_made
 from gcp_training_jobs.resources.training_job.plan import StackAsks
-from gcp_training_jobs.resources.training_job.quota import Outcome, held_once
+from gcp_training_jobs.resources.training_job.quota import Outcome, held_in_run, held_once
 
 
 def check(project: str, name: str, identity: str, placements: Mapping[int, JobFacts], region: str,
@@ -54,7 +54,7 @@ def check(project: str, name: str, identity: str, placements: Mapping[int, JobFa
     alone = not any(t.name == name for t in stack.takers)
     upto = [own] if alone else [own if t.name == name else t for t in _upto(stack.takers, name)]
     try:
-        if creating and _standing(project, endpoint, siblings, own, region, live=True, fresh=alone):
+        if creating and _standing(project, endpoint, siblings, own, region, live=True, alone=alone):
             return out
         if not alone:  # the live jobs read before the reservations: one moment for both, once per run
             upto = [t for t in upto if t.name == name or not _standing(project, endpoint, siblings, t, region)]
@@ -81,11 +81,12 @@ def _upto(stack: Sequence[Taker], name: str) -> list[Taker]:
 
 
 def _standing(project: str, endpoint: str | None, siblings: str, taker: Taker, region: str, *, live: bool = False,
-              fresh: bool = False) -> bool:
+              alone: bool = False) -> bool:
     """Whether a job of the stack was made already: live (in the reservations' inUseCount), or ended (a job `pulumi
-    preview` leaves as it is takes nothing); `live`: live only. `fresh`: the region's jobs read anew (a job alone)."""
+    preview` leaves as it is takes nothing); `live`: live only. `alone`: a job alone, with the run's own creates
+    (quota.held_in_run)."""
     def held(at: str) -> quotas.Held:
-        return quotas.held(project, at, endpoint) if fresh else held_once(project, endpoint, at)
+        return (held_in_run if alone else held_once)(project, endpoint, at)
     regions = (p.region or region for p in taker.places if p.needs)
     return is_live(siblings, taker.name, regions, lambda at: held(at).live) if live else \
         is_made(siblings, taker.name, regions, held)

@@ -257,8 +257,13 @@ def create_runs(inputs: Inputs, reach: JobsAt, wait: Wait, stack: StackAsks = NO
                      f"{_placement_words(placements[step.index], inputs.cheapest)}")
             continue
         job_id = jobs.backend.job_id_of(resource) or job_id
+        facts = judged[place.index].facts
+        if inputs.backend == VERTEX:  # the checks after it in this run count it (quota.held_in_run)
+            quota.note_made(reach.project, reach.endpoint, facts, labels)
         again = _retryable_failure(jobs, retries)
         resource = wait(jobs, job_id, resource, again)
+        if inputs.backend == VERTEX and jobs.backend.state(resource) not in ACTIVE_STATES:
+            quota.note_made(reach.project, reach.endpoint, facts, labels, live=False)  # waited for: it holds nothing
         if inputs.wait and again(resource):
             step = runs.next_try(resource, failure_of_job(resource), len(placements), retries)
             log.info(f"job {inputs.name}: {step.why}; making it again at "
