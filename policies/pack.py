@@ -67,6 +67,7 @@ from gcp_training_jobs.jobspec.rules.tasks import today
 from gcp_training_jobs.jobspec.translate.facts import JobFacts
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE, ResourceFacts, registered_facts
 from gcp_training_jobs.resources.fallbacks import alternative_job
+from gcp_training_jobs.resources.job_model.declared import BACKEND, CHEAPEST_FIRST, FALLBACKS, JOB, NAME
 from gcp_training_jobs.resources.job_model.inputs import judge_wire, known_only, preview_job_id
 from gcp_training_jobs.resources.resource_rules import RULE_ADDITIVE_IAM, RULE_PRIVATE_BUCKETS, resource_problems
 from gcp_training_jobs.resources.settings.guardrails import GuardrailSettings
@@ -110,10 +111,10 @@ def stack_of(urn: str) -> str:
 def judged_job(name: str, props: Mapping[str, Any]) -> tuple[str, JobFacts] | None:
     """A TrainingJob's name and facts, judged from its inputs as the provider judges them; None where the job cannot
     be judged (unknown at preview, or invalid: the provider's check names what is wrong)."""
-    job, backend = props.get("job"), props.get("backend")
+    job, backend = props.get(JOB.wire), props.get(BACKEND.wire)
     if not isinstance(job, dict) or not isinstance(backend, str) or is_unknown(backend):
         return None
-    given = props.get("name")
+    given = props.get(NAME.wire)
     name = given if isinstance(given, str) and not is_unknown(given) else name
     known = known_only(job, is_unknown)
     try:  # either vocabulary: trainingInput, or jobSpec with its region; read once, as the provider reads it
@@ -129,8 +130,8 @@ def placed_job(props: Mapping[str, Any], written: JobFacts) -> Placed | None:
     """A `placement: cheapest` TrainingJob (`cheapestFirst`, its `fallbacks` its ranked candidates) priced where it
     may run: each candidate's job data (resources.fallbacks.alternative_job) judged as the provider's check judges
     it; None for another job, or when a candidate does not judge (the provider's check names what is wrong)."""
-    given, job, backend = props.get("fallbacks"), props.get("job"), props.get("backend")
-    if props.get("cheapestFirst") is not True or not isinstance(given, list) or not given \
+    given, job, backend = props.get(FALLBACKS.wire), props.get(JOB.wire), props.get(BACKEND.wire)
+    if props.get(CHEAPEST_FIRST.wire) is not True or not isinstance(given, list) or not given \
             or not isinstance(job, dict) or not isinstance(backend, str):
         return None
     found = []
@@ -152,7 +153,7 @@ def has_fallbacks(props: Mapping[str, Any]) -> bool:
     """Whether a TrainingJob's inputs give it fallbacks (a list with any entry, as the provider reads them:
     job_model.inputs.Inputs.fallbacks): a reservation it names does not hold it, so it is priced at its worst
     placement."""
-    given = props.get("fallbacks")
+    given = props.get(FALLBACKS.wire)
     return isinstance(given, list) and bool(given)
 
 

@@ -24,6 +24,7 @@ import pulumi
 from gcp_training_jobs.jobspec import catalog
 from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
+from gcp_training_jobs.resources.job_model.declared import CONSOLE_URL, JOB_ID, STATE
 from gcp_training_jobs.resources.job_model.inputs import wire_of
 from gcp_training_jobs.resources.persistent_resources import persistent_resources, warn_missing_plugin
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
@@ -134,7 +135,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None),
         )
-    outputs["jobs"] = {name: {"jobId": job.jobId, "state": job.state, "consoleUrl": job.consoleUrl}
+    outputs["jobs"] = {name: {JOB_ID: job.jobId, STATE: job.state, CONSOLE_URL: job.consoleUrl}
                        for name, job in jobs.items()}
 
     for key, value in outputs.items():

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from gcp_training_jobs.jobspec.core.names import JOB_TYPES
+from gcp_training_jobs.resources.job_model.declared import JOB_ID
 
 #: How long `pulumi stack export` may take (a remote backend's answer included), in seconds.
 STATE_SECONDS: Final = 60
@@ -80,7 +81,7 @@ def jobs_of_export(document: Mapping[str, Any]) -> dict[str, str | None]:
         if resource.get("type") not in JOB_TYPES or resource.get("delete"):
             continue  # (`delete`: a replaced resource the engine has still to delete)
         name = str(resource.get("urn", "")).rsplit("::", 1)[-1]
-        job_id = (resource.get("outputs") or {}).get("jobId")
+        job_id = (resource.get("outputs") or {}).get(JOB_ID)
         if name:
             found[name] = job_id if isinstance(job_id, str) else None
     return found

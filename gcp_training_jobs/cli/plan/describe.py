@@ -18,6 +18,7 @@ from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, TUNING_JOB
 from gcp_training_jobs.jobspec.io.vocabulary import is_spec, runs_spec, written_region
 from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
 from gcp_training_jobs.jobspec.translate.pools import VERTEX_SPEC_KEYS
+from gcp_training_jobs.resources.job_model.declared import WAIT, WAIT_TIMEOUT
 
 
 def _yes(value: Any) -> str:
@@ -34,9 +35,9 @@ def _job_tail(scheduling: dict[str, Any] | None, job: dict[str, Any], inputs: di
     if scheduling:
         lines.append(("scheduling", ", ".join(f"{k}={v}" for k, v in sorted(scheduling.items()))))
     lines.append(("labels", _labels_text(job.get("labels"))))
-    wait = inputs.get("waitForCompletion")
-    timeout = inputs.get("waitTimeoutSeconds")
-    lines.append(("waitForCompletion", _yes(wait) + (f" (at most {timeout:g} s)" if wait and timeout else "")))
+    wait = inputs.get(WAIT.wire)
+    timeout = inputs.get(WAIT_TIMEOUT.wire)
+    lines.append((WAIT.wire, _yes(wait) + (f" (at most {timeout:g} s)" if wait and timeout else "")))
     return lines
 
 

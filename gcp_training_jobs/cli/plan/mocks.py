@@ -22,6 +22,7 @@ from typing import Any
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError, UnreadableError
 from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
+from gcp_training_jobs.resources.job_model.declared import CONSOLE_URL, JOB_ID, RESOURCE_NAME, STATE
 from gcp_training_jobs.resources.settings import find_project_root
 from gcp_training_jobs.resources.settings.stack_file import project_name
 
@@ -80,7 +81,7 @@ def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]
     elif typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
         outputs["name"] = f"projects/{inputs.get('project')}/roles/{inputs.get('roleId')}"
     elif typ == DYNAMIC_JOB_TYPE:
-        outputs.update({"jobId": AT_APPLY, "state": AT_APPLY, "consoleUrl": AT_APPLY, "resourceName": AT_APPLY})
+        outputs.update({JOB_ID: AT_APPLY, STATE: AT_APPLY, CONSOLE_URL: AT_APPLY, RESOURCE_NAME: AT_APPLY})
     return outputs
 
 

@@ -298,6 +298,21 @@ class TrainingJobOutputs:
 
 #: The outputs, read back from the API.
 OUTPUT_KEYS = tuple(TrainingJobOutputs.__annotations__)
+
+
+def _output(name: str) -> str:
+    """An output a reader names on its own, by its property: one of TrainingJobOutputs' (else the import fails)."""
+    if name not in OUTPUT_KEYS:
+        raise AssertionError(f"{name} is not an output of TrainingJobOutputs")
+    return name
+
+
+# The outputs a reader names on its own (each spelled once, here).
+JOB_ID, RESOURCE_NAME, STATE, BACKEND_STATE = (_output("jobId"), _output("resourceName"), _output("state"),
+                                               _output("backendState"))
+CONSOLE_URL, COST_USD, PLACEMENT, RETRY_COUNT = (_output("consoleUrl"), _output("costUsd"), _output("placement"),
+                                                 _output("retryCount"))
+ERROR_MESSAGE = _output("errorMessage")
 #: The output that turns a waiting `pulumi up` red: the error of the FAILED job it waited for (set by create, cleared
 #: by the next update: TrainingJob raises on it once its outputs resolve, after the job is recorded in the state).
-WAIT_FAILURE = "waitFailure"
+WAIT_FAILURE = _output("waitFailure")

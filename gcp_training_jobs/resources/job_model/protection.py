@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from gcp_training_jobs.jobspec.core.names import NAMESPACE
 from gcp_training_jobs.jobspec.core.problems import Problem, from_validation_error
 from gcp_training_jobs.jobspec.review.guardrails import Guardrails
+from gcp_training_jobs.resources.job_model.declared import GUARDRAILS, PROTECT
 
 
 def guardrails_of(value: Any) -> tuple[Guardrails, list[Problem]]:
@@ -49,8 +50,8 @@ class Protection:
     @classmethod
     def of(cls, olds: Mapping[str, Any], news: Mapping[str, Any] | None) -> Protection:
         def of_inputs(props: Mapping[str, Any]) -> tuple[bool, bool]:
-            own = protect_of(props.get("protect"))
-            return is_protected(guardrails_of(props.get("guardrails"))[0], own), own is not None
+            own = protect_of(props.get(PROTECT.wire))
+            return is_protected(guardrails_of(props.get(GUARDRAILS.wire))[0], own), own is not None
         before, before_by_job = of_inputs(olds)
         now, now_by_job = of_inputs(news) if news is not None else (before, before_by_job)
         return cls(now, before, now_by_job if now else before_by_job)

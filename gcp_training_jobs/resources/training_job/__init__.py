@@ -25,8 +25,10 @@ from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
 from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_MODULE, JOB_RESOURCE, command
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.declared import (
+    FALLBACKS,
     IDENTITY,
     INPUTS,
+    JOB,
     NAME,
     OUTPUT_KEYS,
     RERUN,
@@ -96,7 +98,7 @@ def _check_args(name: str, props: dict[str, Any]) -> None:
 
 
 #: The inputs that may carry a job's text (args, env, commands): a credential in them is made a secret.
-CONCEALED_INPUTS = ("job", "fallbacks")
+CONCEALED_INPUTS = (JOB.wire, FALLBACKS.wire)
 
 
 def _conceal_credentials(props: dict[str, Any], opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:

@@ -40,7 +40,22 @@ from gcp_training_jobs.jobspec.translate.facts import facts_of_body
 from gcp_training_jobs.resources import provider_log as log
 from gcp_training_jobs.resources.fallbacks import placement_of
 from gcp_training_jobs.resources.job_model import runs
-from gcp_training_jobs.resources.job_model.declared import OUTPUT_KEYS, WAIT_FAILURE
+from gcp_training_jobs.resources.job_model.declared import (
+    BACKEND,
+    BACKEND_STATE,
+    COST_USD,
+    ERROR_MESSAGE,
+    IDENTITY,
+    JOB_ID,
+    NAME,
+    OUTPUT_KEYS,
+    PLACEMENT,
+    PROJECT,
+    RESOURCE_NAME,
+    RETRY_COUNT,
+    STATE,
+    WAIT_FAILURE,
+)
 from gcp_training_jobs.resources.job_model.identity import labels_of
 from gcp_training_jobs.resources.job_model.inputs import (
     Inputs,
@@ -108,14 +123,14 @@ class TrainingJobProvider(EndpointProvider):
         job_id = backend.job_id_of(resource) or job_id
         facts = facts_of_body(resource, region=jobs.target.region)  # as the API holds it (it may run at a fallback)
         return {
-            "jobId": job_id,
-            "resourceName": backend.name_of(jobs.target, job_id, resource),
-            "state": backend.state(resource),
-            "backendState": resource.get("state"),
+            JOB_ID: job_id,
+            RESOURCE_NAME: backend.name_of(jobs.target, job_id, resource),
+            STATE: backend.state(resource),
+            BACKEND_STATE: resource.get("state"),  # (the API's field)
             **backend.outputs(resource, jobs.target),
-            "costUsd": cost_usd(resource, facts, self.wall_clock()),
-            "placement": placement_of(runs.placement_index(resource), facts),
-            "retryCount": runs.retry_number(resource),
+            COST_USD: cost_usd(resource, facts, self.wall_clock()),
+            PLACEMENT: placement_of(runs.placement_index(resource), facts),
+            RETRY_COUNT: runs.retry_number(resource),
         }
 
     def _stack(self) -> StackAsks:
@@ -126,20 +141,20 @@ class TrainingJobProvider(EndpointProvider):
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if env_failures := environment_failures():  # the variables the job is judged and sent with
-            return CheckResult(dict(news), self._refused("TrainingJob", str(news.get("name", "")), env_failures))
+            return CheckResult(dict(news), self._refused("TrainingJob", str(news.get(NAME.wire, "")), env_failures))
         # every input's type and range (inputs, as TrainingJob judges them in the program); only UNKNOWN passes
         judged_inputs = input_problems(news)
-        failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == "backend"]
+        failures = [CheckFailure(key, problem) for key, problem in judged_inputs if key == BACKEND.wire]
         inputs = dict(news)
         new = Inputs.of(news)
-        if not news.get("backend"):
-            failures.append(CheckFailure("backend", f"required; allowed: {', '.join(BACKENDS)}"))
+        if not news.get(BACKEND.wire):
+            failures.append(CheckFailure(BACKEND.wire, f"required; allowed: {', '.join(BACKENDS)}"))
         if not new.project:
-            failures.append(CheckFailure("project", "required: the Google Cloud project id"))
+            failures.append(CheckFailure(PROJECT.wire, "required: the Google Cloud project id"))
         if not new.identity:
-            failures.append(CheckFailure("identity", "required: the resource's identity (organization/project/"
+            failures.append(CheckFailure(IDENTITY.wire, "required: the resource's identity (organization/project/"
                                          "stack/name), which labels its job so that a re-run finds it"))
-        failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != "backend"]
+        failures += [CheckFailure(key, problem) for key, problem in judged_inputs if key != BACKEND.wire]
         failures += [CheckFailure(p.path, p.message) for p in new.guardrail_problems]
         unknown_paths = list(_unknown_paths(new.job))
         judged: Judged | None = None
@@ -152,7 +167,7 @@ class TrainingJobProvider(EndpointProvider):
                     log.warn_once(f"job {new.name or 'job'}: {warning}")
         except SpecError as error:  # it does not parse
             failures.extend(_failures(error.problems, unknown_paths))
-        inputs.pop("jobId", None)  # drawn at create (a new one for each new job), an output only
+        inputs.pop(JOB_ID, None)  # drawn at create (a new one for each new job), an output only
         if judged is not None and judged.body is not None and new.backend in BACKENDS \
                 and not (new.cheapest and new.fallbacks):  # a cheapest job is priced at its candidates: tries
             name = new.name or "job"  # a region unknown at preview is not in the facts: the cost cap waits
@@ -174,7 +189,7 @@ class TrainingJobProvider(EndpointProvider):
         if replaces:
             self._guard_active(id_, old, Protection.of(olds, news), replacing=True)
         elif run_again_if_failed(id_, old, Inputs.of(news).retries, self._reach(old)):  # FAILED, Google's fault
-            replaces.append("state")
+            replaces.append(STATE)
         # A failure the last `up` waited for is reported once: this update clears it (no API call but a read), and
         # the job stays as it is (a failure of the user's code is never made again on its own: runs).
         # A state whose outputs pickle the provider under another path (a release before the library's rename) is
@@ -221,7 +236,7 @@ class TrainingJobProvider(EndpointProvider):
         if inputs.wait and outs["state"] == FAILED:  # recorded with the job; TrainingJob fails the update on it
             outs[WAIT_FAILURE] = masked_text(f"training job {outs['jobId']} FAILED: "
                                              f"{outs.get('errorMessage') or 'no message'}")
-        return CreateResult(outs["resourceName"], outs)
+        return CreateResult(outs[RESOURCE_NAME], outs)
 
     def _maybe_wait(self, jobs: Jobs, inputs: Inputs, job_id: str, resource: dict[str, Any], *,
                     again: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
@@ -234,7 +249,7 @@ class TrainingJobProvider(EndpointProvider):
         finished = jobs.wait(name, inputs.wait_timeout, on_poll=report.poll) or resource
         state = jobs.backend.state(finished)
         if state == FAILED:
-            message = jobs.backend.outputs(finished, jobs.target).get("errorMessage") or "no message"
+            message = jobs.backend.outputs(finished, jobs.target).get(ERROR_MESSAGE) or "no message"
             # Recorded, not raised: a raised create would leave the job out of state (orphaned). The create's
             # `waitFailure` output fails the update instead, once the job is recorded (TrainingJob).
             (log.warn if again is not None and again(finished) else log.error)(
