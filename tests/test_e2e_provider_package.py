@@ -44,6 +44,7 @@ from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fi
     session_processes,
     wait_until,
 )
+from tests.helpers import install_wheel, run_ok
 
 pytestmark = pytest.mark.e2e
 
@@ -140,6 +141,26 @@ def test_package_add_of_the_executable_form_records_it_by_version_and_runs_it_fr
     write_program(adding.path, program(accelerators=3))
     preview = adding.pulumi("preview", ok=False)
     assert preview.returncode != 0 and "acceleratorCount" in preview.stdout + preview.stderr
+
+
+def test_the_installed_wheels_plugin_serves_a_yaml_program_without_a_checkout(tmp_path: Path,
+                                                                              emulator: Emulator) -> None:
+    """`pip install gcp-training-jobs` puts the package's plugin in the virtualenv's bin/ (a console script): a team
+    without a checkout adds it from there, and the engine runs it with the library the wheel installed."""
+    python, site = install_wheel(tmp_path)
+    plugin = python.parent / EXECUTABLE.name
+    assert plugin.is_file(), "the wheel installs no pulumi-resource-gcp-training-jobs"
+    where = run_ok(python, "-c", "import gcp_training_jobs; print(gcp_training_jobs.__file__)", cwd=tmp_path)
+    assert Path(where.strip()).is_relative_to(site), f"the plugin's Python imports the library from {where}"
+    adding = add_package(tmp_path, plugin, f"gcp-training-jobs@{__version__}")
+    adding.env["PATH"] = f"{python.parent}:{adding.env['PATH']}"
+    adding.pulumi("config", "set", "gcp-training-jobs:apiEndpoint", emulator.url)
+    made, cancelled = len(emulator.calls("customJobs.create")), len(emulator.calls("customJobs.cancel"))
+    adding.up()
+    assert len(emulator.calls("customJobs.create")) == made + 1
+    assert adding.outputs()["state"] == "QUEUED"
+    adding.pulumi("destroy", "--yes", "--skip-preview")
+    assert len(emulator.calls("customJobs.cancel")) == cancelled + 1
 
 
 def test_a_yaml_program_makes_a_job_and_reads_its_outputs(project: Project, emulator: Emulator) -> None:
