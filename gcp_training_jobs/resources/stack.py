@@ -26,6 +26,7 @@ from gcp_training_jobs.jobspec.core.names import JOB_SPEC, NAMESPACE, TUNING_JOB
 from gcp_training_jobs.resources.budget import budget_input, stack_budget
 from gcp_training_jobs.resources.job_model.declared import CONSOLE_URL, JOB_ID, STATE
 from gcp_training_jobs.resources.job_model.inputs import wire_of
+from gcp_training_jobs.resources.package.resource import PackageTrainingJob, StackProvider
 from gcp_training_jobs.resources.persistent_resources import persistent_resources, warn_missing_plugin
 from gcp_training_jobs.resources.services import ProjectServices, ProjectServicesArgs, required_apis
 from gcp_training_jobs.resources.settings import JOB_DIR_PLACEHOLDER, JobSettings, StackSettings
@@ -37,6 +38,8 @@ from gcp_training_jobs.resources.tpu_access import TpuServiceAgent, TpuServiceAg
 from gcp_training_jobs.resources.trainer_package import TrainerPackage, TrainerPackageArgs, default_build_dir
 from gcp_training_jobs.resources.training_job import TrainingJob
 
+#: `jobResource: package`: the stack's jobs are the provider package's resource.
+PACKAGE = "package"
 #: Labels every created bucket carries, besides the stack's own.
 MANAGED_BY = "pulumi"
 #: The settings keys each value is built from (a secret one makes the value secret).
@@ -107,15 +110,19 @@ def build_stack(settings: StackSettings, stack: str | None = None,
     stack_budget(settings, project, buckets.staging_bucket, secret.wrap(labels, "labels"), [*apis, buckets],
                  secret=secret.any("budget"))
 
-    jobs: dict[str, TrainingJob] = {}
+    jobs: dict[str, TrainingJob | PackageTrainingJob] = {}
     hidden = (["job"] if secret.any(*JOB_SOURCES) else []) + (JOB_PROJECT_OUTPUTS if secret.any("project") else [])
     guardrails = secret.wrap(settings.guardrails.model_dump(by_alias=True, exclude_none=True, mode="json"),
                              "guardrails")
     budget = secret.wrap(budget_input(settings), "budget")
+    resource: type[TrainingJob] | type[PackageTrainingJob] = TrainingJob
+    provider: list[pulumi.ProviderResource] = []
+    if settings.job_resource == PACKAGE and settings.jobs:  # the package's, configured once with the stack's config
+        resource, provider = PackageTrainingJob, [StackProvider("stack")]
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
         wire = _job_input(name, _wire_job(name, job, package, buckets), settings, secret)
-        jobs[name] = TrainingJob(
+        jobs[name] = resource(
             name,
             project=project,
             job=wire,
@@ -133,7 +140,8 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             persistent_resource_declared=True if _on(job, resources) else None,  # unset when off: no diff
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,
-                                        retain_on_delete=job.retain_on_delete or None),
+                                        retain_on_delete=job.retain_on_delete or None,
+                                        provider=provider[0] if provider else None),
         )
     outputs["jobs"] = {name: {JOB_ID: job.jobId, STATE: job.state, CONSOLE_URL: job.consoleUrl}
                        for name, job in jobs.items()}

@@ -40,7 +40,14 @@ from gcp_training_jobs.cli.plan.cheapest import cheaper_of
 from gcp_training_jobs.cli.plan.command import Planned
 from gcp_training_jobs.cli.plan.job_warnings import job_warnings, warnings_document
 from gcp_training_jobs.jobspec.catalog.credentials import masked, masked_text
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, NAMESPACE
+from gcp_training_jobs.jobspec.core.names import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    JOB_TYPES,
+    NAMESPACE,
+    PACKAGE_PROVIDER_TYPE,
+)
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE
 from gcp_training_jobs.resources.job_model.inputs import spec_of
@@ -257,7 +264,7 @@ def _job_inputs(side: Planned | None, name: str) -> dict[str, Any] | None:
     if side is None or name not in side.settings.jobs:
         return None
     for reg in side.recording.resources:
-        if reg.type == DYNAMIC_JOB_TYPE and reg.name == name:
+        if reg.type in JOB_TYPES and reg.name == name:
             return reg.inputs
     return {}  # a job the program did not register (it always does): judged as changed by its figures only
 
@@ -398,7 +405,8 @@ def _others(side: Planned) -> dict[str, tuple[str, Any]]:
     return {f"{reg.type.rsplit(':', 1)[-1]} {reg.name}": (reg.type, as_data({k: v for k, v in reg.inputs.items()
                                                                              if not k.startswith("__")}))
             for reg in side.recording.resources
-            if reg.custom and reg.type != DYNAMIC_JOB_TYPE and reg.type != RESOURCE_TYPE}
+            # (the package's stack provider: its inputs are the stack's config, whose jobs the diff reviews itself)
+            if reg.custom and reg.type not in (*JOB_TYPES, RESOURCE_TYPE, PACKAGE_PROVIDER_TYPE)}
 
 
 def _online(after: Planned) -> dict[str, list[str]]:

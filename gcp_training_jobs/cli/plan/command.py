@@ -35,7 +35,7 @@ from gcp_training_jobs.cli.plan.text import render_text
 from gcp_training_jobs.jobspec.catalog import prices
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import SpecError, TrainingJobsError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE
+from gcp_training_jobs.jobspec.core.names import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, JOB_TYPES
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.settings import StackSettings, find_project_root, load_stack_file, settings_given
 from gcp_training_jobs.resources.settings.guardrails import one_round
@@ -106,8 +106,8 @@ def plan_document(stack: str, file: Path, recording: Recording,
         doc: dict[str, Any] = {"type": reg.type, "name": reg.name, "custom": reg.custom}
         if reg.custom:
             doc["details"] = dict(describe(reg, jobs))
-            judged = (jobs or {}).get(str(reg.inputs.get("name") or reg.name)) if reg.type == DYNAMIC_JOB_TYPE else None
-            if reg.type == DYNAMIC_JOB_TYPE:  # where it runs (cli.plan.placement)
+            judged = (jobs or {}).get(str(reg.inputs.get("name") or reg.name)) if reg.type in JOB_TYPES else None
+            if reg.type in JOB_TYPES:  # where it runs (cli.plan.placement)
                 doc["details"].update(placement_lines(placements.get(str(reg.inputs.get("name") or reg.name)) or {}))
             if reg.secrets:  # a secret config key, or a credential TrainingJob made a secret where it stands
                 doc["details"]["secret"] = f"{', '.join(reg.secrets)} (encrypted in state)"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError, UnreadableError
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, NAMESPACE
+from gcp_training_jobs.jobspec.core.names import JOB_TYPES, NAMESPACE
 from gcp_training_jobs.jobspec.io.documents import read_yaml
 from gcp_training_jobs.resources.job_model.declared import CONSOLE_URL, JOB_ID, RESOURCE_NAME, STATE
 from gcp_training_jobs.resources.settings import find_project_root
@@ -80,7 +80,7 @@ def _mock_outputs(typ: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]
         outputs["name"] = f"billingAccounts/{inputs.get('billingAccount')}/budgets/{AT_APPLY}"
     elif typ == "gcp:projects/iAMCustomRole:IAMCustomRole":
         outputs["name"] = f"projects/{inputs.get('project')}/roles/{inputs.get('roleId')}"
-    elif typ == DYNAMIC_JOB_TYPE:
+    elif typ in JOB_TYPES:
         outputs.update({JOB_ID: AT_APPLY, STATE: AT_APPLY, CONSOLE_URL: AT_APPLY, RESOURCE_NAME: AT_APPLY})
     return outputs
 

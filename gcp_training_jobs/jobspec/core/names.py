@@ -86,6 +86,9 @@ DYNAMIC_JOB_MODULE: Final = "training"
 DYNAMIC_JOB_TYPE: Final = f"pulumi-python:dynamic/{DYNAMIC_JOB_MODULE}:{JOB_RESOURCE}"
 PACKAGE_JOB_TYPE: Final = f"{NAMESPACE}:index:{JOB_RESOURCE}"
 JOB_TYPES: Final = (DYNAMIC_JOB_TYPE, PACKAGE_JOB_TYPE)
+#: The package's provider, whose explicit instance a stack file's program configures with the stack's config
+#: (`jobResource: package`, resources/package/resource.StackProvider).
+PACKAGE_PROVIDER_TYPE: Final = f"pulumi:providers:{NAMESPACE}"
 
 # --- Job ids and the label that finds a job again ------------------------------------------------------
 

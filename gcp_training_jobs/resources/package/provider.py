@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi.dynamic import ConfigureRequest
+from pulumi.dynamic.dynamic import PROVIDER_KEY
 from pulumi.provider.experimental import provider as rpc
 
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, SYSTEM_LABELS
@@ -62,10 +63,21 @@ _COMPARED = tuple(i.wire for i in INPUTS if i.arg is not None and i.change is no
 NOT_CONFIG = frozenset({"jobs"})
 
 
+#: The explicit provider's inputs a stack file's program configures the package with (resources/package/resource.py,
+#: StackProvider): the stack's config as the dynamic provider's `configure` is handed it (`namespace:key` -> text,
+#: decrypted), and the Pulumi organization of the jobs' identity.
+STACK_CONFIG, ORGANIZATION = "stackConfig", "organization"
+
+
 class Config:
-    """The stack's `gcp-training-jobs:*` config as the engine hands it to `configure`, read as the dynamic provider
-    reads its own (`get("gcp-training-jobs:KEY")`): a value the engine sends as JSON text (an object) is parsed;
-    the keys of NOT_CONFIG are left out."""
+    """The package's configuration as the engine hands it to `configure`, read as the dynamic provider reads its own
+    (`get("gcp-training-jobs:KEY")`).
+
+    A default provider is handed the stack's `gcp-training-jobs:*` config: a value sent as JSON text (an object) is
+    parsed, and the keys of NOT_CONFIG are left out (the program declares its jobs). The explicit provider of a stack
+    file's program (STACK_CONFIG given) is handed the stack's whole config as the dynamic provider is: `get` answers
+    with its text and `_props` is it, so the stack's jobs (and so its quota and reservation plan, training_job/plan.py)
+    are the provider's as they are the dynamic provider's."""
 
     _project_name = NAMESPACE
 
@@ -75,11 +87,23 @@ class Config:
             found[key.rsplit(":", 1)[-1]] = _json_or_text(text)
         for key, value in values.read(request.args).data.items():
             found[key] = _json_or_text(value) if isinstance(value, str) else value
-        self.values = {key: value for key, value in found.items() if key not in NOT_CONFIG}
+        stack = found.pop(STACK_CONFIG, None)
+        self._props: dict[str, Any] = {str(k): v for k, v in stack.items()} if isinstance(stack, Mapping) else {}
+        if self._props:
+            found = {key.rpartition(":")[2]: _json_or_text(text) if isinstance(text, str) else text
+                     for key, text in self._props.items() if key.rpartition(":")[0] == NAMESPACE} | \
+                {key: value for key, value in found.items() if key == ORGANIZATION}
+        self.values = {key: value for key, value in found.items() if self._props or key not in NOT_CONFIG}
 
     def get(self, key: str) -> Any:
         namespace, _, bare = key.rpartition(":")
+        if self._props:  # as the dynamic provider is handed it: the text of each key
+            return self._props.get(key if namespace else f"{NAMESPACE}:{key}")
         return self.values.get(bare) if namespace in ("", NAMESPACE) else None
+
+    def value(self, bare: str) -> Any:
+        """The value of `gcp-training-jobs:BARE` (an object parsed), for the package's own reading."""
+        return self.values.get(bare)
 
 
 def _json_or_text(text: str) -> Any:
@@ -105,8 +129,8 @@ class TrainingJobPackage(rpc.Provider):
     async def configure(self, request: rpc.ConfigureRequest) -> rpc.ConfigureResponse:
         config = Config(request)
         self.jobs.configure(ConfigureRequest(config))  # type: ignore[arg-type]  # duck-typed: `.get(KEY)`
-        self.guardrails = config.get(f"{NAMESPACE}:guardrails")
-        self.organization = str(config.get(f"{NAMESPACE}:organization") or DEFAULT_ORGANIZATION)
+        self.guardrails = config.value("guardrails")
+        self.organization = str(config.value(ORGANIZATION) or DEFAULT_ORGANIZATION)
         return rpc.ConfigureResponse(accept_secrets=True, supports_preview=False)
 
     # -- check and diff --------------------------------------------------------------------------
@@ -142,7 +166,10 @@ class TrainingJobPackage(rpc.Provider):
                 detailed[path] = rpc.PropertyDiff(kind, input_diff=True)
         if "state" in replaces:  # a FAILED job made again: not an input's change
             detailed["state"] = rpc.PropertyDiff(rpc.PropertyDiffKind.UPDATE_REPLACE, input_diff=False)
-        return rpc.DiffResponse(changes=bool(result.changes), replaces=replaces,
+        if PROVIDER_KEY in olds.data:  # a state the dynamic resource wrote (moved here by its alias): its pickled
+            # provider leaves the state by an update in place, which reads the job and writes the package's outputs
+            detailed[PROVIDER_KEY] = rpc.PropertyDiff(rpc.PropertyDiffKind.DELETE, input_diff=False)
+        return rpc.DiffResponse(changes=bool(result.changes) or PROVIDER_KEY in detailed, replaces=replaces,
                                 delete_before_replace=bool(result.delete_before_replace),
                                 diffs=sorted({p.split(".", 1)[0].split("[", 1)[0] for p in detailed}),
                                 detailed_diff=detailed)

@@ -291,6 +291,10 @@ class StackSettings(SettingsModel):
     plaintext_credentials: Literal["refuse", "allow"] | None = None
     """A credential written in plain text in the stack file: refused (settings.credentials; unset, as Pulumi.yaml's
     empty default, is `refuse`), or allowed (warned of, and stored in the state with the stack's config)."""
+    job_resource: Literal["dynamic", "package"] | None = None
+    """Which resource the stack's jobs are: `dynamic`, the Python dynamic resource (unset, as Pulumi.yaml's empty
+    default, is `dynamic`), or `package`, the provider package's (resources/package/resource.py: its plugin must be
+    found, nothing pickled into the state; a stack moves to it by an update in place)."""
     jobs: dict[str, JobSettings] = Field(default_factory=dict)
     persistent_resources: dict[str, Any] = Field(default_factory=dict)
     """Vertex AI persistent resources, as written (judged into `resources` by settings.persistent)."""

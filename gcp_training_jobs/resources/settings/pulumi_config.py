@@ -52,7 +52,6 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
     if given is not None:
         return given
     import pulumi
-    from pulumi.runtime import config as runtime_config
 
     try:  # the process's GCP_TRAINING_JOBS_* variables, judged before the stack's config
         env_settings()
@@ -64,14 +63,9 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
     config: dict[str, Any] = {}
     secret_keys: set[str] = set()
     unreadable: list[Problem] = []
-    for full_key in sorted(_config_keys(runtime_config)):
+    for full_key, (raw, secret) in program_config().items():
         namespace, _, key = full_key.partition(":")
-        if namespace != NAMESPACE and full_key not in GCP_KEYS:
-            continue
-        raw = pulumi.Config(namespace).get(key)
-        if raw is None:
-            continue
-        if runtime_config.is_config_secret(full_key):  # a secret anywhere inside (--secret --path) counts
+        if secret:  # a secret anywhere inside (--secret --path) counts
             secret_keys.add(STAND_INS.get(full_key, key))
         try:
             config[full_key] = _decode(key, raw) if namespace == NAMESPACE else raw
@@ -90,6 +84,23 @@ def from_pulumi_config(root: Path | None = None) -> StackSettings:
                                   f"({len(lines)} problem{'s' if len(lines) != 1 else ''}):\n" + "\n".join(lines))
         failure.problems = error.problems  # type: ignore[attr-defined]
         raise failure from None
+
+
+def program_config() -> dict[str, tuple[str, bool]]:
+    """The config the settings judge reads, as a Pulumi program is given it: `namespace:key` -> (its text, whether
+    it is secret), the library's keys and gcp:project / gcp:region, those set only."""
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    found: dict[str, tuple[str, bool]] = {}
+    for full_key in sorted(_config_keys(runtime_config)):
+        namespace, _, key = full_key.partition(":")
+        if namespace != NAMESPACE and full_key not in GCP_KEYS:
+            continue
+        raw = pulumi.Config(namespace).get(key)
+        if raw is not None:
+            found[full_key] = (raw, runtime_config.is_config_secret(full_key))
+    return found
 
 
 def settings_of_config(config: Mapping[str, Any], root: Path) -> StackSettings:

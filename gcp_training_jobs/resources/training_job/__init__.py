@@ -69,14 +69,14 @@ class TrainingJob(Resource, TrainingJobOutputs, module=DYNAMIC_JOB_MODULE, name=
         set_here = {NAME.wire: resource_name, IDENTITY.wire: resource_identity(resource_name)}
         props: dict[str, Any] = {declared.wire: set_here[declared.wire] if declared.arg is None
                                  else getattr(args, declared.arg) for declared in INPUTS}
-        _check_args(resource_name, props)
+        check_args(resource_name, props)
         opts = _conceal_credentials(props, opts)
         props.update({key: None for key in OUTPUT_KEYS})
         super().__init__(TrainingJobProvider(), resource_name, props, opts)
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
         # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
         # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.
-        self.waitFailure.apply(lambda failure: _fail_update(resource_name, failure))
+        self.waitFailure.apply(lambda failure: fail_update(resource_name, failure))
 
 
 # The SDK reads a resource's own annotations (not its bases') to type what the engine answers (8.0 for an int: 8).
@@ -88,7 +88,7 @@ def _field(prop: str) -> str:
     return next((declared.arg for declared in INPUTS if declared.wire == prop and declared.arg), prop)
 
 
-def _check_args(name: str, props: dict[str, Any]) -> None:
+def check_args(name: str, props: dict[str, Any]) -> None:
     """The known arguments judged now (an Output is the provider's to check once it resolves); InvalidArgs naming
     every field that is wrong."""
     known = {k: UNKNOWN if isinstance(v, pulumi.Output) or isawaitable(v) else v for k, v in props.items()}
@@ -109,15 +109,20 @@ def _conceal_credentials(props: dict[str, Any], opts: pulumi.ResourceOptions | N
     is made secret once it resolves, if it is one. A job without one is passed on as it is: nothing changes."""
     hidden: list[str] = []
     for key in CONCEALED_INPUTS:
-        walked = masked(props[key], conceal=pulumi.Output.secret)
-        if walked.found:
-            props[key], hidden = walked.value, [*hidden, key]
-        props[key] = _conceal_unknown(props[key])
+        if masked(props[key]).found:
+            hidden.append(key)
+        props[key] = concealed(props[key])
     named = (opts.additional_secret_outputs or []) if opts else []
     hidden = [key for key in hidden if key not in named]
     if not hidden:
         return opts
     return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=hidden))  # appended
+
+
+def concealed(value: Any) -> Any:
+    """`value` (an input that may carry a job's text) with each text holding a credential made a Pulumi secret where
+    it stands, and each Output in it (at any depth) made so when it resolves (catalog.credentials.masked)."""
+    return _conceal_unknown(masked(value, conceal=pulumi.Output.secret).value)
 
 
 def _conceal_unknown(value: Any) -> Any:
@@ -131,7 +136,7 @@ def _conceal_unknown(value: Any) -> Any:
     return value
 
 
-def _fail_update(name: str, failure: str | None) -> None:
+def fail_update(name: str, failure: str | None) -> None:
     if failure:  # Google's message is often a sentence of its own ("... status of 1."): one period ends it
         raise pulumi.RunError(
             f"job {name}: {failure.rstrip().removesuffix('.')}. The job is recorded in the state as FAILED "
