@@ -59,6 +59,36 @@ def test_a_stack_file_still_listing_its_jobs_configures_the_package_and_names_no
     assert checked.failures and not any("gcp-training-jobs:jobs" in f.reason for f in checked.failures)
 
 
+def test_the_stack_provider_configures_the_package_as_the_dynamic_provider_is_configured(
+        emulator: Emulator) -> None:
+    """A stack file's program configures the package's explicit provider with the stack's config (as the dynamic
+    provider's `configure` is handed it: each key's text) and its organization: the stack's jobs and config are the
+    provider's (its plan's), a refusal names the stack's key, and the identity carries the organization."""
+    made = TrainingJobPackage()
+    stack = {"gcp:project": "team-project", "gcp:region": "us-central1",
+             "gcp-training-jobs:apiEndpoint": emulator.url, "gcp-training-jobs:jobs": json.dumps({"train": l4_spot()})}
+    run(made.configure(rpc.ConfigureRequest({}, pv({"stackConfig": stack, "organization": "acme"}), True, True)))
+    assert made.jobs.stack_jobs == frozenset({"train"}) and made.organization == "acme"
+    assert dict(made.jobs.stack_config) == stack and made.jobs.endpoint == emulator.url
+    bad = given(jobSpec={"workerPoolSpecs": []})
+    checked = run(made.check(rpc.CheckRequest(URN, {}, pv(bad), b"")))
+    assert any("gcp-training-jobs:jobs.train" in f.reason for f in checked.failures), checked.failures
+    good = run(made.check(rpc.CheckRequest(URN, {}, pv(given()), b"")))
+    assert values.read(good.inputs).data["identity"] == "acme/team-project/dev/train"  # organization/project/stack/name
+
+
+def test_a_state_the_dynamic_resource_wrote_loses_its_pickle_by_an_update_in_place(
+        package: TrainingJobPackage) -> None:
+    """A job moved here by its alias keeps the dynamic resource's outputs, pickle and all, while its diff finds
+    nothing: the package's diff names `__provider`, so the engine updates it in place and the pickle goes."""
+    checked = run(package.check(rpc.CheckRequest(URN, {}, pv(given()), b"")))
+    made = run(package.create(rpc.CreateRequest(URN, checked.inputs, 60, False)))
+    moved = {**made.properties, "__provider": PropertyValue("cGlja2xl").with_secret(True)}
+    diff = run(package.diff(rpc.DiffRequest(URN, made.resource_id, moved, checked.inputs, [])))
+    assert diff.changes and diff.replaces == [] and set(diff.detailed_diff) == {"__provider"}
+    assert diff.detailed_diff["__provider"].kind is rpc.PropertyDiffKind.DELETE
+
+
 def given(job: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
     """A program's properties: the job's parts on their own, as a YAML program writes them."""
     job = job or l4_spot()

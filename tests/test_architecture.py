@@ -344,3 +344,15 @@ def test_rendering_judges_nothing() -> None:
               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gcp_training_jobs.jobspec.rules")
               for alias in node.names if not alias.name.isupper()]
     assert called == []
+
+
+def test_the_stack_program_never_imports_the_plugins_protocol_beside_googles_clients() -> None:
+    """A stack program imports Google's clients (googleapis-common-protos' google.rpc.Status) and the library; the
+    provider plugin's protocol (pulumi.provider, whose own copy of google/rpc/status.proto registers the same
+    symbol) is the plugin's alone: imported by the program, the two clash ("duplicate symbol 'google.rpc.Status'")."""
+    code = ("import google.rpc.status_pb2, sys\n"
+            "import gcp_training_jobs.resources.stack\n"
+            "print(sorted(m for m in sys.modules if m.startswith('pulumi.provider')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

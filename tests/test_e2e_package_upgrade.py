@@ -64,8 +64,9 @@ JOB_DIR = "gs://upgrade-job-dir/jobs/{name}"
 MOVE_OPS = {"same", "update", "delete"}
 #: What the package's diff finds changed in a job the release made: the guardrails the release recorded (its
 #: defaults spelled out; the stack's are now `{}`) and waitForCompletion's default (recorded false, now unset), both
-#: changed in place. Not the job: the same spec, its int64 fields as text (the release's) or as numbers (the program's).
-IN_PLACE = {"guardrails", "waitForCompletion"}
+#: changed in place, and the pickled provider the outputs hold (`__provider`, taken out by the update). Not the job:
+#: the same spec, its int64 fields as text (the release's) or as numbers (the program's).
+IN_PLACE = {"guardrails", "waitForCompletion", "__provider"}
 
 #: A program of this tree: the stack's jobs, each as the package's resource aliased to the dynamic resource's type.
 NEW_PROGRAM = '''"""The stack's jobs as the provider package's resource, each aliased to the type a release gave it."""

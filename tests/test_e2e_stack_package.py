@@ -2,7 +2,7 @@
 package`, resources/package/resource.py), against the emulator as a separate process: this tree's stack program
 registers each job as `gcp-training-jobs:index:TrainingJob` (aliased to the dynamic resource's type) through one
 explicit provider configured with the stack's config, served by the package's executable plugin (provider/bin, found
-on PATH).
+on PATH or named in the project's Pulumi.yaml).
 
 - A stack deployed with the dynamic resource moves to the package by setting the key: each job an update in place
   whose calls to Vertex AI are reads only; the same id, jobId and identity; no pickle left; the next preview has
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
     CANCELLED,
@@ -56,10 +57,17 @@ def l4_spec(*args: str) -> dict[str, Any]:
         "scheduling": {"timeout": "7200s"}}
 
 
-def project_of(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], **keys: Any) -> Project:
-    """This tree's project with a stack of `jobs` (no `gcp:` resources), the package's plugin on PATH."""
+def project_of(tmp_path: Path, emulator: Emulator, jobs: dict[str, Any], *, named: bool = False,
+               **keys: Any) -> Project:
+    """This tree's project with a stack of `jobs` (no `gcp:` resources), the package's plugin on PATH, or (`named`)
+    named in its Pulumi.yaml's `plugins:` (the folder a project names: docs/provider-package.md)."""
     project = Project.copy(tmp_path, PULUMI, emulator, stack=STACK, config=offline_config("pkg", jobs, **keys))
-    project.env["PATH"] = f"{PLUGIN}:{project.env['PATH']}"
+    if named:
+        declared = yaml.safe_load((project.path / "Pulumi.yaml").read_text())
+        declared["plugins"] = {"providers": [{"name": "gcp-training-jobs", "path": str(PLUGIN)}]}
+        (project.path / "Pulumi.yaml").write_text(yaml.safe_dump(declared, sort_keys=False))
+    else:
+        project.env["PATH"] = f"{PLUGIN}:{project.env['PATH']}"
     return project
 
 
@@ -113,6 +121,17 @@ def test_a_stack_moves_its_jobs_to_the_package_by_an_update_in_place(tmp_path: P
     project.pulumi("preview", "--expect-no-changes")  # fails (exit 255) on any change
     assert writes_since(emulator, since) == []
 
+    # and back (`jobResource: dynamic`): the same jobs again, the dynamic resource's by its alias to the package's type
+    project.edit_config(lambda config: config.update({"gcp-training-jobs:jobResource": "dynamic"}))
+    preview = json.loads(project.pulumi("preview", "--json", "--show-sames").stdout)
+    ops = {step["urn"]: step["op"] for step in preview["steps"]}
+    assert {ops[urn(OLD_TYPE, name)] for name in before} <= {"same", "update"}, ops
+    assert ops[urn("pulumi:providers:gcp-training-jobs", "stack")] == "delete", ops
+    project.up()
+    assert writes_since(emulator, since) == []
+    assert {r["urn"]: r["id"] for r in project.resources()} == {urn(OLD_TYPE, n): e["id"] for n, e in before.items()}
+    project.pulumi("preview", "--expect-no-changes")
+
     project.pulumi("destroy", "--yes", "--skip-preview")
     assert sorted(writes_since(emulator, since)) == ["customJobs.cancel", "customJobs.cancel"]
     assert {job["state"] for job in emulator.jobs().values()} == {CANCELLED["vertex"]}
@@ -127,7 +146,7 @@ def test_the_stacks_plan_is_the_packages_and_a_credential_is_secret_where_it_sta
     emulator.control("reset", {})
     emulator.control("quotas", {"metric": L4, "region": "us-central1", "limit": 1})
     project = project_of(tmp_path, emulator, {"a": {"jobSpec": l4_spec()}, "b": {"jobSpec": l4_spec("unset")}},
-                         jobResource="package")
+                         named=True, jobResource="package")
     project.pulumi("config", "set", "--secret", "--path",
                    "gcp-training-jobs:jobs.b.jobSpec.workerPoolSpecs[0].containerSpec.args[0]", TOKEN)
     preview = project.pulumi("preview", ok=False)

@@ -153,6 +153,12 @@ def test_a_state_pickled_under_another_provider_path_is_updated_in_place_once(pr
     assert (same.changes, same.replaces) == (False, [])
     moved = provider.diff("id", {**news, "__provider": elsewhere, "state": "RUNNING"}, news)
     assert (moved.changes, moved.replaces) == (True, [])
+    # the package's state, moved back by TrainingJob's alias to its type: no pickle at all, updated in place too
+    back = provider.diff("id", {k: v for k, v in {**news, "state": "RUNNING"}.items() if k != "__provider"}, news)
+    assert (back.changes, back.replaces) == (True, [])
+    # the package's own calls carry no pickle on either side: no change
+    unpickled = {k: v for k, v in news.items() if k != "__provider"}
+    assert provider.diff("id", {**unpickled, "state": "RUNNING"}, unpickled).changes is False
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

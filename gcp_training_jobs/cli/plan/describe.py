@@ -14,7 +14,7 @@ from typing import Any
 
 from gcp_training_jobs.cli.plan.mocks import Registration
 from gcp_training_jobs.jobspec import catalog
-from gcp_training_jobs.jobspec.core.names import JOB_TYPES, PACKAGE_PROVIDER_TYPE, TUNING_JOB
+from gcp_training_jobs.jobspec.core.names import JOB_TYPES, PACKAGE_PROVIDER_TYPE, STACK_CONFIG_INPUT, TUNING_JOB
 from gcp_training_jobs.jobspec.io.vocabulary import is_spec, runs_spec, written_region
 from gcp_training_jobs.jobspec.translate.facts import JobFacts, facts_of_body
 from gcp_training_jobs.jobspec.translate.pools import VERTEX_SPEC_KEYS
@@ -167,7 +167,7 @@ def describe(reg: Registration, jobs: Mapping[str, Any] | None = None) -> list[t
     if reg.type in JOB_TYPES:
         return _describe_job(inputs, (jobs or {}).get(str(inputs.get("name") or reg.name)))
     if reg.type == PACKAGE_PROVIDER_TYPE:  # its inputs are the stack's config, which the plan reviews itself
-        given = inputs.get("stackConfig")
+        given = inputs.get(STACK_CONFIG_INPUT)
         return [("configured with", f"the stack's config ({len(given) if isinstance(given, dict) else 0} keys)")]
     return [(k, json.dumps(v, default=str)) for k, v in sorted(inputs.items()) if not k.startswith("__")]
 

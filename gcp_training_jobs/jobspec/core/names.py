@@ -89,6 +89,11 @@ JOB_TYPES: Final = (DYNAMIC_JOB_TYPE, PACKAGE_JOB_TYPE)
 #: The package's provider, whose explicit instance a stack file's program configures with the stack's config
 #: (`jobResource: package`, resources/package/resource.StackProvider).
 PACKAGE_PROVIDER_TYPE: Final = f"pulumi:providers:{NAMESPACE}"
+#: That provider's inputs: the stack's config as the dynamic provider's `configure` is handed it (`namespace:key` ->
+#: text, decrypted), and the Pulumi organization of the jobs' identity (named here, not in the plugin's module: a
+#: program importing the provider's protocol beside Google's clients would register google.rpc.Status twice).
+STACK_CONFIG_INPUT: Final = "stackConfig"
+ORGANIZATION_INPUT: Final = "organization"
 
 # --- Job ids and the label that finds a job again ------------------------------------------------------
 

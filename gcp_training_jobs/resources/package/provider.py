@@ -30,7 +30,7 @@ from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.dynamic import PROVIDER_KEY
 from pulumi.provider.experimental import provider as rpc
 
-from gcp_training_jobs.jobspec.core.names import NAMESPACE, SYSTEM_LABELS
+from gcp_training_jobs.jobspec.core.names import NAMESPACE, ORGANIZATION_INPUT, STACK_CONFIG_INPUT, SYSTEM_LABELS
 from gcp_training_jobs.jobspec.core.version import __version__
 from gcp_training_jobs.resources.job_model.declared import (
     BACKEND,
@@ -64,9 +64,8 @@ NOT_CONFIG = frozenset({"jobs"})
 
 
 #: The explicit provider's inputs a stack file's program configures the package with (resources/package/resource.py,
-#: StackProvider): the stack's config as the dynamic provider's `configure` is handed it (`namespace:key` -> text,
-#: decrypted), and the Pulumi organization of the jobs' identity.
-STACK_CONFIG, ORGANIZATION = "stackConfig", "organization"
+#: StackProvider).
+STACK_CONFIG, ORGANIZATION = STACK_CONFIG_INPUT, ORGANIZATION_INPUT
 
 
 class Config:

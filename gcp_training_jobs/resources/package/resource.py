@@ -1,5 +1,5 @@
 """The provider package's TrainingJob as a Python program registers it, and the provider a stack file's program
-configures it with.
+configures it with (the program's side: it never imports the plugin's protocol, resources/package/provider.py).
 
 `PackageTrainingJob` takes TrainingJob's arguments (job_model.declared.TrainingJobArgs) and registers the package's
 resource, `gcp-training-jobs:index:TrainingJob`, served by the package's plugin: nothing is pickled into the state,
@@ -21,10 +21,15 @@ from typing import Any
 
 import pulumi
 
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE, NAMESPACE, PACKAGE_JOB_TYPE
+from gcp_training_jobs.jobspec.core.names import (
+    DYNAMIC_JOB_TYPE,
+    NAMESPACE,
+    ORGANIZATION_INPUT,
+    PACKAGE_JOB_TYPE,
+    STACK_CONFIG_INPUT,
+)
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.declared import INPUTS, OUTPUT_KEYS, TrainingJobArgs, TrainingJobOutputs
-from gcp_training_jobs.resources.package.provider import ORGANIZATION, STACK_CONFIG
 from gcp_training_jobs.resources.settings.pulumi_config import program_config
 from gcp_training_jobs.resources.training_job import (
     CONCEALED_INPUTS,
@@ -41,8 +46,8 @@ class StackProvider(pulumi.ProviderResource):
     def __init__(self, resource_name: str, opts: pulumi.ResourceOptions | None = None) -> None:
         config = {key: pulumi.Output.secret(text) if secret else text
                   for key, (text, secret) in sorted(program_config().items())}
-        super().__init__(NAMESPACE, resource_name, {STACK_CONFIG: config, ORGANIZATION: pulumi.get_organization()},
-                         opts)
+        given = {STACK_CONFIG_INPUT: config, ORGANIZATION_INPUT: pulumi.get_organization()}
+        super().__init__(NAMESPACE, resource_name, given, opts)
 
 
 class PackageTrainingJob(pulumi.CustomResource, TrainingJobOutputs):

@@ -22,7 +22,7 @@ from pulumi.dynamic import Resource
 
 from gcp_training_jobs.jobspec.catalog.credentials import masked
 from gcp_training_jobs.jobspec.core.errors import TrainingJobsError
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_MODULE, JOB_RESOURCE, command
+from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_MODULE, JOB_RESOURCE, PACKAGE_JOB_TYPE, command
 from gcp_training_jobs.resources.args import resolve_args
 from gcp_training_jobs.resources.job_model.declared import (
     FALLBACKS,
@@ -72,7 +72,9 @@ class TrainingJob(Resource, TrainingJobOutputs, module=DYNAMIC_JOB_MODULE, name=
         check_args(resource_name, props)
         opts = _conceal_credentials(props, opts)
         props.update({key: None for key in OUTPUT_KEYS})
-        super().__init__(TrainingJobProvider(), resource_name, props, opts)
+        # the same resource as the package's (a stack back from `jobResource: package`): taken in place, not remade
+        back = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PACKAGE_JOB_TYPE)])
+        super().__init__(TrainingJobProvider(), resource_name, props, pulumi.ResourceOptions.merge(opts, back))
         # A failed waited run is a failed deploy: the error is raised once the create's outputs resolve, after the
         # engine has recorded the job (a raised create would lose it). The SDK awaits every output before the
         # program ends, so the update exits non-zero; RunError is reported as one error line, no traceback.

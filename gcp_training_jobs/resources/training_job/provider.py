@@ -194,9 +194,12 @@ class TrainingJobProvider(EndpointProvider):
         # the job stays as it is (a failure of the user's code is never made again on its own: runs).
         # A state whose outputs pickle the provider under another path (a release before the library's rename) is
         # updated in place, with no API call but a read: the engine deletes and reads a job with the provider its
-        # outputs hold, and only an update writes this path there (a `same` step keeps the old outputs).
+        # outputs hold, and only an update writes this path there (a `same` step keeps the old outputs). So is a
+        # state with no pickle at all under the dynamic resource (news carry one): the package's, moved back by
+        # TrainingJob's alias to the package's type (the package's own calls carry none).
+        unpickled = PROVIDER_KEY in news and PROVIDER_KEY not in olds
         changed = bool(replaces or labels_changed or others or olds.get(WAIT_FAILURE)
-                       or pickled_elsewhere(olds.get(PROVIDER_KEY)))
+                       or pickled_elsewhere(olds.get(PROVIDER_KEY)) or unpickled)
         # No `stables`: Python dynamic providers do not forward them (pulumi/dynamic/__main__.py).
         return DiffResult(changes=changed, replaces=replaces, delete_before_replace=False)
 
