@@ -552,3 +552,28 @@ def test_a_bucket_that_must_move_is_said_replaced_with_why(tmp_path: Path, monke
     assert isinstance(labels, dict)
     assert labels["stacks"]["pr"]["resources"]["replaced"] == []
     assert any(line.startswith("Bucket") for line in labels["stacks"]["pr"]["resources"]["changed"])
+
+
+def test_a_stack_moving_its_jobs_to_the_package_is_said_so_with_no_new_run(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jobResource: package` on the head: each job is the same run, moved to the package's resource (an update in
+    place that only reads it), not a change of any input; the package's provider is none of the other resources."""
+    repo = tmp_path / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py", "stacks/Pulumi.staging.yaml"):
+        shutil.copy2(ROOT / name, repo / name)
+    for key in [k for k in os.environ if k.startswith("PULUMI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    with (repo / "stacks/Pulumi.staging.yaml").open("a") as stack:
+        stack.write("  gcp-training-jobs:jobResource: package\n")
+    monkeypatch.chdir(repo)
+    document = _diff("main")
+    (job,) = document["stacks"]["staging"]["jobs"].values()
+    assert job["change"] == "updated" and job["inPlace"] == ["resource type"], job
+    assert job["note"] == "moves to the provider package's resource (gcp-training-jobs:jobResource), the job only read"
+    assert "replaces" not in job and job["deltaUsdPerHour"] == 0.0
+    assert not any(document["stacks"]["staging"]["resources"].values()), document["stacks"]["staging"]["resources"]

@@ -46,10 +46,12 @@ from gcp_training_jobs.jobspec.core.names import (
     EXIT_UNREADABLE,
     JOB_TYPES,
     NAMESPACE,
+    PACKAGE_JOB_TYPE,
     PACKAGE_PROVIDER_TYPE,
 )
 from gcp_training_jobs.jobspec.review.guardrails import GUARDRAILS_KEY
 from gcp_training_jobs.jobspec.translate.persistent import RESOURCE_TYPE
+from gcp_training_jobs.resources.job_model.declared import NAME
 from gcp_training_jobs.resources.job_model.inputs import spec_of
 from gcp_training_jobs.resources.job_model.protection import Protection
 from gcp_training_jobs.resources.job_model.runs import changes_of
@@ -203,10 +205,14 @@ def compare_job(name: str, before: Planned | None, after: Planned | None) -> dic
             found.update(change="replaced", replaces=list(changes.replaces), fields=fields,
                          note=_replaced_note(name, Protection.of(old, new)),
                          changes=_words(before, after, name, what, found["placement"], specs))
-        elif changes.any:
+        elif changes.any or old.get(TYPE_KEY) != new.get(TYPE_KEY):
             in_place = (["labels"] if changes.labels_changed else []) + list(changes.in_place)
-            found.update(change="updated", inPlace=in_place,
-                         note=f"changed in place, no new run: {', '.join(in_place)}",
+            moved = [] if old.get(TYPE_KEY) == new.get(TYPE_KEY) else [
+                f"moves to {'the provider package' if new.get(TYPE_KEY) == PACKAGE_JOB_TYPE else 'the dynamic'}'s "
+                f"resource ({NAMESPACE}:jobResource), the job only read"]
+            found.update(change="updated", inPlace=in_place + (["resource type"] if moved else []),
+                         note="; ".join(moved + ([f"changed in place, no new run: {', '.join(in_place)}"]
+                                                 if in_place else [])),
                          changes=_words(before, after, name, [], found["placement"]))
         else:
             found.update(change="unchanged")
@@ -261,12 +267,18 @@ def _protection(name: str, protection: Protection) -> str:
 
 
 def _job_inputs(side: Planned | None, name: str) -> dict[str, Any] | None:
+    """The job's inputs as its provider's diff takes them (the package's resource is given no `name`: it is the
+    resource's, as TrainingJob sets it), its resource type under TYPE_KEY."""
     if side is None or name not in side.settings.jobs:
         return None
     for reg in side.recording.resources:
         if reg.type in JOB_TYPES and reg.name == name:
-            return reg.inputs
+            return {NAME.wire: reg.name, **reg.inputs, TYPE_KEY: reg.type}
     return {}  # a job the program did not register (it always does): judged as changed by its figures only
+
+
+#: Where _job_inputs keeps a job's resource type (no input is spelled so).
+TYPE_KEY = " type"
 
 
 def _figures(side: Planned | None, name: str) -> dict[str, float | None]:
