@@ -63,20 +63,15 @@ _COMPARED = tuple(i.wire for i in INPUTS if i.arg is not None and i.change is no
 NOT_CONFIG = frozenset({"jobs"})
 
 
-#: The explicit provider's inputs a stack file's program configures the package with (resources/package/resource.py,
-#: StackProvider).
-STACK_CONFIG, ORGANIZATION = STACK_CONFIG_INPUT, ORGANIZATION_INPUT
-
-
 class Config:
     """The package's configuration as the engine hands it to `configure`, read as the dynamic provider reads its own
     (`get("gcp-training-jobs:KEY")`).
 
     A default provider is handed the stack's `gcp-training-jobs:*` config: a value sent as JSON text (an object) is
     parsed, and the keys of NOT_CONFIG are left out (the program declares its jobs). The explicit provider of a stack
-    file's program (STACK_CONFIG given) is handed the stack's whole config as the dynamic provider is: `get` answers
-    with its text and `_props` is it, so the stack's jobs (and so its quota and reservation plan, training_job/plan.py)
-    are the provider's as they are the dynamic provider's."""
+    file's program (STACK_CONFIG_INPUT given: resources/package/resource.StackProvider) is handed the stack's whole
+    config as the dynamic provider is: `get` answers with its text and `_props` is it, so the stack's jobs (and so
+    its quota and reservation plan, training_job/plan.py) are the provider's as they are the dynamic provider's."""
 
     _project_name = NAMESPACE
 
@@ -86,12 +81,12 @@ class Config:
             found[key.rsplit(":", 1)[-1]] = _json_or_text(text)
         for key, value in values.read(request.args).data.items():
             found[key] = _json_or_text(value) if isinstance(value, str) else value
-        stack = found.pop(STACK_CONFIG, None)
+        stack = found.pop(STACK_CONFIG_INPUT, None)
         self._props: dict[str, Any] = {str(k): v for k, v in stack.items()} if isinstance(stack, Mapping) else {}
         if self._props:
             found = {key.rpartition(":")[2]: _json_or_text(text) if isinstance(text, str) else text
                      for key, text in self._props.items() if key.rpartition(":")[0] == NAMESPACE} | \
-                {key: value for key, value in found.items() if key == ORGANIZATION}
+                {key: value for key, value in found.items() if key == ORGANIZATION_INPUT}
         self.values = {key: value for key, value in found.items() if self._props or key not in NOT_CONFIG}
 
     def get(self, key: str) -> Any:
@@ -129,7 +124,7 @@ class TrainingJobPackage(rpc.Provider):
         config = Config(request)
         self.jobs.configure(ConfigureRequest(config))  # type: ignore[arg-type]  # duck-typed: `.get(KEY)`
         self.guardrails = config.value("guardrails")
-        self.organization = str(config.value(ORGANIZATION) or DEFAULT_ORGANIZATION)
+        self.organization = str(config.value(ORGANIZATION_INPUT) or DEFAULT_ORGANIZATION)
         return rpc.ConfigureResponse(accept_secrets=True, supports_preview=False)
 
     # -- check and diff --------------------------------------------------------------------------
