@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the public names and their modules: the one list of them (`
     from gcp_training_jobs.jobspec.core.errors import UnreadableError as UnreadableError
     from gcp_training_jobs.jobspec.load import load_job as load_job
     from gcp_training_jobs.jobspec.load import render_body as render_body
+    from gcp_training_jobs.resources.package.resource import PackageTrainingJob as PackageTrainingJob
     from gcp_training_jobs.resources.services import ProjectServices as ProjectServices
     from gcp_training_jobs.resources.services import ProjectServicesArgs as ProjectServicesArgs
     from gcp_training_jobs.resources.settings import StackSettings as StackSettings

@@ -164,3 +164,33 @@ def test_the_stacks_plan_is_the_packages_and_a_credential_is_secret_where_it_sta
     args = b["inputs"]["job"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"]
     assert isinstance(args[0], dict) and "ciphertext" in args[0], args  # secret where it stands
     assert b["inputs"]["job"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["machineType"] == "g2-standard-8"
+
+
+CONSUMER = '''"""A team's own Python program: one job as the provider package's resource, no pickle in its state."""
+import pulumi
+
+from gcp_training_jobs import PackageTrainingJob, TrainingJobArgs
+
+job = PackageTrainingJob("train", TrainingJobArgs(project="pkg-project", job=JOB))
+pulumi.export("state", job.state)
+pulumi.export("jobId", job.jobId)
+'''
+
+
+def test_a_python_program_declares_the_packages_resource_with_trainingjobs_arguments(
+        tmp_path: Path, emulator: Emulator) -> None:
+    """`PackageTrainingJob` takes TrainingJob's arguments in a team's own program (no stack file): the engine runs
+    the package's plugin, the job is made once, typed outputs come back, and a destroy cancels it."""
+    emulator.control("reset", {})
+    program = CONSUMER.replace("JOB", repr({"region": "us-central1", "jobSpec": l4_spec("--epochs=1")}))
+    project = Project.consumer(tmp_path, PULUMI, emulator, "team-python", program)
+    project.env["PATH"] = f"{PLUGIN}:{project.env['PATH']}"
+    project.up()
+    assert len(emulator.calls("customJobs.create")) == 1
+    outputs = project.outputs()
+    assert outputs["state"] == "QUEUED" and outputs["jobId"].startswith("train_")
+    (entry,) = project.resources(NEW_TYPE)
+    assert entry["inputs"]["identity"] == "organization/team-python/dev/train"
+    assert "__provider" not in entry["outputs"]
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    assert len(emulator.calls("customJobs.cancel")) == 1
