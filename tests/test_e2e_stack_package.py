@@ -194,3 +194,25 @@ def test_a_python_program_declares_the_packages_resource_with_trainingjobs_argum
     assert "__provider" not in entry["outputs"]
     project.pulumi("destroy", "--yes", "--skip-preview")
     assert len(emulator.calls("customJobs.cancel")) == 1
+
+
+def test_the_packages_lines_reach_the_engine_under_their_resource(tmp_path: Path, emulator: Emulator) -> None:
+    """A line the provider says outside `check` (its diff's warning before a running job is replaced) is sent to the
+    engine's Log service under the job's resource: a plugin's stderr is the engine's own log, not the user's. And a
+    credential a stack allows in plain text goes to the stack's provider secret (its key's whole text)."""
+    emulator.control("reset", {})
+    project = project_of(tmp_path, emulator, {"l4": {"jobSpec": l4_spec(f"--token={TOKEN}")}},
+                         jobResource="package", plaintextCredentials="allow")
+    project.up()
+    (resource,) = project.resources(NEW_TYPE)
+    project.edit_job("l4", lambda job: job["jobSpec"]["workerPoolSpecs"][0]["machineSpec"].update(
+        machineType="g2-standard-24", acceleratorCount=2))
+    preview = project.pulumi("preview", "--diff")
+    text = preview.stdout + preview.stderr
+    assert f"replacing job l4 (QUEUED since {resource['outputs']['createTime']}): the running job will be " \
+        "cancelled" in text, text
+    assert TOKEN not in text
+    (provider,) = [r for r in project.deployment()["resources"] if r["type"] == "pulumi:providers:gcp-training-jobs"]
+    jobs = provider["inputs"]["stackConfig"]["gcp-training-jobs:jobs"]
+    assert isinstance(jobs, dict) and "ciphertext" in jobs, jobs  # the key holding the credential: secret
+    assert provider["inputs"]["stackConfig"]["gcp:project"] == "pkg-project"  # the others readable

@@ -14,6 +14,12 @@ message sent to its Log service is shown as it comes only. A line said that way 
 (nothing kept between calls, the SDK's settings untouched); where no engine started this process (tests, mocks) it
 goes to `pulumi.log.info`.
 
+The provider package's plugin is not the dynamic provider's process: the engine keeps a plugin's stderr for its own
+log, so a line said there would be lost. The package's handlers name the resource each call is for (`RESOURCE`, a
+context variable set around the call, which `asyncio.to_thread` carries into the worker thread): the lines of that
+call go to the engine's Log service under that resource, shown as the dynamic provider's are (said as they come and
+in the closing summary). Where no resource is named, as in the dynamic provider, they go to pulumi.log.
+
 Every line the provider says goes through here (`say_once`, `info`, `warn`, `warn_once`, `error`, `debug`) with each
 credential in it masked (catalog.credentials.masked_text): a job's args or an API's answer that echoes one never reach
 a log.
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
+from contextvars import ContextVar
 from functools import partial
 
 import pulumi
@@ -32,6 +40,10 @@ from gcp_training_jobs.jobspec.catalog.credentials import masked_text
 
 #: What the engine's address looks like (host:port).
 ADDRESS = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}")
+
+#: The URN of the resource the current call of the provider package is for (see the module's docstring); None in the
+#: dynamic provider's process.
+RESOURCE: ContextVar[str | None] = ContextVar("gcp_training_jobs_provider_log_resource", default=None)
 
 
 def engine_address() -> str | None:
@@ -49,9 +61,16 @@ def say_once(message: str) -> None:
 
 
 def _say(message: str) -> None:
+    _to_engine("INFO", message, pulumi.log.info, urn="", ephemeral=True)
+
+
+def _to_engine(severity: str, message: str, otherwise: Callable[[str], None], *, urn: str,
+               ephemeral: bool = False) -> None:
+    """`message` sent to the engine's Log service (severity by its name in engine.proto), under resource `urn` ("":
+    the stack); by `otherwise` where no engine started this process, or the engine does not answer."""
     address = engine_address()
     if address is None:
-        pulumi.log.info(message)
+        otherwise(message)
         return
     import grpc
     from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
@@ -59,29 +78,39 @@ def _say(message: str) -> None:
     try:  # a channel of its own, closed after the line: the SDK's settings (context variables) are left alone
         with grpc.insecure_channel(address) as channel:
             engine_pb2_grpc.EngineStub(channel).Log(engine_pb2.LogRequest(
-                severity=engine_pb2.INFO, message=message, urn="", streamId=0, ephemeral=True), timeout=10)
+                severity=getattr(engine_pb2, severity), message=message, urn=urn, streamId=0, ephemeral=ephemeral),
+                timeout=10)
     except grpc.RpcError:  # said twice rather than not at all
-        pulumi.log.info(message)
+        otherwise(message)
+
+
+def _line(severity: str, message: str, otherwise: Callable[[str], None]) -> None:
+    """A line of the provider: to the engine under the package's resource (RESOURCE), else by pulumi.log."""
+    urn = RESOURCE.get()
+    if urn is None:
+        otherwise(message)
+    else:
+        _to_engine(severity, message, otherwise, urn=urn)
 
 
 def info(message: str) -> None:
-    pulumi.log.info(masked_text(message))
+    _line("INFO", masked_text(message), pulumi.log.info)
 
 
 def warn(message: str) -> None:
-    pulumi.log.warn(masked_text(message))
+    _line("WARNING", masked_text(message), pulumi.log.warn)
 
 
 def warn_once(message: str) -> None:
     """`message`, its credentials masked, as a warning said once in a run (a replacement's inputs are checked twice:
     a job's warnings, its credentials', are said once per preview)."""
     message = masked_text(message)
-    RUN.once(("warned", message), partial(pulumi.log.warn, message))
+    RUN.once(("warned", message), partial(_line, "WARNING", message, pulumi.log.warn))
 
 
 def error(message: str) -> None:
-    pulumi.log.error(masked_text(message))
+    _line("ERROR", masked_text(message), pulumi.log.error)
 
 
 def debug(message: str) -> None:
-    pulumi.log.debug(masked_text(message))
+    _line("DEBUG", masked_text(message), pulumi.log.debug)

@@ -23,8 +23,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.dynamic import PROVIDER_KEY
@@ -32,6 +32,7 @@ from pulumi.provider.experimental import provider as rpc
 
 from gcp_training_jobs.jobspec.core.names import NAMESPACE, ORGANIZATION_INPUT, STACK_CONFIG_INPUT, SYSTEM_LABELS
 from gcp_training_jobs.jobspec.core.version import __version__
+from gcp_training_jobs.resources import provider_log
 from gcp_training_jobs.resources.job_model.declared import (
     BACKEND,
     GUARDRAILS,
@@ -48,6 +49,7 @@ from gcp_training_jobs.resources.job_model.schema import TYPE_TOKEN, fold_job, s
 from gcp_training_jobs.resources.package import values
 from gcp_training_jobs.resources.training_job.provider import TrainingJobProvider
 
+T = TypeVar("T")
 #: The organization of a resource's identity when the stack does not name one: the file backend's.
 DEFAULT_ORGANIZATION = "organization"
 _VERTEX_NAME = re.compile(r"projects/([^/]+)/locations/([^/]+)/customJobs/[^/]+")
@@ -144,14 +146,14 @@ class TrainingJobPackage(rpc.Provider):
     async def check(self, request: rpc.CheckRequest) -> rpc.CheckResponse:
         news, olds = values.read(request.new_inputs), values.read(request.old_inputs)
         props = self._props(request.urn, news.data)
-        result = await asyncio.to_thread(self.jobs.check, olds.data, props)
+        result = await _for(request.urn, self.jobs.check, olds.data, props)
         failures = [rpc.CheckFailure(f.property, f.reason) for f in result.failures or []]
         return rpc.CheckResponse(inputs=values.write(result.inputs or props, _folded(news.secrets)),
                                  failures=failures)
 
     async def diff(self, request: rpc.DiffRequest) -> rpc.DiffResponse:
         olds, news = values.read(request.old_state), values.read(request.new_inputs)
-        result = await asyncio.to_thread(self.jobs.diff, request.resource_id, olds.data, news.data)
+        result = await _for(request.urn, self.jobs.diff, request.resource_id, olds.data, news.data)
         replaces = list(result.replaces or [])
         detailed: dict[str, rpc.PropertyDiff] = {}
         for key in (*_COMPARED, "state"):
@@ -172,14 +174,14 @@ class TrainingJobPackage(rpc.Provider):
 
     async def create(self, request: rpc.CreateRequest) -> rpc.CreateResponse:
         given = values.read(request.properties)
-        result = await asyncio.to_thread(self.jobs.create, given.data)
+        result = await _for(request.urn, self.jobs.create, given.data)
         return rpc.CreateResponse(result.id, values.write(result.outs or {}, given.secrets))
 
     async def read(self, request: rpc.ReadRequest) -> rpc.ReadResponse:
         state = values.read(request.properties)
         if not state.data:  # `pulumi import`: a job made outside Pulumi, known by its resource name only
-            return await asyncio.to_thread(self._import, request.urn, request.resource_id)
-        result = await asyncio.to_thread(self.jobs.read, request.resource_id, state.data)
+            return await _for(request.urn, self._import, request.urn, request.resource_id)
+        result = await _for(request.urn, self.jobs.read, request.resource_id, state.data)
         if not result.id:
             return rpc.ReadResponse()
         given = values.read(request.inputs)
@@ -202,14 +204,24 @@ class TrainingJobPackage(rpc.Provider):
 
     async def update(self, request: rpc.UpdateRequest) -> rpc.UpdateResponse:
         olds, news = values.read(request.olds), values.read(request.news)
-        result = await asyncio.to_thread(self.jobs.update, request.resource_id, olds.data, news.data)
+        result = await _for(request.urn, self.jobs.update, request.resource_id, olds.data, news.data)
         return rpc.UpdateResponse(values.write(result.outs or {}, news.secrets))
 
     async def delete(self, request: rpc.DeleteRequest) -> None:
-        await asyncio.to_thread(self.jobs.delete, request.resource_id, values.read(request.properties).data)
+        await _for(request.urn, self.jobs.delete, request.resource_id, values.read(request.properties).data)
 
 
 BACKEND_DEFAULT = "vertex"
+
+
+async def _for(urn: str, call: Callable[..., T], *args: Any) -> T:
+    """`call(*args)` in a worker thread (the provider blocks: HTTP, waits), its lines said under the resource `urn`
+    (provider_log.RESOURCE, which the thread is handed with the task's context)."""
+    token = provider_log.RESOURCE.set(urn)
+    try:
+        return await asyncio.to_thread(call, *args)
+    finally:
+        provider_log.RESOURCE.reset(token)
 
 
 def _folded(secrets: frozenset[values.Path]) -> frozenset[values.Path]:

@@ -8,19 +8,21 @@ It carries an alias to the dynamic resource's type, so a stack deployed by a rel
 resource moves to it by an update in place (docs/provider-package.md: reads only, the same job, id and labels).
 
 `StackProvider` is the explicit provider of a stack file's jobs: its inputs are the stack's config as the dynamic
-provider's `configure` is handed it (the library's keys and gcp:project / gcp:region, each as text, a secret one
-secret) and the Pulumi organization, so the package judges the stack's plan (its jobs in order against the quotas and
-reservations, training_job/plan.py) from the one config, once per run, as the dynamic provider does, and labels each
-job with the identity TrainingJob gives it (organization/project/stack/name). The inputs are the provider's, stored
-once in the state, not in any job's.
+provider's `configure` is handed it (the library's keys and gcp:project / gcp:region, each as text; a secret one, or
+one holding a credential the stack allows in plain text, secret) and the Pulumi organization, so the package judges
+the stack's plan (its jobs in order against the quotas and reservations, training_job/plan.py) from the one config,
+once per run, as the dynamic provider does, and labels each job with the identity TrainingJob gives it
+(organization/project/stack/name). The inputs are the provider's, stored once in the state, not in any job's.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
 
+from gcp_training_jobs.jobspec.catalog.credentials import found_in
 from gcp_training_jobs.jobspec.core.names import (
     DYNAMIC_JOB_TYPE,
     NAMESPACE,
@@ -44,10 +46,21 @@ class StackProvider(pulumi.ProviderResource):
     """The package's provider for a stack file's jobs, configured with the stack's config and organization."""
 
     def __init__(self, resource_name: str, opts: pulumi.ResourceOptions | None = None) -> None:
-        config = {key: pulumi.Output.secret(text) if secret else text
+        config = {key: pulumi.Output.secret(text) if secret or _holds_credential(text) else text
                   for key, (text, secret) in sorted(program_config().items())}
         given = {STACK_CONFIG_INPUT: config, ORGANIZATION_INPUT: pulumi.get_organization()}
         super().__init__(NAMESPACE, resource_name, given, opts)
+
+
+def _holds_credential(text: str) -> bool:
+    """Whether a config key's text (an object as JSON) holds a credential a stack allowed in plain text
+    (`plaintextCredentials: allow`): that key goes to the provider secret, as the job's input holds it
+    (catalog.credentials.found_in, the one walk)."""
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        data = text
+    return bool(found_in(data))
 
 
 class PackageTrainingJob(pulumi.CustomResource, TrainingJobOutputs):
