@@ -216,3 +216,4 @@ def test_the_packages_lines_reach_the_engine_under_their_resource(tmp_path: Path
     jobs = provider["inputs"]["stackConfig"]["gcp-training-jobs:jobs"]
     assert isinstance(jobs, dict) and "ciphertext" in jobs, jobs  # the key holding the credential: secret
     assert provider["inputs"]["stackConfig"]["gcp:project"] == "pkg-project"  # the others readable
+    assert TOKEN not in project.state()  # nowhere in plain text: the job's input and outputs hold it secret too
