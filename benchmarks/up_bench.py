@@ -19,6 +19,10 @@ are printed too (the exported state's resources over N: it does not grow with N)
 
 --preview also times, on the jobs stack, `pulumi preview` of N jobs (a new stack: every job checked), and the
 project's offline `plan` of the same stack file.
+
+--job-resource package: the stack file sets `gcp-training-jobs:jobResource: package`, so the jobs are the provider
+package's resource (its executable plugin, provider/bin, on PATH; one explicit provider configured with the stack's
+config); the floors are the same.
 Not a test: figures only. Needs the engine (`pulumi` on PATH or scripts/install-pulumi-engine.sh's cache).
 Run: python benchmarks/up_bench.py [--jobs N] [--repeat R]
 """
@@ -46,7 +50,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as `python benchmarks/up_bench.py` from a checkout: the library is beside
 
-from gcp_training_jobs.jobspec.core.names import DYNAMIC_JOB_TYPE  # noqa: E402
+from gcp_training_jobs.jobspec.core.names import JOB_TYPES  # noqa: E402
 
 CACHE = Path(os.environ.get("PULUMI_ENGINE_CACHE", Path.home() / ".cache/gcp-training-jobs/pulumi-engine"))
 
@@ -110,7 +114,6 @@ class Echo(Resource):
         super().__init__(EchoProvider(), name, {{**inputs, "echoName": name}})
 '''
 #: The type of the project's jobs in exported state, and the key of a dynamic resource's pickled provider.
-JOB_TYPE = DYNAMIC_JOB_TYPE
 PROVIDER_KEY = "__provider"
 
 
@@ -167,12 +170,12 @@ def project(base: Path, name: str, count: int) -> Path:
     return path
 
 
-def stack_file(path: Path, stack: str, count: int, endpoint: str) -> None:
-    """The stack file of N Vertex AI jobs against the emulator at `endpoint`."""
+def stack_file(path: Path, stack: str, count: int, endpoint: str, job_resource: str = "dynamic") -> None:
+    """The stack file of N Vertex AI jobs against the emulator at `endpoint`, its jobs `job_resource`'s."""
     config = {
         "gcp:project": "bench-proj", "gcp-training-jobs:backend": "vertex",
         "gcp-training-jobs:region": "us-central1", "gcp-training-jobs:apiEndpoint": endpoint,
-        "gcp-training-jobs:enableApis": False,
+        "gcp-training-jobs:enableApis": False, "gcp-training-jobs:jobResource": job_resource,
         "gcp-training-jobs:buckets": {"staging": "bench-staging", "jobDir": "bench-job-dir"},
         "gcp-training-jobs:jobs": {f"job-{i:03d}": job(i) for i in range(count)},
     }
@@ -239,11 +242,11 @@ def state_project(base: Path, export: Path, stack_text: str, stacks: list[str], 
     (path / "Pulumi.yaml").write_text("name: state-floor\nruntime: python\n")
     (path / "__main__.py").write_text(STATE_PROGRAM.format(count=count))
     resources = json.loads(export.read_text())["deployment"]["resources"]
-    secret = any(isinstance(r.get("inputs", {}).get(PROVIDER_KEY), dict) for r in resources if r["type"] == JOB_TYPE)
+    secret = any(isinstance(r.get("inputs", {}).get(PROVIDER_KEY), dict) for r in resources if r["type"] in JOB_TYPES)
     (path / "echo.py").write_text(STATE_PROVIDER.format(secret=secret))
-    first = next((r for r in resources if r["type"] == JOB_TYPE), None)
+    first = next((r for r in resources if r["type"] in JOB_TYPES), None)
     if first is None:
-        sys.exit(f"no {JOB_TYPE} in the jobs stack's state: the state floor has nothing to echo")
+        sys.exit("no TrainingJob in the jobs stack's state: the state floor has nothing to echo")
     (path / "resource.json").write_text(json.dumps({key: {k: v for k, v in first.get(key, {}).items()
                                                           if k != PROVIDER_KEY} for key in ("inputs", "outputs")}))
     for stack in stacks:
@@ -275,11 +278,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--preview", action="store_true", help="also time `pulumi preview` and `plan` of N jobs")
+    parser.add_argument("--job-resource", choices=("dynamic", "package"), default="dynamic",
+                        help="the jobs' resource (gcp-training-jobs:jobResource)")
     options = parser.parse_args()
     cli = pulumi_cli()
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
         env = engine_env(base, cli)
+        if options.job_resource == "package":  # the package's executable plugin, found on PATH
+            env["PATH"] = f"{ROOT / 'provider' / 'bin'}:{env['PATH']}"
         (base / "state").mkdir()
         noop = project(base, "noop", options.jobs)
         jobs = project(base, "jobs", options.jobs)
@@ -292,7 +299,7 @@ def main() -> None:
         for i in range(options.repeat):  # alternated, so a drift of the machine's speed hits all three
             floors.append(timed_up(noop, env, f"floor{i}", cli))
             with emulator() as endpoint:
-                stack_file(jobs, f"bench{i}", options.jobs, endpoint)
+                stack_file(jobs, f"bench{i}", options.jobs, endpoint, options.job_resource)
                 figures.append(timed_up(jobs, env, f"bench{i}", cli, export if state is None else None))
                 made.append(requests_made(endpoint))
             if state is None:
@@ -300,7 +307,7 @@ def main() -> None:
                                       [f"state{n}" for n in range(options.repeat)], options.jobs)
             states.append(timed_up(state, env, f"state{i}", cli))
         exported = json.loads(export.read_text())["deployment"]["resources"]
-        job_bytes = sum(len(json.dumps(r)) for r in exported if r["type"] == JOB_TYPE) / options.jobs
+        job_bytes = sum(len(json.dumps(r)) for r in exported if r["type"] in JOB_TYPES) / options.jobs
         reviews = timed_reviews(jobs, env, cli, options.jobs) if options.preview else None
     floor, figure, state_floor = (min(t.wall for t in times) for times in (floors, figures, states))
     print(f"floor: `pulumi up` of {options.jobs} no-op dynamic resources: {floor:.2f} s (best of {options.repeat}: "
