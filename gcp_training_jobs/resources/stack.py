@@ -116,9 +116,9 @@ def build_stack(settings: StackSettings, stack: str | None = None,
                              "guardrails")
     budget = secret.wrap(budget_input(settings), "budget")
     resource: type[TrainingJob] | type[PackageTrainingJob] = TrainingJob
-    provider: list[pulumi.ProviderResource] = []
+    provider: StackProvider | None = None
     if settings.job_resource == PACKAGE and settings.jobs:  # the package's, configured once with the stack's config
-        resource, provider = PackageTrainingJob, [StackProvider("stack")]
+        resource, provider = PackageTrainingJob, StackProvider("stack")
     for name, job in settings.jobs.items():
         package = packages.get(job.trainer.path) if job.trainer else None
         wire = _job_input(name, _wire_job(name, job, package, buckets), settings, secret)
@@ -141,7 +141,7 @@ def build_stack(settings: StackSettings, stack: str | None = None,
             opts=pulumi.ResourceOptions(depends_on=[*after, *([package] if package else []), *_on(job, resources)],
                                         additional_secret_outputs=hidden or None,
                                         retain_on_delete=job.retain_on_delete or None,
-                                        provider=provider[0] if provider else None),
+                                        provider=provider),
         )
     outputs["jobs"] = {name: {JOB_ID: job.jobId, STATE: job.state, CONSOLE_URL: job.consoleUrl}
                        for name, job in jobs.items()}
