@@ -17,12 +17,14 @@ Needs the `pulumi` CLI, as tests/test_e2e.py does.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from gcp_training_jobs.jobspec.core.version import __version__
 from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fixture)
     CANCELLED,
     ROOT,
@@ -34,6 +36,7 @@ from tests.e2e_support import (  # noqa: F401 (process_emulator: the emulator fi
     process_emulator,
     require_pulumi,
 )
+from tests.helpers import install_wheel
 
 pytestmark = pytest.mark.e2e
 
@@ -217,3 +220,26 @@ def test_the_packages_lines_reach_the_engine_under_their_resource(tmp_path: Path
     assert isinstance(jobs, dict) and "ciphertext" in jobs, jobs  # the key holding the credential: secret
     assert provider["inputs"]["stackConfig"]["gcp:project"] == "pkg-project"  # the others readable
     assert TOKEN not in project.state()  # nowhere in plain text: the job's input and outputs hold it secret too
+
+
+def test_the_wheels_plugin_installed_with_pulumi_plugin_install_serves_the_stack(tmp_path: Path,
+                                                                                emulator: Emulator) -> None:
+    """A team without a checkout: `pulumi plugin install resource gcp-training-jobs VERSION --file` of the wheel's
+    console script (its virtualenv's Python) puts the plugin where the engine looks first (PULUMI_HOME's plugins):
+    no PATH, no `plugins:` in Pulumi.yaml, and the stack's jobs are the package's."""
+    emulator.control("reset", {})
+    (tmp_path / "wheel").mkdir()
+    python, _ = install_wheel(tmp_path / "wheel")
+    project = Project.copy(tmp_path, PULUMI, emulator, stack=STACK,
+                           config=offline_config("pkg", {"one": {"jobSpec": l4_spec()}}, jobResource="package"))
+    installed = subprocess.run([PULUMI, "plugin", "install", "resource", "gcp-training-jobs", __version__, "--file",
+                                str(python.parent / "pulumi-resource-gcp-training-jobs")],
+                               cwd=project.path, env=project.env, capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    assert str(PLUGIN) not in project.env["PATH"]
+    project.up()
+    assert len(emulator.calls("customJobs.create")) == 1
+    (entry,) = project.resources(NEW_TYPE)
+    assert entry["provider"].startswith(urn("pulumi:providers:gcp-training-jobs", "stack") + "::")
+    project.pulumi("destroy", "--yes", "--skip-preview")
+    assert len(emulator.calls("customJobs.cancel")) == 1
