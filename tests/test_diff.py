@@ -502,10 +502,8 @@ def test_the_comment_names_the_command_as_it_was_run(scratch: Scratch, monkeypat
     assert render_markdown(scratch.document, args.program).endswith(f"characters; `{run_as} diff` prints them.)")
 
 
-def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The head moves the stack files (stackConfigDir stacks -> envs): the base's are found in its stacks/, the
-    head's in envs/, and the same stack is unchanged."""
+def staging_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository of the program and the `staging` stack file, its one commit on `main`, no PULUMI_* variables."""
     repo = tmp_path / "repo"
     (repo / "stacks").mkdir(parents=True)
     for name in ("Pulumi.yaml", "__main__.py", "stacks/Pulumi.staging.yaml"):
@@ -516,6 +514,14 @@ def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Pat
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo
+
+
+def test_each_side_finds_its_stacks_where_its_own_pulumi_yaml_says(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The head moves the stack files (stackConfigDir stacks -> envs): the base's are found in its stacks/, the
+    head's in envs/, and the same stack is unchanged."""
+    repo = staging_repo(tmp_path, monkeypatch)
     git(repo, "mv", "stacks", "envs")
     edit(repo / "Pulumi.yaml", "stackConfigDir: stacks", "stackConfigDir: envs")
     monkeypatch.chdir(repo)
@@ -558,16 +564,7 @@ def test_a_stack_moving_its_jobs_to_the_package_is_said_so_with_no_new_run(tmp_p
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """`jobResource: package` on the head: each job is the same run, moved to the package's resource (an update in
     place that only reads it), not a change of any input; the package's provider is none of the other resources."""
-    repo = tmp_path / "repo"
-    (repo / "stacks").mkdir(parents=True)
-    for name in ("Pulumi.yaml", "__main__.py", "stacks/Pulumi.staging.yaml"):
-        shutil.copy2(ROOT / name, repo / name)
-    for key in [k for k in os.environ if k.startswith("PULUMI_")]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("GCP_TRAINING_JOBS_BUILD_DIR", str(tmp_path / "build"))
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = staging_repo(tmp_path, monkeypatch)
     with (repo / "stacks/Pulumi.staging.yaml").open("a") as stack:
         stack.write("  gcp-training-jobs:jobResource: package\n")
     monkeypatch.chdir(repo)
